@@ -1,0 +1,42 @@
+# draconform: conformance suite for KEP-6406 (DRA extended resource capacity).
+# `make conformance` runs the suites on an embedded Kubernetes v1.37.2 control
+# plane (built from the Go module proxy on first use, ~10-15 min cold);
+# `make test` runs the unit tests and the suite itself under go test.
+
+GO        ?= go
+ARGS      ?=
+K8S       ?= v1.37.2
+DRACONFORM = $(GO) run ./tools/cmd/draconform
+
+.PHONY: conformance test unit lint binaries schema cleanup
+
+## conformance: run every suite and cell on the embedded control plane (ARGS="--provider kubeconfig" for any cluster)
+conformance:
+	$(DRACONFORM) run --k8s-version $(K8S) $(ARGS)
+
+## test: lint, unit tests, then the suite itself on the embedded control plane
+test: lint binaries
+	$(GO) test -timeout 40m ./...
+
+## unit: the tests that need no control plane
+unit:
+	$(GO) test -short ./...
+
+## lint: formatting, vet, the YAML specs, and the checked-in schema
+lint:
+	@out=$$(gofmt -l tools steps suites fixtures); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(DRACONFORM) lint
+	@$(DRACONFORM) schema | diff -u docs/schema.json - || (echo "docs/schema.json is stale: run make schema"; exit 1)
+
+## binaries: build (or reuse) the Kubernetes binaries of the embedded control plane
+binaries:
+	$(DRACONFORM) binaries --k8s-version $(K8S)
+
+## schema: regenerate the JSON Schema editors use for suite files
+schema:
+	$(DRACONFORM) schema > docs/schema.json
+
+## cleanup: delete draconform's leftovers from the cluster of $$KUBECONFIG
+cleanup:
+	$(DRACONFORM) cleanup $(ARGS)

@@ -1,0 +1,221 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/draconform/draconform/steps/match"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+var claimGVR = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
+
+// ExtendedResourceClaimAnnotation marks the claim the scheduler synthesizes
+// for a pod's extended resources (KEP-5004).
+const ExtendedResourceClaimAnnotation = "resource.kubernetes.io/extended-resource-claim"
+
+// ExpectClaim checks the requests and allocation of a claim: a pod's
+// synthesized one, or a hand-written claim of the case.
+type ExpectClaim struct{ Spec *spec.ExpectClaim }
+
+// Describe implements Step.
+func (s *ExpectClaim) Describe() string {
+	if s.Spec.Pod != "" {
+		return "the claim synthesized for pod " + s.Spec.Pod
+	}
+	return "claim " + s.Spec.Claim
+}
+
+// Run implements Step.
+func (s *ExpectClaim) Run(ctx context.Context, env *Env) error {
+	within := s.Spec.Within.Or(defaultScheduleWithin)
+	deadline := time.Now().Add(within)
+	var claim *Created
+	if s.Spec.Pod != "" {
+		c, err := synthesizedClaim(ctx, env, s.Spec.Pod, within)
+		if err != nil {
+			return err
+		}
+		claim = c
+	} else {
+		c, err := env.Lookup(spec.RefOf("ResourceClaim", s.Spec.Claim))
+		if err != nil {
+			return err
+		}
+		claim = c
+	}
+	want, err := s.claimTree(env)
+	if err != nil {
+		return err
+	}
+	if err := matchObject(ctx, env, claim, want, time.Until(deadline)); err != nil {
+		return fmt.Errorf("%s: %w", s.Describe(), err)
+	}
+	if s.Spec.Mapping == nil {
+		return nil
+	}
+	pod, err := env.Lookup(spec.RefOf("Pod", s.Spec.Pod))
+	if err != nil {
+		return err
+	}
+	mapping, err := s.mappingTree(env, claim.Object.GetName())
+	if err != nil {
+		return err
+	}
+	if err := matchObject(ctx, env, pod, mapping, time.Until(deadline)); err != nil {
+		return fmt.Errorf("pod %s's extendedResourceClaimStatus: %w", s.Spec.Pod, err)
+	}
+	return nil
+}
+
+// claimTree turns the expectation into a partial tree of the claim, so one
+// matcher reports every difference by field path.
+func (s *ExpectClaim) claimTree(env *Env) (map[string]any, error) {
+	want := map[string]any{}
+	if s.Spec.Requests != nil {
+		reqs := []any{}
+		for _, r := range s.Spec.Requests {
+			ex := map[string]any{}
+			if r.DeviceClass != "" {
+				name, err := env.NameOf(spec.RefOf("DeviceClass", r.DeviceClass))
+				if err != nil {
+					return nil, err
+				}
+				ex["deviceClassName"] = name
+			}
+			if r.Count != nil {
+				ex["count"] = *r.Count
+			}
+			if spec.IsSet(r.Capacity) {
+				if spec.IsNull(r.Capacity) {
+					ex["capacity"] = nil
+				} else {
+					tree, err := expandTree(env, &r.Capacity)
+					if err != nil {
+						return nil, err
+					}
+					ex["capacity"] = map[string]any{"requests": tree}
+				}
+			}
+			reqs = append(reqs, map[string]any{"name": r.Name, "exactly": ex})
+		}
+		want["spec"] = map[string]any{"devices": map[string]any{"requests": reqs}}
+	}
+	if s.Spec.Results != nil {
+		driver, _ := env.Scope.String("${driver}")
+		results := []any{}
+		for _, r := range s.Spec.Results {
+			m := map[string]any{"request": r.Request, "driver": driver}
+			if r.Device != "" {
+				device, err := env.Scope.String(r.Device)
+				if err != nil {
+					return nil, err
+				}
+				m["device"] = device
+			}
+			if spec.IsSet(r.ConsumedCapacity) {
+				if spec.IsNull(r.ConsumedCapacity) {
+					m["consumedCapacity"] = nil
+				} else {
+					tree, err := expandTree(env, &r.ConsumedCapacity)
+					if err != nil {
+						return nil, err
+					}
+					m["consumedCapacity"] = tree
+				}
+			}
+			switch r.ShareID {
+			case "set":
+				m["shareID"] = match.AnyValue
+			case "unset":
+				m["shareID"] = nil
+			}
+			results = append(results, m)
+		}
+		want["status"] = map[string]any{"allocation": map[string]any{"devices": map[string]any{"results": results}}}
+	}
+	return want, nil
+}
+
+func (s *ExpectClaim) mappingTree(env *Env, claimName string) (map[string]any, error) {
+	mappings := []any{}
+	for _, m := range s.Spec.Mapping {
+		resource, err := env.Scope.String(m.Resource)
+		if err != nil {
+			return nil, err
+		}
+		mappings = append(mappings, map[string]any{"containerName": m.Container, "resourceName": resource, "requestName": m.Request})
+	}
+	return map[string]any{"status": map[string]any{"extendedResourceClaimStatus": map[string]any{
+		"resourceClaimName": claimName,
+		"requestMappings":   mappings,
+	}}}, nil
+}
+
+// synthesizedClaim waits for the pod to name its extended-resource claim,
+// then checks it is the pod's only such claim, owned by it and annotated.
+func synthesizedClaim(ctx context.Context, env *Env, local string, within time.Duration) (*Created, error) {
+	var claimName string
+	var pod *corev1.Pod
+	err := watchPod(ctx, env, local, within, func(p *corev1.Pod) error {
+		if p.Status.ExtendedResourceClaimStatus == nil || p.Status.ExtendedResourceClaimStatus.ResourceClaimName == "" {
+			return notYet{"pod " + local + " has no status.extendedResourceClaimStatus; " + schedulingState(p)}
+		}
+		claimName, pod = p.Status.ExtendedResourceClaimStatus.ResourceClaimName, p
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the claim synthesized for pod %s: %w", local, err)
+	}
+	owned, err := claimsOwnedBy(ctx, env, pod)
+	if err != nil {
+		return nil, err
+	}
+	var found *unstructured.Unstructured
+	var names []string
+	for i := range owned {
+		names = append(names, owned[i].GetName())
+		if owned[i].GetName() == claimName {
+			found = &owned[i]
+		}
+	}
+	switch {
+	case found == nil:
+		return nil, fmt.Errorf("pod %s names claim %s in its status, but no such claim is owned by the pod (owned: %v)", local, claimName, names)
+	case len(owned) != 1:
+		return nil, fmt.Errorf("pod %s owns %d claims %v; the scheduler must synthesize exactly one per pod", local, len(owned), names)
+	case found.GetAnnotations()[ExtendedResourceClaimAnnotation] != "true":
+		return nil, fmt.Errorf("claim %s of pod %s lacks the annotation %s: \"true\" (annotations: %v)", claimName, local, ExtendedResourceClaimAnnotation, found.GetAnnotations())
+	}
+	return &Created{GVR: claimGVR, Namespaced: true, Object: found}, nil
+}
+
+// claimsOwnedBy lists the claims whose owner is the pod.
+func claimsOwnedBy(ctx context.Context, env *Env, pod *corev1.Pod) ([]unstructured.Unstructured, error) {
+	list, err := env.Clients.Dyn.Resource(claimGVR).Namespace(pod.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing claims: %w", err)
+	}
+	var out []unstructured.Unstructured
+	for _, c := range list.Items {
+		if ownedBy(&c, string(pod.UID)) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func ownedBy(u *unstructured.Unstructured, uid string) bool {
+	for _, o := range u.GetOwnerReferences() {
+		if string(o.UID) == uid {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,155 @@
+// Package steps turns each YAML step into a small type that acts on one
+// cluster.Cluster through an Env. Steps never know which provider runs.
+package steps
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// Labels every object draconform creates carries, so that it deletes only
+// what it made and `draconform cleanup` can find a killed run's leftovers.
+const (
+	RunLabel  = "draconform.dev/run"
+	CaseLabel = "draconform.dev/case"
+	// TaintKey keeps real workloads off the Node objects the suite creates;
+	// only draconform's pods tolerate it.
+	TaintKey = "draconform.dev/run"
+)
+
+// Clients are the API clients of one cluster, shared by the cases on it.
+type Clients struct {
+	Config *rest.Config
+	Kube   kubernetes.Interface
+	Dyn    dynamic.Interface
+	Mapper meta.RESTMapper
+	// NewDynamic builds a client whose requests report warnings to h; writes
+	// use it to check what the API server warned about.
+	NewDynamic func(h rest.WarningHandler) (dynamic.Interface, error)
+}
+
+// Env is what a step acts on: one case instance on one cluster.
+type Env struct {
+	Cluster   cluster.Cluster
+	Clients   *Clients
+	Namespace string
+	RunID     string
+	CaseHash  string
+	// BaseGates are the cell's gates, restored after a restart step.
+	BaseGates cluster.GateState
+	// BaseScope holds the builtins only: fixtures see nothing else but
+	// their params. Scope adds the suite's and the case's vars, for inline
+	// objects, patches and steps.
+	BaseScope *spec.Scope
+	Scope     *spec.Scope
+	SuiteVars spec.Vars
+	CaseVars  spec.Vars
+	Fixtures  map[string]*spec.Fixture
+	Log       io.Writer
+
+	mu      sync.Mutex
+	objects map[spec.Ref]*Created
+	cleanup []cleanupFn
+}
+
+// Created is an object a step wrote, under its local ref.
+type Created struct {
+	GVR        schema.GroupVersionResource
+	Namespaced bool
+	Object     *unstructured.Unstructured
+}
+
+type cleanupFn struct {
+	what string
+	fn   func(context.Context) error
+}
+
+// Remember records an object under its ref for later steps.
+func (e *Env) Remember(ref spec.Ref, c *Created) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.objects == nil {
+		e.objects = map[spec.Ref]*Created{}
+	}
+	e.objects[ref] = c
+}
+
+// Lookup finds an object of the case by ref.
+func (e *Env) Lookup(ref spec.Ref) (*Created, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, ok := e.objects[ref]
+	if !ok {
+		return nil, fmt.Errorf("%s was not created by this case (did its create step fail?)", ref)
+	}
+	return c, nil
+}
+
+// Objects lists what the case created, for diagnostics.
+func (e *Env) Objects() map[spec.Ref]*Created {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[spec.Ref]*Created, len(e.objects))
+	for k, v := range e.objects {
+		out[k] = v
+	}
+	return out
+}
+
+// Defer registers work for the end of the case, run last-in first-out.
+func (e *Env) Defer(what string, fn func(context.Context) error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cleanup = append(e.cleanup, cleanupFn{what, fn})
+}
+
+// RunCleanup runs deferred work, newest first, and reports every failure.
+func (e *Env) RunCleanup(ctx context.Context) error {
+	e.mu.Lock()
+	fns := e.cleanup
+	e.cleanup = nil
+	e.mu.Unlock()
+	var errs []error
+	for i := len(fns) - 1; i >= 0; i-- {
+		if err := fns[i].fn(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", fns[i].what, err))
+		}
+	}
+	return joinErrors(errs)
+}
+
+// PodName resolves a pod's local name; pods live in the case namespace.
+func (e *Env) PodName(local string) (string, error) {
+	c, err := e.Lookup(spec.RefOf("Pod", local))
+	if err != nil {
+		return "", err
+	}
+	return c.Object.GetName(), nil
+}
+
+// NameOf resolves any ref to its actual object name.
+func (e *Env) NameOf(ref spec.Ref) (string, error) {
+	c, err := e.Lookup(ref)
+	if err != nil {
+		return "", err
+	}
+	return c.Object.GetName(), nil
+}
+
+func (e *Env) logf(format string, args ...any) {
+	if e.Log != nil {
+		fmt.Fprintf(e.Log, format+"\n", args...)
+	}
+}

@@ -1,0 +1,147 @@
+package match
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// AnyValue as a want value matches any present, non-null got value.
+const AnyValue = "<any>"
+
+// Reasons that callers may want to branch on; the others are built with
+// values in them ("length 2, want 1", "type: got string, want map").
+const (
+	ReasonMissing      = "missing"
+	ReasonMustBeAbsent = "must be absent"
+	ReasonDiffers      = "differs"
+)
+
+// maxValueLen bounds how much of a value String prints; a missing subtree can
+// be a whole spec and would bury the other mismatches in a test log.
+const maxValueLen = 120
+
+// Mismatch is one difference, addressed by a field path such as
+// spec.devices[1].capacity.shares.value or
+// metadata.annotations["resource.kubernetes.io/extended-resource-claim"].
+type Mismatch struct {
+	Path   string
+	Want   any    // expected value (nil where the want was "absent")
+	Got    any    // actual value, or nil when missing
+	Reason string // "missing", "must be absent", "differs", "length 2, want 1", "type: got string, want map"
+}
+
+// String renders the mismatch on one line, showing only the values that
+// explain the reason.
+func (m Mismatch) String() string {
+	path := m.Path
+	if path == "" {
+		path = "(root)"
+	}
+	switch m.Reason {
+	case ReasonMissing:
+		return fmt.Sprintf("%s: %s (want %s)", path, m.Reason, render(m.Want))
+	case ReasonMustBeAbsent:
+		return fmt.Sprintf("%s: %s (got %s)", path, m.Reason, render(m.Got))
+	}
+	return fmt.Sprintf("%s: %s (want %s, got %s)", path, m.Reason, render(m.Want), render(m.Got))
+}
+
+// render prints values as JSON so strings are visibly quoted ("1" vs 1) and
+// map keys come out sorted.
+func render(v any) string {
+	b, err := json.Marshal(v)
+	s := string(b)
+	if err != nil {
+		s = fmt.Sprintf("%v", v)
+	}
+	if r := []rune(s); len(r) > maxValueLen {
+		s = string(r[:maxValueLen]) + "…"
+	}
+	return s
+}
+
+// Subset reports how got fails to contain want, sorted by path. An empty
+// result means got matches.
+func Subset(want, got any) []Mismatch {
+	var out []Mismatch
+	compare(&out, "", normalize(want), normalize(got), true)
+	return out
+}
+
+// compare walks want in sorted key order, which is what makes the result
+// sorted by path without a separate sort.
+func compare(out *[]Mismatch, path string, want, got any, present bool) {
+	add := func(reason string) {
+		*out = append(*out, Mismatch{Path: path, Want: want, Got: got, Reason: reason})
+	}
+	if want == nil {
+		if present && got != nil {
+			add(ReasonMustBeAbsent)
+		}
+		return
+	}
+	if !present || got == nil {
+		got = nil
+		add(ReasonMissing)
+		return
+	}
+	if want == AnyValue {
+		return
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			add(typeReason(want, got))
+			return
+		}
+		for _, k := range sortedKeys(w) {
+			gv, has := g[k]
+			compare(out, keyPath(path, k), w[k], gv, has)
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			add(typeReason(want, got))
+			return
+		}
+		if len(g) != len(w) {
+			add(fmt.Sprintf("length %d, want %d", len(g), len(w)))
+		}
+		for i := 0; i < len(w) && i < len(g); i++ {
+			compare(out, indexPath(path, i), w[i], g[i], true)
+		}
+	default:
+		equal, comparable := scalarEqual(want, got)
+		switch {
+		case !comparable:
+			add(typeReason(want, got))
+		case !equal:
+			add(ReasonDiffers)
+		}
+	}
+}
+
+func typeReason(want, got any) string {
+	return "type: got " + kindName(got) + ", want " + kindName(want)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Strings formats mismatches one per line, for test failure messages.
+func Strings(ms []Mismatch) string {
+	lines := make([]string, len(ms))
+	for i, m := range ms {
+		lines[i] = m.String()
+	}
+	return strings.Join(lines, "\n")
+}

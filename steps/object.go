@@ -1,0 +1,179 @@
+package steps
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// Instantiate renders an object use into the object to write: the fixture
+// (or inline object) with variables substituted, the patch merged, and the
+// run's labels, namespace, taint and toleration added.
+func Instantiate(env *Env, u *spec.ObjectUse) (*Created, spec.Ref, error) {
+	tmpl, f := u.Template(env.Fixtures)
+	if tmpl == nil {
+		return nil, "", fmt.Errorf("unknown fixture %q", u.Fixture)
+	}
+	local := u.LocalName(env.Fixtures)
+	scope, err := useScope(env, u, f, local)
+	if err != nil {
+		return nil, "", err
+	}
+	node, err := spec.ExpandNode(tmpl, scope.Lookup)
+	if err != nil {
+		return nil, "", fmt.Errorf("rendering %s: %w", describeUse(u), err)
+	}
+	var obj map[string]any
+	if err := node.Decode(&obj); err != nil {
+		return nil, "", fmt.Errorf("rendering %s: %w", describeUse(u), err)
+	}
+	if spec.IsSet(u.Patch) {
+		pn, err := spec.ExpandNode(&u.Patch, patchScope(env, local).Lookup)
+		if err != nil {
+			return nil, "", fmt.Errorf("patch of %s: %w", describeUse(u), err)
+		}
+		var patch map[string]any
+		if err := pn.Decode(&patch); err != nil {
+			return nil, "", fmt.Errorf("patch of %s: %w", describeUse(u), err)
+		}
+		obj = mergePatch(obj, patch)
+	}
+	un := &unstructured.Unstructured{Object: normalise(obj).(map[string]any)}
+	gvk := un.GroupVersionKind()
+	mapping, err := env.Clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: the cluster does not serve %s: %w", describeUse(u), gvk, err)
+	}
+	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	if namespaced {
+		un.SetNamespace(env.Namespace)
+	}
+	labels := un.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[RunLabel] = env.RunID
+	labels[CaseLabel] = env.CaseHash
+	un.SetLabels(labels)
+	guard(un, env.RunID)
+	return &Created{GVR: mapping.Resource, Namespaced: namespaced, Object: un}, spec.RefOf(gvk.Kind, local), nil
+}
+
+// useScope layers the variables a use sees. A fixture sees only its declared
+// params (defaults, then same-named suite and case vars, then the use's vars),
+// so it stays self-contained; an inline object sees every suite and case var.
+// Values written in the suite or case are expanded in the case's scope.
+func useScope(env *Env, u *spec.ObjectUse, f *spec.Fixture, local string) (*spec.Scope, error) {
+	overrides := spec.Vars{}
+	if f != nil {
+		for k := range f.Params {
+			_, inSuite := env.SuiteVars[k]
+			_, inCase := env.CaseVars[k]
+			if v, ok := env.Scope.Lookup(k); ok && (inSuite || inCase) {
+				overrides[k] = *v
+			}
+		}
+	}
+	for k, v := range u.Vars {
+		v := v
+		e, err := spec.ExpandNode(&v, env.Scope.Lookup)
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", k, err)
+		}
+		overrides[k] = *e
+	}
+	overrides["name"] = *spec.ScalarNode(local)
+	base := env.Scope
+	if f != nil {
+		var err error
+		if base, err = env.BaseScope.With(f.Params); err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
+		}
+	}
+	return base.With(overrides)
+}
+
+// guard keeps draconform's Nodes and pods to themselves on a shared cluster.
+func guard(un *unstructured.Unstructured, runID string) {
+	switch un.GroupVersionKind().GroupKind() {
+	case schema.GroupKind{Kind: "Node"}:
+		taints, _, _ := unstructured.NestedSlice(un.Object, "spec", "taints")
+		taints = append(taints, map[string]any{"key": TaintKey, "value": runID, "effect": string(corev1.TaintEffectNoSchedule)})
+		_ = unstructured.SetNestedSlice(un.Object, taints, "spec", "taints")
+	case schema.GroupKind{Kind: "Pod"}:
+		tols, _, _ := unstructured.NestedSlice(un.Object, "spec", "tolerations")
+		tols = append(tols, map[string]any{"key": TaintKey, "operator": "Equal", "value": runID, "effect": string(corev1.TaintEffectNoSchedule)})
+		_ = unstructured.SetNestedSlice(un.Object, tols, "spec", "tolerations")
+	}
+}
+
+// mergePatch merges maps key by key; a list or scalar replaces, null deletes.
+func mergePatch(base, patch map[string]any) map[string]any {
+	if base == nil {
+		base = map[string]any{}
+	}
+	for k, pv := range patch {
+		if pv == nil {
+			delete(base, k)
+			continue
+		}
+		pm, pIsMap := pv.(map[string]any)
+		bm, bIsMap := base[k].(map[string]any)
+		if pIsMap && bIsMap {
+			base[k] = mergePatch(bm, pm)
+			continue
+		}
+		base[k] = pv
+	}
+	return base
+}
+
+// normalise turns yaml.v3 values into the JSON-like values unstructured
+// objects hold (int64, float64, string keys).
+func normalise(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = normalise(x)
+		}
+		return t
+	case map[any]any:
+		out := map[string]any{}
+		for k, x := range t {
+			out[fmt.Sprint(k)] = normalise(x)
+		}
+		return out
+	case []any:
+		for i, x := range t {
+			t[i] = normalise(x)
+		}
+		return t
+	case int:
+		return int64(t)
+	case uint64:
+		return int64(t)
+	}
+	return v
+}
+
+func describeUse(u *spec.ObjectUse) string {
+	if u.Fixture != "" {
+		return fmt.Sprintf("fixture %s (%s:%d)", u.Fixture, u.Pos.File, u.Pos.Line)
+	}
+	return fmt.Sprintf("inline object (%s:%d)", u.Pos.File, u.Pos.Line)
+}
+
+// patchScope is the case scope plus the object's name: a patch is written in
+// the case, so it sees the case's variables rather than the fixture's params.
+func patchScope(env *Env, local string) *spec.Scope {
+	s, err := env.Scope.With(spec.Vars{"name": *spec.ScalarNode(local)})
+	if err != nil {
+		return env.Scope
+	}
+	return s
+}

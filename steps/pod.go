@@ -1,0 +1,163 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/draconform/draconform/tools/spec"
+)
+
+var podGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+func toPod(u *unstructured.Unstructured) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
+		return nil, fmt.Errorf("decoding pod %s: %w", u.GetName(), err)
+	}
+	return pod, nil
+}
+
+// watchPod runs check on every version of one pod of the case.
+func watchPod(ctx context.Context, env *Env, local string, within time.Duration, check func(*corev1.Pod) error) error {
+	name, err := env.PodName(local)
+	if err != nil {
+		return err
+	}
+	ri := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace)
+	return watchUntil(ctx, ri, name, within, func(u *unstructured.Unstructured) error {
+		pod, err := toPod(u)
+		if err != nil {
+			return err
+		}
+		return check(pod)
+	})
+}
+
+// ExpectScheduled waits until a pod is bound, optionally to a given node.
+type ExpectScheduled struct{ Spec *spec.ExpectScheduled }
+
+// Describe implements Step.
+func (s *ExpectScheduled) Describe() string { return "pod " + s.Spec.Pod + " is scheduled" }
+
+// Run implements Step.
+func (s *ExpectScheduled) Run(ctx context.Context, env *Env) error {
+	wantNode := ""
+	if s.Spec.Node != "" {
+		n, err := env.NameOf(spec.RefOf("Node", s.Spec.Node))
+		if err != nil {
+			return err
+		}
+		wantNode = n
+	}
+	err := watchPod(ctx, env, s.Spec.Pod, s.Spec.Within.Or(defaultScheduleWithin), func(pod *corev1.Pod) error {
+		if pod.Spec.NodeName == "" {
+			return notYet{"pod " + s.Spec.Pod + " is not bound; " + schedulingState(pod)}
+		}
+		if wantNode != "" && pod.Spec.NodeName != wantNode {
+			return fmt.Errorf("pod %s is bound to %s, want %s", s.Spec.Pod, pod.Spec.NodeName, wantNode)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pod %s must be scheduled: %w", s.Spec.Pod, err)
+	}
+	return nil
+}
+
+// ExpectUnschedulable waits until the scheduler reports a pod unschedulable
+// with a message, then optionally checks it stays unbound.
+type ExpectUnschedulable struct{ Spec *spec.ExpectUnschedulable }
+
+// Describe implements Step.
+func (s *ExpectUnschedulable) Describe() string {
+	return fmt.Sprintf("pod %s is unschedulable with %q", s.Spec.Pod, s.Spec.Message)
+}
+
+// Run implements Step.
+func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
+	within := s.Spec.Within.Or(defaultScheduleWithin)
+	message, err := env.Scope.String(s.Spec.Message)
+	if err != nil {
+		return err
+	}
+	err = watchPod(ctx, env, s.Spec.Pod, within, func(pod *corev1.Pod) error {
+		if pod.Spec.NodeName != "" {
+			return fmt.Errorf("pod %s was bound to node %s", s.Spec.Pod, pod.Spec.NodeName)
+		}
+		cond := podScheduledCondition(pod)
+		if cond == nil || cond.Status != corev1.ConditionFalse || cond.Reason != corev1.PodReasonUnschedulable {
+			return notYet{"pod " + s.Spec.Pod + " is not reported unschedulable; " + schedulingState(pod)}
+		}
+		if strings.Contains(cond.Message, message) {
+			return nil
+		}
+		// The condition carries the latest attempt; an event may name the
+		// reason the condition no longer shows.
+		msgs, err := schedulingEvents(ctx, env, pod)
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			if strings.Contains(m, message) {
+				return nil
+			}
+		}
+		return notYet{fmt.Sprintf("pod %s is unschedulable, but neither its PodScheduled message %q nor its FailedScheduling events %q contain %q", s.Spec.Pod, cond.Message, msgs, message)}
+	})
+	if err != nil {
+		return fmt.Errorf("pod %s must be unschedulable: %w", s.Spec.Pod, err)
+	}
+	if s.Spec.For == 0 {
+		return nil
+	}
+	name, err := env.PodName(s.Spec.Pod)
+	if err != nil {
+		return err
+	}
+	ri := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace)
+	return holdFor(ctx, ri, name, time.Duration(s.Spec.For), func(u *unstructured.Unstructured) error {
+		if node, _, _ := unstructured.NestedString(u.Object, "spec", "nodeName"); node != "" {
+			return fmt.Errorf("pod %s was bound to node %s although it was unschedulable", s.Spec.Pod, node)
+		}
+		return notYet{"still unbound"}
+	})
+}
+
+func podScheduledCondition(pod *corev1.Pod) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == corev1.PodScheduled {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func schedulingState(pod *corev1.Pod) string {
+	if c := podScheduledCondition(pod); c != nil {
+		return fmt.Sprintf("PodScheduled=%s %s: %s", c.Status, c.Reason, c.Message)
+	}
+	return "no PodScheduled condition yet"
+}
+
+// schedulingEvents lists the messages of the pod's FailedScheduling events.
+func schedulingEvents(ctx context.Context, env *Env, pod *corev1.Pod) ([]string, error) {
+	sel := fields.Set{"involvedObject.name": pod.Name, "involvedObject.uid": string(pod.UID), "reason": "FailedScheduling"}
+	list, err := env.Clients.Kube.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel.String()})
+	if err != nil {
+		return nil, fmt.Errorf("listing events of pod %s: %w", pod.Name, err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		out = append(out, e.Message)
+	}
+	return out, nil
+}

@@ -1,0 +1,36 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// Restart restarts one component with other gates. Every case on the
+// cluster sees it, so the plan marks such cases serial, and the cell's own
+// gates come back when the case ends.
+type Restart struct{ Spec *spec.Restart }
+
+// Describe implements Step.
+func (s *Restart) Describe() string {
+	return fmt.Sprintf("restart %s with gates {%s}", s.Spec.Component, cluster.Gates(s.Spec.Gates).Flag())
+}
+
+// Run implements Step.
+func (s *Restart) Run(ctx context.Context, env *Env) error {
+	r, ok := env.Cluster.(cluster.Restarter)
+	if !ok {
+		return fmt.Errorf("%s: provider of %s cannot restart components: %w", s.Describe(), env.Cluster.Name(), cluster.ErrUnsupported)
+	}
+	comp := cluster.Component(s.Spec.Component)
+	if err := r.Restart(ctx, comp, cluster.Gates(s.Spec.Gates)); err != nil {
+		return fmt.Errorf("%s: %w", s.Describe(), err)
+	}
+	base := env.BaseGates[comp]
+	env.Defer("restore "+string(comp)+" gates", func(ctx context.Context) error {
+		return r.Restart(ctx, comp, base)
+	})
+	return nil
+}

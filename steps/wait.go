@@ -1,0 +1,97 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+)
+
+// errNotYet tells the watch loop the condition does not hold yet; its text is
+// what a timeout reports, so it says what was last seen.
+type notYet struct{ msg string }
+
+func (n notYet) Error() string { return n.msg }
+
+// watchUntil watches the object of ri called name (every object if name is
+// empty) and calls
+// check with each new version until it returns nil (met), a non-notYet error
+// (failed for good), or the deadline passes. Waiting is driven by the watch,
+// not by sleeping, so a condition that is met is seen at once.
+func watchUntil(ctx context.Context, ri dynamic.ResourceInterface, name string, within time.Duration, check func(*unstructured.Unstructured) error) error {
+	return watchObjects(ctx, ri, name, within, false, check)
+}
+
+// holdFor watches like watchUntil but for the whole duration: it fails as
+// soon as check returns a hard error and succeeds when the time runs out.
+// check returns notYet while everything is as it must stay.
+func holdFor(ctx context.Context, ri dynamic.ResourceInterface, name string, d time.Duration, check func(*unstructured.Unstructured) error) error {
+	return watchObjects(ctx, ri, name, d, true, check)
+}
+
+func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string, within time.Duration, timeoutIsSuccess bool, check func(*unstructured.Unstructured) error) error {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	var last error = notYet{"no object seen"}
+	fieldSelector := ""
+	if name != "" {
+		fieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = fieldSelector
+			return ri.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = fieldSelector
+			return ri.Watch(ctx, o)
+		},
+	}
+	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, nil, func(ev watch.Event) (bool, error) {
+		u, ok := ev.Object.(*unstructured.Unstructured)
+		// The API server filters by name; checking again keeps fakes honest.
+		if !ok || (name != "" && u.GetName() != name) {
+			return false, nil
+		}
+		if ev.Type == watch.Deleted {
+			last = notYet{fmt.Sprintf("%s was deleted", u.GetName())}
+			return false, nil
+		}
+		cerr := check(u)
+		var ny notYet
+		if errors.As(cerr, &ny) {
+			last = cerr
+			return false, nil
+		}
+		return cerr == nil, cerr
+	})
+	if err == nil {
+		return nil
+	}
+	if parent.Err() != nil {
+		return fmt.Errorf("interrupted: %w", parent.Err())
+	}
+	var ny notYet
+	if errors.As(err, &ny) || ctx.Err() != nil {
+		if timeoutIsSuccess {
+			return nil
+		}
+		return fmt.Errorf("not met within %s: %w", within, last)
+	}
+	return err
+}
+
+// WaitExists waits, by watch, until the named object exists.
+func WaitExists(ctx context.Context, ri dynamic.ResourceInterface, name string, within time.Duration) error {
+	return watchUntil(ctx, ri, name, within, func(*unstructured.Unstructured) error { return nil })
+}

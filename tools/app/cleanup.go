@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+)
+
+// Kinds draconform creates outside namespaces; everything namespaced lives in
+// a case namespace and goes with it.
+var cleanupResources = []schema.GroupVersionResource{
+	{Version: "v1", Resource: "namespaces"},
+	{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"},
+	{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"},
+	{Version: "v1", Resource: "nodes"},
+}
+
+func cleanupCmd(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("cleanup", s)
+	path := fs.String("kubeconfig", "", "cluster to clean (default: $KUBECONFIG, then ~/.kube/config)")
+	kctx := fs.String("context", "", "kubeconfig context")
+	run := fs.String("run", "", "delete only this run's objects (default: every draconform run's)")
+	dry := fs.Bool("dry-run", false, "list what would be deleted, delete nothing")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	p := &kubeconfig.Provider{Path: *path, Context: *kctx}
+	c, err := p.Start(ctx, "cleanup", nil)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform cleanup:", err)
+		return 1
+	}
+	dyn, err := dynamic.NewForConfig(c.RESTConfig())
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform cleanup:", err)
+		return 1
+	}
+	selector := steps.RunLabel
+	if *run != "" {
+		selector = steps.RunLabel + "=" + *run
+	}
+	failed := false
+	total := 0
+	for _, gvr := range cleanupResources {
+		list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			fmt.Fprintf(s.Err, "listing %s: %v\n", gvr.Resource, err)
+			failed = true
+			continue
+		}
+		for _, item := range list.Items {
+			total++
+			verb := "deleted"
+			if *dry {
+				verb = "would delete"
+			} else if err := dyn.Resource(gvr).Delete(ctx, item.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				fmt.Fprintf(s.Err, "deleting %s %s: %v\n", gvr.Resource, item.GetName(), err)
+				failed = true
+				continue
+			}
+			fmt.Fprintf(s.Out, "%s %s/%s (run %s)\n", verb, gvr.Resource, item.GetName(), item.GetLabels()[steps.RunLabel])
+		}
+	}
+	fmt.Fprintf(s.Out, "%d objects carry the label %s\n", total, selector)
+	if failed {
+		return 1
+	}
+	return 0
+}

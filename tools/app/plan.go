@@ -1,0 +1,31 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/draconform/draconform/tools/plan"
+)
+
+func planCmd(_ context.Context, args []string, s Streams) int {
+	fs := newFlagSet("plan", s)
+	var sf specFlags
+	var pf planFlags
+	sf.register(fs)
+	pf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	b, err := sf.load()
+	if err != nil {
+		fmt.Fprintln(s.Err, err)
+		return 1
+	}
+	cases := plan.Expand(b, pf.filter())
+	for _, c := range cases {
+		fmt.Fprintf(s.Out, "%s\n    %s\n    labels: %s\n", c.ID, c.Case.Title, strings.Join(c.Labels, ", "))
+	}
+	fmt.Fprintf(s.Out, "%d cases in %d cells\n", len(cases), len(plan.Cells(cases)))
+	return 0
+}

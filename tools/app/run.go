@@ -1,0 +1,139 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"k8s.io/klog/v2"
+
+	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/runner"
+)
+
+type planFlags struct{ cells, suites string }
+
+func (f *planFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.cells, "cells", "", "comma-separated gate cells to run (default: every cell a case names)")
+	fs.StringVar(&f.suites, "suite", "", "comma-separated suites to run (default: all)")
+}
+
+func (f *planFlags) filter() plan.Filter {
+	return plan.Filter{Cells: splitList(f.cells), Suites: splitList(f.suites)}
+}
+
+// providerFlags choose and configure the cluster provider.
+type providerFlags struct {
+	provider, kubeconfig, context, version, cacheDir string
+}
+
+func (f *providerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.provider, "provider", "local", "local: an embedded control plane of real binaries; kubeconfig: any cluster (cells that set gates are skipped)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&f.context, "context", "", "kubeconfig context for --provider kubeconfig")
+	fs.StringVar(&f.version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
+}
+
+func (f *providerFlags) config(outDir string, s Streams) providers.Config {
+	return providers.Config{Name: f.provider, Kubeconfig: f.kubeconfig, Context: f.context, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out}
+}
+
+func runCmd(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("run", s)
+	var sf specFlags
+	var pf planFlags
+	var prov providerFlags
+	sf.register(fs)
+	pf.register(fs)
+	prov.register(fs)
+	out := fs.String("out", "", "directory for reports, logs and diagnostics (default: _output/<run id>)")
+	focus := fs.String("focus", "", "run only cases whose id matches this regular expression")
+	labels := fs.String("label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
+	verbose := fs.Bool("v", false, "print every step as it runs")
+	caseTimeout := fs.Duration("case-timeout", 5*time.Minute, "bound on one case, cleanup included")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	b, err := sf.load()
+	if err != nil {
+		fmt.Fprintln(s.Err, err)
+		return 1
+	}
+	cases := plan.Expand(b, pf.filter())
+	if len(cases) == 0 {
+		fmt.Fprintln(s.Err, "draconform: no case matches the --cells/--suite selection")
+		return 1
+	}
+	runID := runner.NewRunID()
+	outDir := *out
+	if outDir == "" {
+		outDir = filepath.Join("_output", runID)
+	}
+	if outDir, err = filepath.Abs(outDir); err == nil {
+		err = os.MkdirAll(outDir, 0o755)
+	}
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform: output directory:", err)
+		return 1
+	}
+	provider, stopAll, err := providers.New(ctx, prov.config(outDir, s))
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return 1
+	}
+	defer stopAll()
+	fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells, provider %s, output %s\n", runID, len(cases), len(plan.Cells(cases)), provider.Name(), outDir)
+
+	// client-go's reflectors log through klog when a watch a step no longer
+	// needs is cancelled; that noise would bury the report.
+	klog.SetLogger(logr.Discard())
+	runner.Register(runner.Options{Bundle: b, Plan: cases, Provider: provider, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout})
+	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
+	if *focus != "" {
+		suiteCfg.FocusStrings = []string{*focus}
+	}
+	suiteCfg.LabelFilter = *labels
+	suiteCfg.Timeout = 4 * time.Hour
+	reporterCfg.Verbose = *verbose
+	reporterCfg.Succinct = !*verbose
+	reporterCfg.NoColor = !isTerminal(s.Out)
+	t := &cliT{}
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
+		return 1
+	}
+	return 0
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// cliT lets the CLI drive ginkgo without the testing package.
+type cliT struct{ failed bool }
+
+func (t *cliT) Fail() { t.failed = true }
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

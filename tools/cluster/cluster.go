@@ -1,0 +1,95 @@
+// Package cluster is the one interface every step acts on. Providers (the
+// embedded local control plane, any kubeconfig, kind) hide behind it, so a
+// step never knows which one runs.
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/client-go/rest"
+)
+
+// Component names a control-plane component whose feature gates a cell sets.
+type Component string
+
+const (
+	APIServer         Component = "kube-apiserver"
+	Scheduler         Component = "kube-scheduler"
+	ControllerManager Component = "kube-controller-manager"
+)
+
+// Components lists every component in start order.
+var Components = []Component{APIServer, Scheduler, ControllerManager}
+
+// Gates holds explicit feature-gate settings for one component. A gate that is
+// absent keeps the binary's default.
+type Gates map[string]bool
+
+// Flag renders the gates as a --feature-gates value, sorted so that the same
+// gates always give the same command line.
+func (g Gates) Flag() string {
+	keys := make([]string, 0, len(g))
+	for k := range g {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%t", k, g[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+// GateState is the explicit gates of every component.
+type GateState map[Component]Gates
+
+// Clone returns a deep copy, so a provider can keep its own state.
+func (s GateState) Clone() GateState {
+	out := GateState{}
+	for c, g := range s {
+		cp := Gates{}
+		for k, v := range g {
+			cp[k] = v
+		}
+		out[c] = cp
+	}
+	return out
+}
+
+// Cluster is what steps act on.
+type Cluster interface {
+	// Name identifies the cluster in reports, e.g. "local-v1.37.2/all-default".
+	Name() string
+	// RESTConfig gives a fresh copy of admin credentials for the API server.
+	RESTConfig() *rest.Config
+	// Gates reports the explicit gates each component runs with, or nil where
+	// the provider cannot know them (any cluster behind a kubeconfig).
+	Gates() GateState
+	// LogFiles maps a component to the file that holds its log, for failure
+	// diagnostics; empty where the provider has no access to logs.
+	LogFiles() map[Component]string
+}
+
+// Restarter is implemented by providers that can stop one component and start
+// it again with other gates, on the same storage. Steps that need it run
+// serially, since every case on the cluster sees the restart.
+type Restarter interface {
+	Restart(ctx context.Context, c Component, gates Gates) error
+}
+
+// Provider creates the cluster for one gate cell and tears it down.
+type Provider interface {
+	Name() string
+	// Start brings up (or adopts) a cluster whose components run with gates.
+	// A provider that cannot honour gates returns an error wrapping
+	// ErrUnsupported, so the plan can skip the cell with a stated reason.
+	Start(ctx context.Context, cell string, gates GateState) (Cluster, error)
+	// Stop releases everything Start created. It is safe to call twice.
+	Stop(ctx context.Context, c Cluster) error
+}
+
+// ErrUnsupported marks what a provider cannot do, as opposed to what failed.
+var ErrUnsupported = fmt.Errorf("not supported by this provider")

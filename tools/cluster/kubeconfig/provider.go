@@ -1,0 +1,81 @@
+// Package kubeconfig adopts any cluster a kubeconfig reaches. It cannot set
+// feature gates or restart components, so only cells that keep the cluster's
+// own gates run on it; the others are skipped with that reason.
+package kubeconfig
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/e2e-framework/klient/conf"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+// Provider adopts the cluster of one kubeconfig.
+type Provider struct {
+	// Path is the kubeconfig; empty resolves --kubeconfig, $KUBECONFIG, then
+	// ~/.kube/config, as kubectl does.
+	Path    string
+	Context string
+}
+
+// Name implements cluster.Provider.
+func (p *Provider) Name() string { return "kubeconfig" }
+
+// Start implements cluster.Provider.
+func (p *Provider) Start(_ context.Context, cell string, gates cluster.GateState) (cluster.Cluster, error) {
+	for comp, g := range gates {
+		if len(g) > 0 {
+			return nil, fmt.Errorf("cell %s sets %s gates {%s}, and a kubeconfig cluster's gates cannot be changed by draconform: %w", cell, comp, g.Flag(), cluster.ErrUnsupported)
+		}
+	}
+	path := p.Path
+	if path == "" {
+		path = conf.ResolveKubeConfigFile()
+	}
+	if path == "" {
+		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig or set KUBECONFIG")
+	}
+	var cfg *rest.Config
+	var err error
+	if p.Context != "" {
+		cfg, err = conf.NewWithContextName(path, p.Context)
+	} else {
+		cfg, err = conf.New(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
+	}
+	return Adopt("kubeconfig:"+path, cfg, nil, nil), nil
+}
+
+// Stop implements cluster.Provider: a cluster it did not create stays.
+func (p *Provider) Stop(context.Context, cluster.Cluster) error { return nil }
+
+// Adopted is a cluster reached through credentials only.
+type Adopted struct {
+	name  string
+	cfg   *rest.Config
+	gates cluster.GateState
+	logs  map[cluster.Component]string
+}
+
+// Adopt wraps credentials as a Cluster; gates and logs are what is known of
+// it (nil where nothing is).
+func Adopt(name string, cfg *rest.Config, gates cluster.GateState, logs map[cluster.Component]string) *Adopted {
+	return &Adopted{name: name, cfg: cfg, gates: gates, logs: logs}
+}
+
+// Name implements cluster.Cluster.
+func (a *Adopted) Name() string { return a.name }
+
+// RESTConfig implements cluster.Cluster.
+func (a *Adopted) RESTConfig() *rest.Config { return rest.CopyConfig(a.cfg) }
+
+// Gates implements cluster.Cluster.
+func (a *Adopted) Gates() cluster.GateState { return a.gates.Clone() }
+
+// LogFiles implements cluster.Cluster.
+func (a *Adopted) LogFiles() map[cluster.Component]string { return a.logs }

@@ -1,0 +1,235 @@
+package localcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ModulePath is the module line FindRepoRoot looks for, so that nested
+// modules such as tools/k8sbin are walked past.
+const ModulePath = "github.com/draconform/draconform"
+
+// DefaultPackages are the commands the tools/k8sbin module builds: the four
+// binaries the provider runs.
+func DefaultPackages() []string {
+	return []string{
+		"./etcd",
+		"k8s.io/kubernetes/cmd/kube-apiserver",
+		"k8s.io/kubernetes/cmd/kube-scheduler",
+		"k8s.io/kubernetes/cmd/kube-controller-manager",
+	}
+}
+
+// BuildOptions says which binaries to build and where to keep them. The cache
+// key is Version, so a patched build from another module dir lives next to
+// the released one under its own key.
+type BuildOptions struct {
+	RepoRoot  string // defaults to FindRepoRoot()
+	Version   string // cache key, e.g. "v1.37.2"
+	ModuleDir string // module holding the commands; defaults to <RepoRoot>/tools/k8sbin
+	CacheDir  string // defaults to <RepoRoot>/.cache/k8s
+	// Packages to build; the binary name is the last path element. Defaults
+	// to DefaultPackages().
+	Packages []string
+	Log      io.Writer
+}
+
+// EnsureBinaries returns <CacheDir>/<Version>/bin once every binary is there,
+// building them first if needed. Builds are serialised through an flock so
+// that parallel test processes build once and share the result.
+func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
+	if err := o.defaults(); err != nil {
+		return "", err
+	}
+	keyDir := filepath.Join(o.CacheDir, o.Version)
+	binDir := filepath.Join(keyDir, "bin")
+	if missing := missingBinaries(binDir, o.Packages); len(missing) == 0 {
+		return binDir, nil
+	}
+	if err := os.MkdirAll(keyDir, 0o755); err != nil {
+		return "", fmt.Errorf("creating binary cache %s: %w", keyDir, err)
+	}
+	unlock, err := lockFile(ctx, filepath.Join(keyDir, ".lock"), o.Log)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+
+	// Another process may have built while we waited for the lock.
+	missing := missingBinaries(binDir, o.Packages)
+	if len(missing) == 0 {
+		return binDir, nil
+	}
+	fmt.Fprintf(o.Log, "local: building Kubernetes %s binaries (cold build takes ~9 min) from %s; missing: %s\n",
+		o.Version, o.ModuleDir, strings.Join(missing, ", "))
+	start := time.Now()
+	if err := build(ctx, o, keyDir, binDir); err != nil {
+		return "", err
+	}
+	if missing := missingBinaries(binDir, o.Packages); len(missing) > 0 {
+		return "", fmt.Errorf("build of %s finished but %s still missing in %s", o.Version, strings.Join(missing, ", "), binDir)
+	}
+	fmt.Fprintf(o.Log, "local: built Kubernetes %s binaries in %s\n", o.Version, time.Since(start).Round(time.Second))
+	return binDir, nil
+}
+
+func (o *BuildOptions) defaults() error {
+	if o.Version == "" {
+		return errors.New("BuildOptions.Version is required")
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if len(o.Packages) == 0 {
+		o.Packages = DefaultPackages()
+	}
+	if o.RepoRoot == "" && (o.ModuleDir == "" || o.CacheDir == "") {
+		root, err := FindRepoRoot()
+		if err != nil {
+			return err
+		}
+		o.RepoRoot = root
+	}
+	if o.ModuleDir == "" {
+		o.ModuleDir = filepath.Join(o.RepoRoot, "tools", "k8sbin")
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = filepath.Join(o.RepoRoot, ".cache", "k8s")
+	}
+	return nil
+}
+
+// binaryName is what `go build -o dir/` names the output of pkg.
+func binaryName(pkg string) string {
+	return path.Base(strings.TrimSuffix(pkg, "/"))
+}
+
+func missingBinaries(binDir string, pkgs []string) []string {
+	var missing []string
+	for _, pkg := range pkgs {
+		name := binaryName(pkg)
+		fi, err := os.Stat(filepath.Join(binDir, name))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 || fi.Size() == 0 {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// build writes into a scratch dir and renames into binDir, so that a reader
+// that does not take the lock never sees a half-written binary.
+func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
+	tmp, err := os.MkdirTemp(keyDir, "bin.tmp-")
+	if err != nil {
+		return fmt.Errorf("creating build dir: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("finding the go command to build Kubernetes binaries: %w", err)
+	}
+	args := append([]string{"build", "-o", tmp + string(filepath.Separator)}, o.Packages...)
+	cmd := exec.CommandContext(ctx, goBin, args...)
+	cmd.Dir = o.ModuleDir
+	// The module dir is its own module; a go.work higher up must not pull it
+	// into the suite's build list.
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	cmd.Stdout = o.Log
+	cmd.Stderr = o.Log
+	// Cancelling must also stop the compilers and linkers go build spawns.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	fmt.Fprintf(o.Log, "local: (cd %s && go %s)\n", o.ModuleDir, strings.Join(args, " "))
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building Kubernetes %s binaries in %s: %w", o.Version, o.ModuleDir, err)
+	}
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", binDir, err)
+	}
+	for _, pkg := range o.Packages {
+		name := binaryName(pkg)
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(binDir, name)); err != nil {
+			return fmt.Errorf("installing %s into %s: %w", name, binDir, err)
+		}
+	}
+	return nil
+}
+
+// lockFile takes an exclusive flock, polling so that ctx can cancel the wait.
+func lockFile(ctx context.Context, lockPath string, log io.Writer) (unlock func(), err error) {
+	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening build lock %s: %w", lockPath, err)
+	}
+	announced := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", lockPath, err)
+		}
+		if !announced {
+			fmt.Fprintf(log, "local: another process is building binaries (lock %s); waiting\n", lockPath)
+			announced = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for build lock %s: %w", lockPath, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// FindRepoRoot walks up from the working directory to the directory whose
+// go.mod declares ModulePath.
+func FindRepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding repository root: %w", err)
+	}
+	for {
+		if modulePathOf(filepath.Join(dir, "go.mod")) == ModulePath {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod with module %s above the working directory", ModulePath)
+		}
+		dir = parent
+	}
+}
+
+func modulePathOf(goMod string) string {
+	f, err := os.Open(goMod)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}

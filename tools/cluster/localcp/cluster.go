@@ -1,0 +1,274 @@
+package localcp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+// Cluster is one running local control plane.
+type Cluster struct {
+	opts Options
+	log  *syncWriter
+	name string
+	cell string
+	dir  string
+
+	// Fixed at start; a restart reuses them so that clients keep working.
+	pki        *pki
+	kubeconfig string
+	etcdURL    string
+	apiPort    int
+
+	mu      sync.Mutex
+	gates   cluster.GateState
+	procs   map[cluster.Component]*process
+	started []int // every pid ever started, for leak checks
+}
+
+func newCluster(opts Options, log *syncWriter, name, cell string, gates cluster.GateState) *Cluster {
+	if gates == nil {
+		gates = cluster.GateState{}
+	}
+	return &Cluster{
+		opts:  opts,
+		log:   log,
+		name:  name,
+		cell:  cell,
+		dir:   filepath.Join(opts.OutDir, cell),
+		gates: gates.Clone(),
+		procs: map[cluster.Component]*process{},
+	}
+}
+
+// Name is e.g. "local-v1.37.2/all-default".
+func (c *Cluster) Name() string { return c.name }
+
+// Dir is the cell's output folder: logs, kubeconfig, pki, etcd data.
+func (c *Cluster) Dir() string { return c.dir }
+
+// Kubeconfig is the path of the admin kubeconfig, for kubectl or debugging.
+func (c *Cluster) Kubeconfig() string { return c.kubeconfig }
+
+// RESTConfig returns a fresh admin config each call, so callers may mutate it.
+func (c *Cluster) RESTConfig() *rest.Config {
+	return adminRESTConfig(apiserverURL(c.apiPort), c.pki.CAPEM, c.pki.AdminToken)
+}
+
+// Gates reports the gates each component currently runs with.
+func (c *Cluster) Gates() cluster.GateState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gates.Clone()
+}
+
+// LogFiles maps etcd and every component to its log, which accumulates
+// across restarts.
+func (c *Cluster) LogFiles() map[cluster.Component]string {
+	out := map[cluster.Component]string{Etcd: c.logPath(Etcd)}
+	for _, comp := range cluster.Components {
+		out[comp] = c.logPath(comp)
+	}
+	return out
+}
+
+func (c *Cluster) logPath(comp cluster.Component) string {
+	return filepath.Join(c.dir, string(comp)+".log")
+}
+
+func (c *Cluster) start(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// A cell restarted within one output folder starts from empty storage;
+	// its logs keep accumulating.
+	if err := os.RemoveAll(filepath.Join(c.dir, "etcd")); err != nil {
+		return fmt.Errorf("clearing old etcd data: %w", err)
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("creating cell dir: %w", err)
+	}
+	pki, err := writePKI(filepath.Join(c.dir, "pki"))
+	if err != nil {
+		return err
+	}
+	c.pki = pki
+	ports, err := freePorts(3)
+	if err != nil {
+		return err
+	}
+	etcdClient, etcdPeer := ports[0], ports[1]
+	c.apiPort = ports[2]
+	c.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
+	c.kubeconfig = filepath.Join(c.dir, "kubeconfig")
+	if err := writeKubeconfig(c.kubeconfig, apiserverURL(c.apiPort), pki.CAPEM, pki.AdminToken); err != nil {
+		return err
+	}
+
+	etcdArgv := etcdArgs(filepath.Join(c.dir, "etcd"), etcdClient, etcdPeer)
+	if err := c.launch(ctx, Etcd, etcdArgv, plainProbe(c.etcdURL+"/health"), 30*time.Second); err != nil {
+		return err
+	}
+	for _, comp := range cluster.Components {
+		if err := c.launchComponent(ctx, comp); err != nil {
+			return err
+		}
+	}
+	return c.waitDefaultServiceAccount(ctx)
+}
+
+// waitDefaultServiceAccount waits until the controller manager has created
+// default/default: until then the ServiceAccount admission plugin rejects
+// every pod, which would fail a case for a reason that is not its own.
+func (c *Cluster) waitDefaultServiceAccount(ctx context.Context) error {
+	began := time.Now()
+	pr, err := caProbe(apiserverURL(c.apiPort)+"/api/v1/namespaces/default/serviceaccounts/default", c.pki.CAPEM, c.pki.AdminToken)
+	if err != nil {
+		return err
+	}
+	if err := waitHealthy(ctx, c.procs[cluster.ControllerManager], pr, 60*time.Second); err != nil {
+		return fmt.Errorf("waiting for the default service account: %w", err)
+	}
+	c.log.printf("local: default service account after %.1fs (cell %s)", time.Since(began).Seconds(), c.cell)
+	return nil
+}
+
+// launchComponent renders the command line of comp from the current gates
+// and starts it. Caller holds c.mu.
+func (c *Cluster) launchComponent(ctx context.Context, comp cluster.Component) error {
+	gates := c.gates[comp]
+	switch comp {
+	case cluster.APIServer:
+		args := apiserverArgs(apiserverParams{
+			pki:              c.pki,
+			certDir:          filepath.Join(c.dir, "pki"),
+			etcdURL:          c.etcdURL,
+			port:             c.apiPort,
+			gates:            gates,
+			storageMediaType: c.opts.StorageMediaType,
+			extra:            c.opts.APIServerExtraFlags,
+		})
+		// /readyz rather than /healthz: it also waits for the bootstrap
+		// RBAC roles and priority levels the other components rely on.
+		pr, err := caProbe(apiserverURL(c.apiPort)+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
+		if err != nil {
+			return err
+		}
+		return c.launch(ctx, comp, args, pr, 90*time.Second)
+	case cluster.Scheduler:
+		cfgPath := filepath.Join(c.dir, "kube-scheduler-config.yaml")
+		cfg, err := renderSchedulerConfig(c.kubeconfig, c.opts.SchedulerContentType)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+			return fmt.Errorf("writing scheduler config: %w", err)
+		}
+		ports, err := freePorts(1)
+		if err != nil {
+			return err
+		}
+		// /readyz includes the informer and event-handler sync, so a pod
+		// created right after this returns is scheduled without delay.
+		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/readyz", ports[0]))
+		return c.launch(ctx, comp, schedulerArgs(cfgPath, ports[0], gates), pr, 60*time.Second)
+	case cluster.ControllerManager:
+		ports, err := freePorts(1)
+		if err != nil {
+			return err
+		}
+		// Plain /healthz passes while the controllers are still being built
+		// (~5 s, one token request each). Per-controller checks appear only
+		// once all are built, right before they run, so wait for the ones the
+		// suite depends on. ?verbose keeps the path inside the always-allowed
+		// /healthz, since the manager has no delegated authorization.
+		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/healthz?verbose=1", ports[0]))
+		pr.wantBody = []string{"[+]resourceclaim-controller ok", "[+]garbage-collector-controller ok", "[+]serviceaccount-controller ok"}
+		return c.launch(ctx, comp, controllerManagerArgs(c.kubeconfig, c.pki, ports[0], gates), pr, 90*time.Second)
+	default:
+		return fmt.Errorf("unknown component %q", comp)
+	}
+}
+
+// launch starts one binary and waits for its probe. On failure the process
+// is stopped again. Caller holds c.mu.
+func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []string, pr probe, timeout time.Duration) error {
+	began := time.Now()
+	bin := filepath.Join(c.opts.BinDir, string(comp))
+	p, err := startProcess(string(comp), bin, args, c.logPath(comp), c.gates[comp].Flag())
+	if err != nil {
+		return err
+	}
+	c.procs[comp] = p
+	c.started = append(c.started, p.pid)
+	if err := waitHealthy(ctx, p, pr, timeout); err != nil {
+		p.stop(stopGrace(comp))
+		return err
+	}
+	c.log.printf("local: %s ready in %.1fs (cell %s)", comp, time.Since(began).Seconds(), c.cell)
+	return nil
+}
+
+// Restart stops comp and starts it again with gates, on the same storage,
+// certificates and API server port, and returns once it is healthy. Gates
+// reports the new gates only after a successful restart.
+func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates cluster.Gates) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.procs[comp]; !ok || comp == Etcd {
+		return fmt.Errorf("local: cannot restart %q in cell %s: not a running control-plane component", comp, c.cell)
+	}
+	began := time.Now()
+	c.procs[comp].stop(stopGrace(comp))
+	old := c.gates[comp]
+	c.gates[comp] = cloneGates(gates)
+	if err := c.launchComponent(ctx, comp); err != nil {
+		c.gates[comp] = old
+		return fmt.Errorf("local: restarting %s in cell %s with gates %q: %w", comp, c.cell, gates.Flag(), err)
+	}
+	c.log.printf("local: %s restarted in %.1fs with gates %q (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.cell)
+	return nil
+}
+
+// stop ends every process, clients before servers so that none of them
+// logs a storm of connection errors on the way out.
+func (c *Cluster) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, comp := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager, cluster.APIServer, Etcd} {
+		if p := c.procs[comp]; p != nil {
+			p.stop(stopGrace(comp))
+			delete(c.procs, comp)
+		}
+	}
+}
+
+// pids lists every process this cluster ever started, stopped or not.
+func (c *Cluster) pids() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]int(nil), c.started...)
+}
+
+// stopGrace is how long a component may take over SIGTERM. etcd gets longer
+// since a kill mid-write is the one that can corrupt state.
+func stopGrace(comp cluster.Component) time.Duration {
+	if comp == Etcd {
+		return 10 * time.Second
+	}
+	return 5 * time.Second
+}
+
+func cloneGates(g cluster.Gates) cluster.Gates {
+	out := cluster.Gates{}
+	for k, v := range g {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,137 @@
+package localcp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is one running control-plane binary.
+type process struct {
+	name    string
+	pid     int
+	logPath string
+	done    chan struct{} // closed once the process has exited and been reaped
+	exitErr error         // valid after done is closed
+}
+
+// startProcess runs bin with args, appending stdout and stderr to logPath
+// after a header that records when and with which gates it started. The
+// process gets its own group, so stopping it also stops anything it forked,
+// and dies with its parent so that an interrupted test leaves nothing behind.
+func startProcess(name, bin string, args []string, logPath, gates string) (*process, error) {
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s log: %w", name, err)
+	}
+	defer logFile.Close() // the child holds its own descriptor
+	if gates == "" {
+		gates = "(none; binary defaults)"
+	}
+	fmt.Fprintf(logFile, "\n===== %s starting %s with feature gates: %s\n===== command: %s %s\n",
+		time.Now().UTC().Format(time.RFC3339Nano), name, gates, bin, strings.Join(args, " "))
+
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &process{name: name, pid: cmd.Process.Pid, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.exitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop sends SIGTERM to the process group, and SIGKILL if it has not exited
+// after grace. It returns once the process has been reaped.
+func (p *process) stop(grace time.Duration) {
+	if p == nil || p.exited() {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// diedError describes an exit during start, with the log tail that usually
+// names the cause (a bad flag, an unknown feature gate, a busy port).
+func (p *process) diedError() error {
+	return fmt.Errorf("%s exited during start (%v); log %s, last lines:\n%s",
+		p.name, p.exitErr, p.logPath, logTail(p.logPath, 30))
+}
+
+// logTail returns the last n lines of the file, reading at most its last 64 KiB.
+func logTail(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Sprintf("(cannot read log: %v)", err)
+	}
+	defer f.Close()
+	const window = 64 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() > window {
+		if _, err := f.Seek(fi.Size()-window, io.SeekStart); err != nil {
+			return fmt.Sprintf("(cannot read log: %v)", err)
+		}
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Sprintf("(cannot read log: %v)", err)
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "    " + string(bytes.Join(lines, []byte("\n    ")))
+}
+
+// freePorts asks the kernel for n distinct unused loopback ports. Another
+// process may take one before ours binds; the start failure then shows it in
+// the log tail.
+func freePorts(n int) ([]int, error) {
+	// Every listener stays open until all are chosen, so the ports differ.
+	ls := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding a free loopback port: %w", err)
+		}
+		ls = append(ls, l)
+		_, portStr, _ := net.SplitHostPort(l.Addr().String())
+		port, err := strconv.Atoi(portStr)
+		if err != nil {
+			return nil, fmt.Errorf("parsing port of %s: %w", l.Addr(), err)
+		}
+		ports = append(ports, port)
+	}
+	return ports, nil
+}

@@ -1,0 +1,131 @@
+// Package localcp is the embedded provider: it runs a real Kubernetes control
+// plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager) as
+// plain child processes on loopback, one control plane per gate cell, with no
+// containers and no kubelet.
+package localcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+// Etcd is the key of etcd's log in LogFiles; it is not a gated component.
+const Etcd cluster.Component = "etcd"
+
+// Options configures a Provider.
+type Options struct {
+	BinDir string // holds etcd, kube-apiserver, kube-scheduler, kube-controller-manager
+	OutDir string // run output; each cell writes under OutDir/<cell>/
+	// Version names the binaries in cluster names, e.g. "v1.37.2".
+	Version             string
+	APIServerExtraFlags []string
+	// SchedulerContentType is the scheduler's clientConnection.contentType;
+	// empty keeps the binary default (protobuf).
+	SchedulerContentType string
+	// StorageMediaType is kube-apiserver --storage-media-type; empty keeps the
+	// default.
+	StorageMediaType string
+	Log              io.Writer // progress lines; nil discards them
+}
+
+// Provider starts one local control plane per cell.
+type Provider struct {
+	opts Options
+	log  *syncWriter
+
+	mu       sync.Mutex
+	clusters map[string]*Cluster // running, by cell
+}
+
+var (
+	_ cluster.Provider  = (*Provider)(nil)
+	_ cluster.Cluster   = (*Cluster)(nil)
+	_ cluster.Restarter = (*Cluster)(nil)
+)
+
+// New returns a provider; nothing runs until Start.
+func New(opts Options) *Provider {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
+	return &Provider{opts: opts, log: &syncWriter{w: opts.Log}, clusters: map[string]*Cluster{}}
+}
+
+// Name is e.g. "local-v1.37.2".
+func (p *Provider) Name() string { return "local-" + p.opts.Version }
+
+// Start brings up a fresh control plane for cell with gates and returns once
+// every component is healthy. On failure nothing it started keeps running.
+func (p *Provider) Start(ctx context.Context, cell string, gates cluster.GateState) (cluster.Cluster, error) {
+	if cell == "" {
+		return nil, errors.New("local: empty cell name")
+	}
+	p.mu.Lock()
+	if _, ok := p.clusters[cell]; ok {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("local: cell %s is already running", cell)
+	}
+	c := newCluster(p.opts, p.log, p.Name()+"/"+cell, cell, gates)
+	p.clusters[cell] = c
+	p.mu.Unlock()
+
+	if err := c.start(ctx); err != nil {
+		c.stop()
+		p.forget(c)
+		return nil, fmt.Errorf("local: starting cell %s: %w", cell, err)
+	}
+	return c, nil
+}
+
+// Stop stops every process of c; its logs stay. Calling it twice is fine.
+func (p *Provider) Stop(_ context.Context, c cluster.Cluster) error {
+	lc, ok := c.(*Cluster)
+	if !ok {
+		return fmt.Errorf("local: Stop given a %T, not a local cluster", c)
+	}
+	lc.stop()
+	p.forget(lc)
+	return nil
+}
+
+// StopAll stops every cluster this provider started and has not stopped, for
+// the runner's exit and interrupt paths.
+func (p *Provider) StopAll(_ context.Context) error {
+	p.mu.Lock()
+	all := make([]*Cluster, 0, len(p.clusters))
+	for _, c := range p.clusters {
+		all = append(all, c)
+	}
+	p.clusters = map[string]*Cluster{}
+	p.mu.Unlock()
+	for _, c := range all {
+		c.stop()
+	}
+	return nil
+}
+
+func (p *Provider) forget(c *Cluster) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.clusters[c.cell] == c {
+		delete(p.clusters, c.cell)
+	}
+}
+
+// syncWriter lets clusters write progress lines from any goroutine.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) printf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.w, format+"\n", args...)
+}

@@ -1,0 +1,64 @@
+package localcp
+
+import (
+	"fmt"
+	"strconv"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+// schedulerConfig is the part of KubeSchedulerConfiguration the provider sets;
+// the rest keeps the binary's defaults. It is declared here rather than
+// imported so that the suite does not depend on k8s.io/kube-scheduler.
+type schedulerConfig struct {
+	APIVersion       string                    `json:"apiVersion"`
+	Kind             string                    `json:"kind"`
+	LeaderElection   schedulerLeaderElection   `json:"leaderElection"`
+	ClientConnection schedulerClientConnection `json:"clientConnection"`
+}
+
+type schedulerLeaderElection struct {
+	LeaderElect bool `json:"leaderElect"`
+}
+
+type schedulerClientConnection struct {
+	Kubeconfig  string `json:"kubeconfig"`
+	ContentType string `json:"contentType,omitempty"`
+	QPS         int    `json:"qps"`
+	Burst       int    `json:"burst"`
+}
+
+// renderSchedulerConfig leaves contentType out when empty, so the binary's
+// default (protobuf) applies.
+func renderSchedulerConfig(kubeconfig, contentType string) ([]byte, error) {
+	out, err := yaml.Marshal(schedulerConfig{
+		APIVersion:     "kubescheduler.config.k8s.io/v1",
+		Kind:           "KubeSchedulerConfiguration",
+		LeaderElection: schedulerLeaderElection{LeaderElect: false},
+		ClientConnection: schedulerClientConnection{
+			Kubeconfig:  kubeconfig,
+			ContentType: contentType,
+			QPS:         100,
+			Burst:       200,
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rendering scheduler config: %w", err)
+	}
+	return out, nil
+}
+
+func schedulerArgs(configPath string, port int, gates cluster.Gates) []string {
+	args := []string{
+		"--config=" + configPath,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--v=2",
+	}
+	if f := gates.Flag(); f != "" {
+		args = append(args, "--feature-gates="+f)
+	}
+	return args
+}

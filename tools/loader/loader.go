@@ -1,0 +1,119 @@
+// Package loader reads suites, cells and fixtures from YAML, strictly: every
+// unknown key, type error, bad reference and undefined variable is reported
+// with file:line and a hint, all at once, before anything runs.
+package loader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// Bundle is everything a run needs from YAML.
+type Bundle struct {
+	Suites   []*spec.Suite
+	Fixtures map[string]*spec.Fixture
+	Cells    map[string]*spec.Cell
+	// CellOrder keeps cells in the order they were written, for reports.
+	CellOrder []string
+}
+
+// Load reads every *.yaml file of suites (Suite and Cells documents) and of
+// fixtures (Fixture documents), then validates the whole bundle.
+func Load(suites, fixtures fs.FS) (*Bundle, error) {
+	b := &Bundle{Fixtures: map[string]*spec.Fixture{}, Cells: map[string]*spec.Cell{}}
+	var probs Problems
+	for _, src := range []struct {
+		fsys fs.FS
+		dir  string
+	}{{suites, "suites"}, {fixtures, "fixtures"}} {
+		files, err := fs.Glob(src.fsys, "*.yaml")
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", src.dir, err)
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := fs.ReadFile(src.fsys, f)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", f, err)
+			}
+			b.addFile(path.Join(src.dir, f), data, &probs)
+		}
+	}
+	if len(b.Cells) == 0 && len(probs) == 0 {
+		probs.add("suites", 0, "add suites/cells.yaml with kind: Cells", "no gate cells defined")
+	}
+	validate(b, &probs)
+	if len(probs) > 0 {
+		return b, probs
+	}
+	return b, nil
+}
+
+func (b *Bundle) addFile(name string, data []byte, probs *Problems) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			probs.add(name, 0, "", "not valid YAML: %s", cleanYAMLError(err))
+			return
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		b.addDoc(name, doc.Content[0], probs)
+	}
+}
+
+func (b *Bundle) addDoc(name string, n *yaml.Node, probs *Problems) {
+	var head struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+	}
+	_ = n.Decode(&head)
+	if head.APIVersion != spec.APIVersion {
+		probs.add(name, n.Line, "the first lines of every document are apiVersion: "+spec.APIVersion+" and kind", "apiVersion is %q", head.APIVersion)
+		return
+	}
+	d := decoder{file: name, errs: probs}
+	switch head.Kind {
+	case "Suite":
+		s := &spec.Suite{}
+		d.decode(n, reflectValue(s))
+		b.Suites = append(b.Suites, s)
+	case "Fixture":
+		f := &spec.Fixture{}
+		d.decode(n, reflectValue(f))
+		if prev, dup := b.Fixtures[f.Name]; dup {
+			probs.add(name, n.Line, "", "fixture %q is already defined at %s:%d", f.Name, prev.Pos.File, prev.Pos.Line)
+			return
+		}
+		b.Fixtures[f.Name] = f
+	case "Cells":
+		cs := &spec.CellSet{}
+		d.decode(n, reflectValue(cs))
+		for i := range cs.Cells {
+			c := &cs.Cells[i]
+			if prev, dup := b.Cells[c.Name]; dup {
+				probs.add(name, c.Pos.Line, "", "cell %q is already defined at %s:%d", c.Name, prev.Pos.File, prev.Pos.Line)
+				continue
+			}
+			b.Cells[c.Name] = c
+			b.CellOrder = append(b.CellOrder, c.Name)
+		}
+	default:
+		probs.add(name, n.Line, closest(head.Kind, []string{"Suite", "Fixture", "Cells"}), "unknown kind %q", head.Kind)
+	}
+}

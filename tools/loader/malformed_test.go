@@ -1,0 +1,181 @@
+package loader_test
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/draconform/draconform/tools/loader"
+)
+
+const cells = `apiVersion: draconform.dev/v1alpha1
+kind: Cells
+cells:
+- name: defaults
+  gates: {}
+`
+
+const podFixture = `apiVersion: draconform.dev/v1alpha1
+kind: Fixture
+name: pod
+params:
+  name: p1
+  quantity: "1"
+object:
+  apiVersion: v1
+  kind: Pod
+  metadata:
+    name: ${name}
+  spec:
+    containers:
+    - name: main
+      resources:
+        limits: {"${domain}/gpu": "${quantity}"}
+`
+
+// suite builds a suite file whose cases start at line 6.
+func suite(cases string) string {
+	return "apiVersion: draconform.dev/v1alpha1\nkind: Suite\nname: s\ncells: [defaults]\ncases:\n" + cases
+}
+
+// Every malformed spec must fail with exactly these problems, at file:line,
+// so that a user who mistypes one key is told where and what to write.
+func TestMalformedSpecs(t *testing.T) {
+	tests := []struct {
+		name  string
+		suite string
+		want  []string
+	}{
+		{
+			name:  "unknown key with a suggestion",
+			suite: suite("- id: a\n  title: t\n  stpes: []\n"),
+			want: []string{
+				`suites/s.yaml:8: unknown key "stpes" in case (did you mean steps?)`,
+				`suites/s.yaml:6: case a has no steps`,
+			},
+		},
+		{
+			name:  "type error",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - expectUnschedulable: {pod: p1, within: soon}\n"),
+			want: []string{
+				`suites/s.yaml:9: duration "soon": time: invalid duration "soon" (write e.g. 30s or 1m)`,
+				`suites/s.yaml:9: pod/p1 is not an object of this case (at this point)`,
+			},
+		},
+		{
+			name:  "unknown fixture",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pood, name: p1}\n"),
+			want:  []string{`suites/s.yaml:9: unknown fixture "pood" (did you mean pod?)`},
+		},
+		{
+			name:  "unknown fixture param",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, vars: {quantty: \"2\"}}\n"),
+			want:  []string{`suites/s.yaml:9: fixture pod has no param "quantty" (did you mean quantity?)`},
+		},
+		{
+			name:  "reference to an object the case does not have",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectScheduled: {pod: p2}\n"),
+			want:  []string{`suites/s.yaml:10: pod/p2 is not an object of this case (at this point) (did you mean pod/p1?)`},
+		},
+		{
+			name:  "step with two actions",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
+			want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices)`},
+		},
+		{
+			name:  "undefined variable",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, message: \"${domian}/gpu\"}\n"),
+			want:  []string{`suites/s.yaml:10: undefined variable ${domian} (did you mean domain?)`},
+		},
+		{
+			name:  "unknown cell and duplicate case id",
+			suite: suite("- id: a\n  title: t\n  cells: [default]\n  steps:\n  - create: {fixture: pod, name: p1}\n- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
+			want: []string{
+				`suites/s.yaml:6: unknown cell "default" (did you mean defaults?)`,
+				`suites/s.yaml:11: case id "a" is already used at line 6`,
+			},
+		},
+		{
+			name:  "contradicting write outcome and bad enum",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, fieldValidation: strict, expect: {rejected: x, warning: y}}\n"),
+			want: []string{
+				`suites/s.yaml:9: fieldValidation: "strict" is not allowed (one of Strict, Warn, Ignore)`,
+				`suites/s.yaml:9: expect: needs exactly one outcome, found 2 (rejected, warning or noWarning)`,
+			},
+		},
+		{
+			name:  "unknown KEP section and unused variable",
+			suite: suite("- id: a\n  title: t\n  kep: [Risks]\n  vars: {unused: x}\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
+			want: []string{
+				`suites/s.yaml:6: unknown KEP section "Risks"`,
+				`suites/s.yaml:6: case a: variable "unused" is not used (remove it, or declare it as a param of the fixture meant to take it)`,
+			},
+		},
+		{
+			name:  "wrong apiVersion",
+			suite: "apiVersion: v1\nkind: Suite\nname: s\n",
+			want:  []string{`suites/s.yaml:1: apiVersion is "v1" (the first lines of every document are apiVersion: draconform.dev/v1alpha1 and kind)`},
+		},
+		{
+			name:  "unknown gate in a restart",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - restart: {component: kube-scheduler, gates: {DRAConsumableCapacty: false}}\n"),
+			want:  []string{`suites/s.yaml:9: unknown feature gate "DRAConsumableCapacty" (did you mean DRAConsumableCapacity?)`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(tt.suite)}}
+			ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
+			_, err := loader.Load(sfs, ffs)
+			if err == nil {
+				t.Fatalf("loaded without error; want:\n%s", strings.Join(tt.want, "\n"))
+			}
+			got := strings.Split(err.Error(), "\n")
+			if strings.Join(got, "\n") != strings.Join(sorted(tt.want), "\n") {
+				t.Errorf("problems differ\n got:\n%s\nwant:\n%s", err, strings.Join(sorted(tt.want), "\n"))
+			}
+		})
+	}
+}
+
+// sorted orders problems as Problems.Error does: by file, then line.
+func sorted(lines []string) []string {
+	out := append([]string(nil), lines...)
+	lineOf := func(s string) int {
+		parts := strings.SplitN(s, ":", 3)
+		n := 0
+		for _, r := range parts[1] {
+			n = n*10 + int(r-'0')
+		}
+		return n
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && lineOf(out[j]) < lineOf(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func TestFixtureProblems(t *testing.T) {
+	bad := `apiVersion: draconform.dev/v1alpha1
+kind: Fixture
+name: f
+params:
+  size: ${other}
+object:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: ${nme}
+`
+	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: f, name: x}\n"))}}
+	_, err := loader.Load(sfs, fstest.MapFS{"f.yaml": {Data: []byte(bad)}})
+	want := []string{
+		`fixtures/f.yaml:5: fixture f: param size refers to ${other} (a default may use only prefix, domain, driver, namespace, run)`,
+		`fixtures/f.yaml:10: fixture f: undefined variable ${nme} (did you mean name? declare it under params:)`,
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("got:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,405 @@
+package loader
+
+import (
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/draconform/draconform/tools/spec"
+)
+
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+func validate(b *Bundle, probs *Problems) {
+	for _, name := range b.CellOrder {
+		validateCell(b.Cells[name], probs)
+	}
+	for _, f := range b.Fixtures {
+		validateFixture(f, probs)
+	}
+	suiteNames := map[string]spec.Pos{}
+	for _, s := range b.Suites {
+		if prev, dup := suiteNames[s.Name]; dup {
+			probs.add(s.Pos.File, s.Pos.Line, "", "suite %q is already defined at %s:%d", s.Name, prev.File, prev.Line)
+		}
+		suiteNames[s.Name] = s.Pos
+		validateSuite(b, s, probs)
+	}
+}
+
+func validateCell(c *spec.Cell, probs *Problems) {
+	if !dnsLabel.MatchString(c.Name) {
+		probs.add(c.Pos.File, c.Pos.Line, "lower-case letters, digits and -", "cell name %q is not a DNS label", c.Name)
+	}
+	for comp, gates := range c.Gates {
+		if !slices.Contains(spec.KnownComponents, comp) {
+			probs.add(c.Pos.File, c.Pos.Line, closest(comp, spec.KnownComponents), "cell %s: unknown component %q", c.Name, comp)
+		}
+		checkGates(c.Pos, gates, probs)
+	}
+}
+
+func checkGates(pos spec.Pos, gates map[string]bool, probs *Problems) {
+	for g := range gates {
+		if _, ok := spec.KnownGates[g]; !ok {
+			probs.add(pos.File, pos.Line, closest(g, sortedKeys(spec.KnownGates)), "unknown feature gate %q", g)
+		}
+	}
+}
+
+func validateFixture(f *spec.Fixture, probs *Problems) {
+	if f.Name == "" {
+		probs.add(f.Pos.File, f.Pos.Line, "", "fixture has no name")
+	}
+	if !spec.IsSet(f.Object) || spec.Kind(&f.Object) == "" {
+		probs.add(f.Pos.File, f.Pos.Line, "object: needs apiVersion, kind and metadata", "fixture %s: object has no kind", f.Name)
+	}
+	for pname, v := range f.Params {
+		v := v
+		for _, r := range spec.NodeVarRefs(&v) {
+			if !slices.Contains(spec.Builtins, r.Name) {
+				probs.add(f.Pos.File, r.Line, "a default may use only "+joinQuoted(spec.Builtins), "fixture %s: param %s refers to ${%s}", f.Name, pname, r.Name)
+			}
+		}
+	}
+	defined := append(slices.Clone(spec.Builtins), "name")
+	defined = append(defined, sortedKeys(f.Params)...)
+	for _, r := range spec.NodeVarRefs(&f.Object) {
+		if !slices.Contains(defined, r.Name) {
+			probs.add(f.Pos.File, r.Line, closest(r.Name, defined)+" declare it under params:", "fixture %s: undefined variable ${%s}", f.Name, r.Name)
+		}
+	}
+}
+
+// caseCheck carries what validating one case needs.
+type caseCheck struct {
+	b      *Bundle
+	s      *spec.Suite
+	c      *spec.Case
+	probs  *Problems
+	refs   map[spec.Ref]spec.Pos
+	used   map[string]bool
+	scope  []string // variables defined for steps and inline objects
+	caseVs []string
+}
+
+func validateSuite(b *Bundle, s *spec.Suite, probs *Problems) {
+	if s.Kind != "Suite" {
+		return
+	}
+	if !dnsLabel.MatchString(s.Name) {
+		probs.add(s.Pos.File, s.Pos.Line, "lower-case letters, digits and -", "suite name %q is not a DNS label", s.Name)
+	}
+	checkKEP(s.Pos, s.KEP, probs)
+	checkCells(b, s.Pos, s.Cells, probs)
+	ids := map[string]spec.Pos{}
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		if prev, dup := ids[c.ID]; dup {
+			probs.add(c.Pos.File, c.Pos.Line, "", "case id %q is already used at line %d", c.ID, prev.Line)
+		}
+		ids[c.ID] = c.Pos
+		validateCase(b, s, c, probs)
+	}
+	if len(s.Cases) == 0 {
+		probs.add(s.Pos.File, s.Pos.Line, "", "suite %s has no cases", s.Name)
+	}
+}
+
+func checkKEP(pos spec.Pos, sections []string, probs *Problems) {
+	for _, k := range sections {
+		if !slices.Contains(spec.KEPSections, k) {
+			probs.add(pos.File, pos.Line, closest(k, spec.KEPSections), "unknown KEP section %q", k)
+		}
+	}
+}
+
+func checkCells(b *Bundle, pos spec.Pos, cells []string, probs *Problems) {
+	for _, name := range cells {
+		if _, ok := b.Cells[name]; !ok {
+			probs.add(pos.File, pos.Line, closest(name, b.CellOrder), "unknown cell %q", name)
+		}
+	}
+}
+
+func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
+	at := func(hint, format string, args ...any) { probs.add(c.Pos.File, c.Pos.Line, hint, format, args...) }
+	if !dnsLabel.MatchString(c.ID) {
+		at("lower-case letters, digits and -", "case id %q is not a DNS label", c.ID)
+	}
+	if c.Title == "" {
+		at("say in one sentence what must hold", "case %s has no title", c.ID)
+	}
+	checkKEP(c.Pos, c.KEP, probs)
+	checkCells(b, c.Pos, c.Cells, probs)
+	if len(c.Cells) == 0 && len(s.Cells) == 0 {
+		at("list cells: in the suite or the case", "case %s runs in no cell", c.ID)
+	}
+	checkEnum(c.Pos, "requires.extendedResourceCapacityRequests", c.Requires.CapacityRequestsField, []string{"", "unknown", "dropped", "kept"}, probs)
+	checkEnum(c.Pos, "requires.consumableCapacity", c.Requires.ConsumableCapacity, []string{"", "enabled", "disabled"}, probs)
+	if len(c.Steps) == 0 {
+		at("", "case %s has no steps", c.ID)
+	}
+	cc := &caseCheck{b: b, s: s, c: c, probs: probs, refs: map[spec.Ref]spec.Pos{}, used: map[string]bool{}}
+	cc.scope = append(slices.Clone(spec.Builtins), sortedKeys(s.Vars)...)
+	cc.scope = append(cc.scope, sortedKeys(c.Vars)...)
+	for i := range c.Given {
+		cc.use(&c.Given[i], false)
+	}
+	for i := range c.Steps {
+		cc.step(&c.Steps[i])
+	}
+	for _, v := range sortedKeys(c.Vars) {
+		if !cc.used[v] {
+			at("remove it, or declare it as a param of the fixture meant to take it", "case %s: variable %q is not used", c.ID, v)
+		}
+	}
+}
+
+func checkEnum(pos spec.Pos, field, got string, allowed []string, probs *Problems) {
+	if !slices.Contains(allowed, got) {
+		probs.add(pos.File, pos.Line, "one of "+joinQuoted(allowed[1:]), "%s: %q is not allowed", field, got)
+	}
+}
+
+// use checks an object use and records the ref it defines. An update refers
+// to an object the case already has instead of defining one.
+func (cc *caseCheck) use(u *spec.ObjectUse, update bool) {
+	p := u.Pos
+	if (u.Fixture == "") == !spec.IsSet(u.Object) {
+		cc.probs.add(p.File, p.Line, "", "give exactly one of fixture: or object:")
+		return
+	}
+	obj, f := u.Template(cc.b.Fixtures)
+	if obj == nil {
+		cc.probs.add(p.File, p.Line, closest(u.Fixture, sortedKeys(cc.b.Fixtures)), "unknown fixture %q", u.Fixture)
+		return
+	}
+	name := u.LocalName(cc.b.Fixtures)
+	if name == "" {
+		cc.probs.add(p.File, p.Line, "set name:", "object has no local name")
+		return
+	}
+	if f != nil {
+		params := append([]string{"name"}, sortedKeys(f.Params)...)
+		for v := range u.Vars {
+			if !slices.Contains(params, v) {
+				cc.probs.add(p.File, p.Line, closest(v, params), "fixture %s has no param %q", f.Name, v)
+			}
+		}
+		for pname := range f.Params {
+			if _, ok := cc.c.Vars[pname]; ok {
+				cc.used[pname] = true
+			}
+		}
+	} else {
+		cc.refsIn(obj, append(slices.Clone(cc.scope), "name"))
+	}
+	for _, v := range u.Vars {
+		v := v
+		cc.refsIn(&v, cc.scope)
+	}
+	if spec.IsSet(u.Patch) {
+		cc.refsIn(&u.Patch, append(slices.Clone(cc.scope), "name"))
+	}
+	ref := spec.RefOf(spec.Kind(obj), name)
+	if update {
+		cc.need(p, ref)
+		return
+	}
+	if prev, dup := cc.refs[ref]; dup {
+		cc.probs.add(p.File, p.Line, "give it another name:", "%s is already defined at line %d", ref, prev.Line)
+	}
+	cc.refs[ref] = p
+}
+
+func (cc *caseCheck) refsIn(n *yaml.Node, defined []string) {
+	for _, r := range spec.NodeVarRefs(n) {
+		cc.used[r.Name] = true
+		if !slices.Contains(defined, r.Name) {
+			cc.probs.add(cc.c.Pos.File, r.Line, closest(r.Name, defined), "undefined variable ${%s}", r.Name)
+		}
+	}
+}
+
+func (cc *caseCheck) need(p spec.Pos, ref spec.Ref) {
+	if _, ok := cc.refs[ref]; !ok {
+		known := make([]string, 0, len(cc.refs))
+		for r := range cc.refs {
+			known = append(known, string(r))
+		}
+		sort.Strings(known)
+		cc.probs.add(p.File, p.Line, closest(string(ref), known), "%s is not an object of this case (at this point)", ref)
+	}
+}
+
+func (cc *caseCheck) step(st *spec.Step) {
+	p := st.Pos
+	if n := countActions(st); n != 1 {
+		cc.probs.add(p.File, p.Line, "one of "+joinQuoted(actionNames()), "a step needs exactly one action, found %d", n)
+		return
+	}
+	cc.stringsIn(reflect.ValueOf(st).Elem(), p)
+	switch {
+	case st.Create != nil:
+		cc.write(st.Create, false)
+	case st.Apply != nil:
+		cc.write(st.Apply, false)
+	case st.Update != nil:
+		cc.write(st.Update, true)
+	case st.Delete != nil:
+		cc.need(p, *st.Delete)
+	case st.Restart != nil:
+		if !slices.Contains(spec.KnownComponents, st.Restart.Component) {
+			cc.probs.add(p.File, p.Line, closest(st.Restart.Component, spec.KnownComponents), "restart: unknown component %q", st.Restart.Component)
+		}
+		checkGates(p, st.Restart.Gates, cc.probs)
+	case st.Assert != nil:
+		cc.need(p, st.Assert.Ref)
+		if !spec.IsSet(st.Assert.Object) {
+			cc.probs.add(p.File, p.Line, "", "assert needs object: (the partial tree to match)")
+		}
+		cc.refsIn(&st.Assert.Object, cc.scope)
+	case st.ExpectScheduled != nil:
+		cc.need(p, spec.RefOf("Pod", st.ExpectScheduled.Pod))
+		if st.ExpectScheduled.Node != "" {
+			cc.need(p, spec.RefOf("Node", st.ExpectScheduled.Node))
+		}
+	case st.ExpectUnschedulable != nil:
+		cc.need(p, spec.RefOf("Pod", st.ExpectUnschedulable.Pod))
+	case st.ExpectClaim != nil:
+		cc.claim(st.ExpectClaim, p)
+	case st.ExpectNoClaim != nil:
+		cc.need(p, spec.RefOf("Pod", st.ExpectNoClaim.Pod))
+	case st.ExpectSameDevice != nil, st.ExpectDistinct != nil:
+		pods := append(st.ExpectSameDevice, st.ExpectDistinct...)
+		if len(pods) < 2 {
+			cc.probs.add(p.File, p.Line, "", "name at least two pods")
+		}
+		for _, pod := range pods {
+			cc.need(p, spec.RefOf("Pod", pod))
+		}
+	}
+}
+
+func (cc *caseCheck) write(w *spec.Write, update bool) {
+	p := w.Pos
+	cc.use(&w.ObjectUse, update)
+	checkEnum(p, "fieldValidation", w.FieldValidation, []string{"", "Strict", "Warn", "Ignore"}, cc.probs)
+	if e := w.Expect; e != nil {
+		n := 0
+		for _, set := range []bool{e.Rejected != "", e.Warning != "", e.NoWarning} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			cc.probs.add(p.File, p.Line, "rejected, warning or noWarning", "expect: needs exactly one outcome, found %d", n)
+		}
+	}
+}
+
+func (cc *caseCheck) claim(e *spec.ExpectClaim, p spec.Pos) {
+	if (e.Pod == "") == (e.Claim == "") {
+		cc.probs.add(p.File, p.Line, "", "expectClaim needs exactly one of pod: or claim:")
+	}
+	if e.Pod != "" {
+		cc.need(p, spec.RefOf("Pod", e.Pod))
+	}
+	if e.Claim != "" {
+		cc.need(p, spec.RefOf("ResourceClaim", e.Claim))
+	}
+	if e.Requests == nil && e.Results == nil && e.Mapping == nil {
+		cc.probs.add(p.File, p.Line, "requests:, results: or mapping:", "expectClaim checks nothing")
+	}
+	for _, r := range e.Requests {
+		if r.DeviceClass != "" {
+			cc.need(p, spec.RefOf("DeviceClass", r.DeviceClass))
+		}
+		cc.refsIn(&r.Capacity, cc.scope)
+	}
+	for _, r := range e.Results {
+		checkEnum(p, "shareID", r.ShareID, []string{"", "set", "unset"}, cc.probs)
+		cc.refsIn(&r.ConsumedCapacity, cc.scope)
+	}
+	if e.Mapping != nil && e.Pod == "" {
+		cc.probs.add(p.File, p.Line, "", "mapping: is checked on a pod's status: use pod:")
+	}
+}
+
+// stringsIn checks variable references in every plain string field of a step
+// (messages, resource names); yaml.Node fields are checked where they are used.
+func (cc *caseCheck) stringsIn(v reflect.Value, p spec.Pos) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			cc.stringsIn(v.Elem(), p)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(yaml.Node{}) || v.Type() == reflect.TypeOf(spec.ObjectUse{}) {
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				cc.stringsIn(v.Field(i), p)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			cc.stringsIn(v.Index(i), p)
+		}
+	case reflect.String:
+		for _, name := range spec.VarRefs(v.String()) {
+			cc.used[name] = true
+			if !slices.Contains(cc.scope, name) {
+				cc.probs.add(p.File, p.Line, closest(name, cc.scope), "undefined variable ${%s}", name)
+			}
+		}
+	}
+}
+
+func countActions(st *spec.Step) int {
+	v := reflect.ValueOf(st).Elem()
+	n := 0
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		if (f.Kind() == reflect.Pointer || f.Kind() == reflect.Slice) && !f.IsNil() {
+			n++
+		}
+	}
+	return n
+}
+
+func actionNames() []string {
+	t := reflect.TypeOf(spec.Step{})
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if k := t.Field(i).Type.Kind(); k == reflect.Pointer || k == reflect.Slice {
+			out = append(out, t.Field(i).Tag.Get("yaml"))
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func joinQuoted(xs []string) string {
+	s := ""
+	for i, x := range xs {
+		if i > 0 {
+			s += ", "
+		}
+		s += x
+	}
+	return s
+}

@@ -1,0 +1,132 @@
+// Package plan expands suites into the cases a run executes: every case in
+// every gate cell it names, each with a stable id and ginkgo labels.
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/draconform/draconform/tools/loader"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// Case is one case in one cell.
+type Case struct {
+	// ID is suite/case@cell: what --focus matches and reports show.
+	ID     string
+	Suite  *spec.Suite
+	Case   *spec.Case
+	Cell   *spec.Cell
+	KEP    []string
+	Labels []string
+	// Serial cases restart components, which every other case on the
+	// cluster would see, so ginkgo runs them alone.
+	Serial bool
+}
+
+// Hash is a short digest of the id, used to derive unique object names.
+func (c Case) Hash() string {
+	sum := sha256.Sum256([]byte(c.ID))
+	return hex.EncodeToString(sum[:])[:6]
+}
+
+// Filter narrows a plan. Empty fields select everything.
+type Filter struct {
+	Cells  []string
+	Suites []string
+}
+
+// Expand lists the cases of b in suite, case, then cell order.
+func Expand(b *loader.Bundle, f Filter) []Case {
+	var out []Case
+	for _, s := range b.Suites {
+		if len(f.Suites) > 0 && !slices.Contains(f.Suites, s.Name) {
+			continue
+		}
+		for i := range s.Cases {
+			c := &s.Cases[i]
+			cells := c.Cells
+			if len(cells) == 0 {
+				cells = s.Cells
+			}
+			for _, name := range orderCells(b.CellOrder, cells) {
+				if len(f.Cells) > 0 && !slices.Contains(f.Cells, name) {
+					continue
+				}
+				out = append(out, newCase(s, c, b.Cells[name]))
+			}
+		}
+	}
+	return out
+}
+
+func orderCells(order, selected []string) []string {
+	var out []string
+	for _, name := range order {
+		if slices.Contains(selected, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
+	kep := append(slices.Clone(s.KEP), c.KEP...)
+	slices.Sort(kep)
+	kep = slices.Compact(kep)
+	pc := Case{
+		ID:     s.Name + "/" + c.ID + "@" + cell.Name,
+		Suite:  s,
+		Case:   c,
+		Cell:   cell,
+		KEP:    kep,
+		Serial: c.Requires.Restart || hasRestart(c),
+	}
+	pc.Labels = []string{"suite:" + s.Name, "cell:" + cell.Name}
+	for _, k := range kep {
+		pc.Labels = append(pc.Labels, "kep:"+Slug(k))
+	}
+	if c.Contested != "" {
+		pc.Labels = append(pc.Labels, "contested")
+	}
+	if c.KnownIssues != "" {
+		pc.Labels = append(pc.Labels, "known-issue")
+	}
+	if pc.Serial {
+		pc.Labels = append(pc.Labels, "restart")
+	}
+	return pc
+}
+
+func hasRestart(c *spec.Case) bool {
+	for _, st := range c.Steps {
+		if st.Restart != nil {
+			return true
+		}
+	}
+	return false
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slug turns a KEP section title into a label value ginkgo accepts
+// ("Notes/Constraints/Caveats" → "notes-constraints-caveats").
+func Slug(s string) string {
+	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
+
+// Cells lists the distinct cells of a plan in plan order.
+func Cells(cases []Case) []*spec.Cell {
+	var out []*spec.Cell
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if !seen[c.Cell.Name] {
+			seen[c.Cell.Name] = true
+			out = append(out, c.Cell)
+		}
+	}
+	return out
+}

@@ -1,0 +1,121 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// counts of one suite in one cell.
+type counts struct{ passed, failed, skipped int }
+
+func (c counts) String() string {
+	if c == (counts{}) {
+		return "-"
+	}
+	s := fmt.Sprintf("%d/%d", c.passed, c.passed+c.failed)
+	if c.failed > 0 {
+		s += fmt.Sprintf(" FAIL %d", c.failed)
+	}
+	if c.skipped > 0 {
+		s += fmt.Sprintf(" (skip %d)", c.skipped)
+	}
+	return s
+}
+
+// Matrix renders suites × cells as "passed/run", failures and skips apart,
+// and a total line a CI log can be grepped for.
+func Matrix(outcomes []Outcome, cellOrder []string) string {
+	var suites, cells []string
+	grid := map[[2]string]*counts{}
+	total := counts{}
+	for _, o := range outcomes {
+		if !slices.Contains(suites, o.Suite) {
+			suites = append(suites, o.Suite)
+		}
+		if !slices.Contains(cells, o.Cell) {
+			cells = append(cells, o.Cell)
+		}
+		k := [2]string{o.Suite, o.Cell}
+		if grid[k] == nil {
+			grid[k] = &counts{}
+		}
+		for _, c := range []*counts{grid[k], &total} {
+			switch o.State {
+			case "passed":
+				c.passed++
+			case "failed":
+				c.failed++
+			default:
+				c.skipped++
+			}
+		}
+	}
+	slices.SortStableFunc(cells, func(a, b string) int { return slices.Index(cellOrder, a) - slices.Index(cellOrder, b) })
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "suite \\ cell\t%s\n", strings.Join(cells, "\t"))
+	for _, s := range suites {
+		row := []string{s}
+		for _, c := range cells {
+			cnt := counts{}
+			if g := grid[[2]string{s, c}]; g != nil {
+				cnt = *g
+			}
+			row = append(row, cnt.String())
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "\n%d passed, %d failed, %d skipped\n", total.passed, total.failed, total.skipped)
+	return b.String()
+}
+
+// Details lists every failure (with its diagnostics file) and every skip
+// (with its reason), contested cases and known upstream defects apart.
+func Details(outcomes []Outcome) string {
+	var b strings.Builder
+	section := func(title string, keep func(Outcome) bool) {
+		var lines []string
+		for _, o := range outcomes {
+			if keep(o) {
+				line := "  " + o.ID
+				if msg := firstLine(o.Message); msg != "" {
+					line += ": " + msg
+				}
+				if o.Diagnostics != "" {
+					line += "\n      diagnostics: " + o.Diagnostics
+				}
+				lines = append(lines, line)
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(&b, "\n%s (%d):\n%s\n", title, len(lines), strings.Join(lines, "\n"))
+		}
+	}
+	section("FAILED", func(o Outcome) bool { return o.State == "failed" && !o.Contested && !o.Known })
+	section("FAILED, contested reading of the KEP", func(o Outcome) bool { return o.State == "failed" && o.Contested })
+	section("FAILED, documents a known upstream defect", func(o Outcome) bool { return o.State == "failed" && o.Known && !o.Contested })
+	section("passed, contested reading of the KEP", func(o Outcome) bool { return o.State == "passed" && o.Contested })
+	section("skipped", func(o Outcome) bool { return o.State == "skipped" })
+	return b.String()
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}

@@ -1,0 +1,98 @@
+// Package report turns ginkgo's report into what a person reads after a run:
+// a matrix of suites × cells, the failures with their diagnostics, the
+// skips with their reasons, and JUnit and JSON files for machines.
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Outcome is one case in one cell.
+type Outcome struct {
+	ID          string  `json:"id"`
+	Suite       string  `json:"suite"`
+	Cell        string  `json:"cell"`
+	State       string  `json:"state"` // passed, failed, skipped
+	Message     string  `json:"message,omitempty"`
+	Contested   bool    `json:"contested,omitempty"`
+	Known       bool    `json:"knownIssue,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	Diagnostics string  `json:"diagnostics,omitempty"`
+}
+
+// Outcomes extracts the cases from a ginkgo report.
+func Outcomes(r types.Report) []Outcome {
+	var out []Outcome
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		o := Outcome{ID: s.LeafNodeText, Seconds: s.RunTime.Seconds()}
+		for _, l := range s.Labels() {
+			k, v, _ := strings.Cut(l, ":")
+			switch {
+			case k == "suite":
+				o.Suite = v
+			case k == "cell":
+				o.Cell = v
+			case l == "contested":
+				o.Contested = true
+			case l == "known-issue":
+				o.Known = true
+			}
+		}
+		switch {
+		case s.State.Is(types.SpecStatePassed):
+			o.State = "passed"
+		case s.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+			o.State = "skipped"
+			o.Message = s.Failure.Message
+		default:
+			o.State = "failed"
+			o.Message = s.Failure.Message
+		}
+		for _, e := range s.ReportEntries {
+			if e.Name == "diagnostics" {
+				o.Diagnostics = e.StringRepresentation()
+			}
+		}
+		out = append(out, o)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// WriteAll writes report.json, junit.xml and matrix.txt under dir and prints
+// the matrix to w.
+func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := reporters.GenerateJSONReport(r, filepath.Join(dir, "report.json")); err != nil {
+		return fmt.Errorf("json report: %w", err)
+	}
+	if err := reporters.GenerateJUnitReport(r, filepath.Join(dir, "junit.xml")); err != nil {
+		return fmt.Errorf("junit report: %w", err)
+	}
+	outcomes := Outcomes(r)
+	if err := writeJSON(filepath.Join(dir, "outcomes.json"), outcomes); err != nil {
+		return err
+	}
+	text := Matrix(outcomes, cellOrder) + Details(outcomes)
+	text += fmt.Sprintf("\nreports: %s, %s, %s\n", filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "outcomes.json"))
+	if err := os.WriteFile(filepath.Join(dir, "matrix.txt"), []byte(text), 0o644); err != nil {
+		return err
+	}
+	if w != nil {
+		fmt.Fprint(w, "\n"+text)
+	}
+	return nil
+}

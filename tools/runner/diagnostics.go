@@ -1,0 +1,137 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+var claimsGVR = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
+
+// writeDiagnostics saves what a person needs to understand a failed case:
+// its pods with conditions and events, its claims, the objects it created as
+// stored, and the tail of the scheduler's log where the provider has it.
+func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir string) (string, error) {
+	dir := filepath.Join(outDir, "diagnostics")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, plan.Slug(c.ID)+".txt")
+	var b strings.Builder
+	var errs []string
+	section := func(title string) { fmt.Fprintf(&b, "\n===== %s =====\n", title) }
+	fmt.Fprintf(&b, "case %s\ncluster %s, namespace %s, run %s\n", c.ID, env.Cluster.Name(), env.Namespace, env.RunID)
+
+	core := env.Clients.Kube.CoreV1()
+	section("pods")
+	if pods, err := core.Pods(env.Namespace).List(ctx, metav1.ListOptions{}); err != nil {
+		errs = append(errs, "pods: "+err.Error())
+	} else {
+		for _, p := range pods.Items {
+			fmt.Fprintf(&b, "pod %s: node=%q phase=%s\n", p.Name, p.Spec.NodeName, p.Status.Phase)
+			for _, cond := range p.Status.Conditions {
+				fmt.Fprintf(&b, "  condition %s=%s %s: %s\n", cond.Type, cond.Status, cond.Reason, cond.Message)
+			}
+			if st := p.Status.ExtendedResourceClaimStatus; st != nil {
+				fmt.Fprintf(&b, "  extendedResourceClaimStatus: claim %s, mappings %+v\n", st.ResourceClaimName, st.RequestMappings)
+			}
+		}
+	}
+	section("events")
+	if events, err := core.Events(env.Namespace).List(ctx, metav1.ListOptions{}); err != nil {
+		errs = append(errs, "events: "+err.Error())
+	} else {
+		sort.Slice(events.Items, func(i, j int) bool { return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp) })
+		for _, e := range events.Items {
+			fmt.Fprintf(&b, "%s %s/%s %s: %s (x%d)\n", e.LastTimestamp.Format("15:04:05"), e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message, e.Count)
+		}
+	}
+	section("resource claims")
+	claims, err := env.Clients.Dyn.Resource(claimsGVR).Namespace(env.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		errs = append(errs, "claims: "+err.Error())
+	} else {
+		for _, cl := range claims.Items {
+			writeYAML(&b, cl.Object)
+		}
+	}
+	section("objects of the case, as stored")
+	objs := env.Objects()
+	refs := make([]string, 0, len(objs))
+	for r := range objs {
+		refs = append(refs, string(r))
+	}
+	sort.Strings(refs)
+	for _, r := range refs {
+		o := objs[spec.Ref(r)]
+		ri := env.Clients.Dyn.Resource(o.GVR)
+		var got any
+		var gerr error
+		if o.Namespaced {
+			u, err := ri.Namespace(o.Object.GetNamespace()).Get(ctx, o.Object.GetName(), metav1.GetOptions{})
+			got, gerr = u, err
+		} else {
+			u, err := ri.Get(ctx, o.Object.GetName(), metav1.GetOptions{})
+			got, gerr = u, err
+		}
+		fmt.Fprintf(&b, "--- %s (%s)\n", r, o.Object.GetName())
+		if gerr != nil {
+			fmt.Fprintf(&b, "cannot read: %v\n", gerr)
+			continue
+		}
+		writeYAML(&b, got)
+	}
+	if logs := env.Cluster.LogFiles(); logs[cluster.Scheduler] != "" {
+		section("kube-scheduler log, last 40 lines (" + logs[cluster.Scheduler] + ")")
+		b.WriteString(tail(logs[cluster.Scheduler], 40))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return "", err
+	}
+	if len(errs) > 0 {
+		return path, fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return path, nil
+}
+
+func writeYAML(b *strings.Builder, obj any) {
+	data, err := yaml.Marshal(obj)
+	if err != nil {
+		fmt.Fprintf(b, "(cannot render: %v)\n", err)
+		return
+	}
+	b.Write(data)
+	b.WriteString("---\n")
+}
+
+// tail returns the last n lines of a file, or why it cannot.
+func tail(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Sprintf("(cannot read %s: %v)\n", path, err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

@@ -1,0 +1,69 @@
+// Package e2e runs the whole suite under go test (and the ginkgo CLI, which
+// adds -p): on the embedded v1.37.2 control plane by default, or on any
+// cluster with -draconform.provider=kubeconfig.
+package e2e
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/suites"
+	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/loader"
+	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/runner"
+)
+
+var (
+	provider   = flag.String("draconform.provider", "local", "local or kubeconfig")
+	kubeconfig = flag.String("draconform.kubeconfig", "", "kubeconfig for the kubeconfig provider")
+	version    = flag.String("draconform.k8s-version", "v1.37.2", "embedded control plane version")
+	outDir     = flag.String("draconform.out", "", "output directory (default: <repo>/_output/e2e)")
+	cells      = flag.String("draconform.cells", "", "comma-separated cells (default: all)")
+)
+
+func TestConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite starts a control plane; skipped with -short")
+	}
+	b, err := loader.Load(suites.FS, fixtures.FS)
+	if err != nil {
+		t.Fatalf("loading suites:\n%v", err)
+	}
+	out := *outDir
+	if out == "" {
+		out = filepath.Join("..", "..", "..", "_output", "e2e")
+	}
+	if out, err = filepath.Abs(out); err == nil {
+		err = os.MkdirAll(out, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	p, stopAll, err := providers.New(ctx, providers.Config{Name: *provider, Kubeconfig: *kubeconfig, Version: *version, OutDir: out, Log: os.Stdout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopAll()
+	var filter plan.Filter
+	if *cells != "" {
+		filter.Cells = strings.Split(*cells, ",")
+	}
+	runner.Register(runner.Options{
+		Bundle: b, Plan: plan.Expand(b, filter), Provider: p, OutDir: out,
+		RunID: runner.NewRunID(), Log: os.Stdout,
+	})
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	ginkgo.RunSpecs(t, "draconform")
+}

@@ -1,0 +1,134 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // ginkgo's DSL reads best unqualified.
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+func runCase(ctx SpecContext, s *session, c plan.Case) {
+	st, cl, clients, err := s.cluster(c.Cell.Name)
+	switch {
+	case err != nil:
+		Fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
+	case st.Unsupported != "":
+		Skip("cell " + c.Cell.Name + ": " + st.Unsupported)
+	case st.Failed != "":
+		Fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
+	}
+	if reason := unmet(c, st.Caps); reason != "" {
+		Skip(reason)
+	}
+	env, err := newEnv(s, c, st, cl, clients)
+	if err != nil {
+		Fail(err.Error())
+	}
+	DeferCleanup(func(ctx SpecContext) {
+		if CurrentSpecReport().Failed() {
+			path, derr := writeDiagnostics(ctx, env, c, s.opts.OutDir)
+			if derr != nil {
+				GinkgoWriter.Printf("diagnostics incomplete: %v\n", derr)
+			}
+			if path != "" {
+				AddReportEntry("diagnostics", path)
+				GinkgoWriter.Printf("diagnostics of %s: %s\n", c.ID, path)
+			}
+		}
+		if err := env.RunCleanup(ctx); err != nil {
+			GinkgoWriter.Printf("cleanup of %s: %v\n", c.ID, err)
+		}
+	}, NodeTimeout(2*time.Minute))
+	if err := createNamespace(ctx, env); err != nil {
+		Fail(err.Error())
+	}
+	for i := range c.Case.Given {
+		use := &c.Case.Given[i]
+		run(ctx, env, &steps.Write{Verb: "create", Spec: &spec.Write{ObjectUse: *use}}, "given", use.Pos)
+	}
+	for i := range c.Case.Steps {
+		sp := &c.Case.Steps[i]
+		step, err := steps.Build(sp)
+		if err != nil {
+			Fail(err.Error())
+		}
+		run(ctx, env, step, fmt.Sprintf("step %d", i+1), sp.Pos)
+	}
+}
+
+func run(ctx context.Context, env *steps.Env, step steps.Step, what string, pos spec.Pos) {
+	By(fmt.Sprintf("%s: %s (%s:%d)", what, step.Describe(), pos.File, pos.Line))
+	if err := step.Run(ctx, env); err != nil {
+		Fail(fmt.Sprintf("%s at %s:%d, %s:\n%v", what, pos.File, pos.Line, step.Describe(), err))
+	}
+}
+
+// unmet says why a case cannot be meaningful on this cluster, or "".
+func unmet(c plan.Case, caps cluster.Capabilities) string {
+	r := c.Case.Requires
+	if r.CapacityRequestsField != "" && r.CapacityRequestsField != caps.CapacityRequestsField {
+		return fmt.Sprintf("needs an API server where extendedResourceCapacityRequests is %s; here it is %s (%s)", r.CapacityRequestsField, caps.CapacityRequestsField, caps.Describe())
+	}
+	if r.ConsumableCapacity != "" && r.ConsumableCapacity != caps.ConsumableCapacity {
+		return fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity)
+	}
+	if c.Serial && !caps.Restart {
+		return "restarts a component, which this provider cannot do"
+	}
+	return ""
+}
+
+func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients *steps.Clients) (*steps.Env, error) {
+	prefix := fmt.Sprintf("dc-%s-%s", s.opts.RunID, c.Hash())
+	domain := prefix + ".draconform.test"
+	base := spec.NewScope(map[string]string{
+		"prefix": prefix, "domain": domain, "driver": domain, "namespace": prefix, "run": s.opts.RunID,
+	})
+	scope, err := base.With(c.Suite.Vars)
+	if err == nil {
+		scope, err = scope.With(c.Case.Vars)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("variables of %s: %w", c.ID, err)
+	}
+	return &steps.Env{
+		Cluster: cl, Clients: clients, Namespace: prefix, RunID: s.opts.RunID, CaseHash: c.Hash(),
+		BaseGates: st.Gates, BaseScope: base, Scope: scope,
+		SuiteVars: c.Suite.Vars, CaseVars: c.Case.Vars, Fixtures: s.opts.Bundle.Fixtures,
+		Log: GinkgoWriter,
+	}, nil
+}
+
+// createNamespace gives the case its own namespace and waits for its default
+// ServiceAccount, without which the API server refuses pods.
+func createNamespace(ctx context.Context, env *steps.Env) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name:   env.Namespace,
+		Labels: map[string]string{steps.RunLabel: env.RunID, steps.CaseLabel: env.CaseHash},
+	}}
+	core := env.Clients.Kube.CoreV1()
+	if _, err := core.Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating namespace %s: %w", env.Namespace, err)
+	}
+	env.Defer("delete namespace "+env.Namespace, func(ctx context.Context) error {
+		err := core.Namespaces().Delete(ctx, env.Namespace, metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	sa := env.Clients.Dyn.Resource(corev1.SchemeGroupVersion.WithResource("serviceaccounts")).Namespace(env.Namespace)
+	if err := steps.WaitExists(ctx, sa, "default", 30*time.Second); err != nil {
+		return fmt.Errorf("namespace %s has no default ServiceAccount (is the serviceaccount controller running?): %w", env.Namespace, err)
+	}
+	return nil
+}

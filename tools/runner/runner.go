@@ -1,0 +1,97 @@
+// Package runner turns a plan into a ginkgo tree: one DescribeTable per
+// suite, one Entry per case and cell, labelled so that --label-filter and
+// --focus select them. Clusters start once per cell before the specs run.
+package runner
+
+import (
+	"io"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // ginkgo's DSL reads best unqualified.
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/loader"
+	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/report"
+)
+
+// Options configure a run.
+type Options struct {
+	Bundle   *loader.Bundle
+	Plan     []plan.Case
+	Provider cluster.Provider
+	// OutDir receives kubeconfigs, component logs, diagnostics and reports.
+	OutDir string
+	// RunID makes every name the run creates unique on a shared cluster.
+	RunID string
+	Log   io.Writer
+	// CaseTimeout bounds one case, cleanup included.
+	CaseTimeout time.Duration
+}
+
+// Register builds the ginkgo tree for opts. Call it once, before RunSpecs.
+func Register(opts Options) {
+	if opts.CaseTimeout == 0 {
+		opts.CaseTimeout = 5 * time.Minute
+	}
+	s := newSession(opts)
+	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+		return s.start(ctx, plan.Cells(opts.Plan))
+	}, func(ctx SpecContext, data []byte) {
+		if err := s.adopt(data); err != nil {
+			Fail("reading the clusters process 1 started: " + err.Error())
+		}
+	}, NodeTimeout(15*time.Minute))
+	SynchronizedAfterSuite(func() {}, func(ctx SpecContext) {
+		s.stop(ctx)
+	}, NodeTimeout(2*time.Minute))
+	ReportAfterSuite("draconform report", func(r types.Report) {
+		if err := report.WriteAll(r, opts.OutDir, opts.Log, cellOrder(opts)); err != nil {
+			Fail("writing reports: " + err.Error())
+		}
+	})
+	for _, group := range bySuite(opts.Plan) {
+		suite := group[0].Suite
+		entries := make([]TableEntry, 0, len(group))
+		for _, c := range group {
+			args := []any{Label(c.Labels...), SpecTimeout(opts.CaseTimeout)}
+			if c.Serial {
+				args = append(args, Serial)
+			}
+			args = append(args, c)
+			entries = append(entries, Entry(c.ID, args...))
+		}
+		Describe(suite.Name, func() {
+			DescribeTable(suite.Description, func(ctx SpecContext, c plan.Case) {
+				runCase(ctx, s, c)
+			}, entries)
+		})
+	}
+}
+
+func bySuite(cases []plan.Case) [][]plan.Case {
+	var out [][]plan.Case
+	index := map[string]int{}
+	for _, c := range cases {
+		i, ok := index[c.Suite.Name]
+		if !ok {
+			i = len(out)
+			index[c.Suite.Name] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], c)
+	}
+	return out
+}
+
+func cellOrder(opts Options) []string {
+	if opts.Bundle != nil {
+		return opts.Bundle.CellOrder
+	}
+	var out []string
+	for _, c := range plan.Cells(opts.Plan) {
+		out = append(out, c.Name)
+	}
+	return out
+}

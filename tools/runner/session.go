@@ -1,0 +1,184 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// cellState is one cell's cluster as every ginkgo process sees it. Process 1
+// starts the clusters and hands this, as JSON, to the others.
+type cellState struct {
+	Cell       string
+	Cluster    string
+	Kubeconfig string
+	Gates      cluster.GateState
+	Logs       map[cluster.Component]string
+	Caps       cluster.Capabilities
+	// Failed is why the cell's cluster could not start: its cases fail.
+	Failed string
+	// Unsupported is why the provider cannot offer the cell: its cases skip.
+	Unsupported string
+}
+
+// session holds the clusters of a run, one per cell.
+type session struct {
+	opts   Options
+	mu     sync.Mutex
+	states map[string]*cellState
+	// started are the clusters this process started (process 1 only);
+	// they alone can restart components. live adds adopted ones.
+	started map[string]cluster.Cluster
+	live    map[string]cluster.Cluster
+	clients map[string]*steps.Clients
+}
+
+func newSession(opts Options) *session {
+	return &session{
+		opts: opts, states: map[string]*cellState{},
+		started: map[string]cluster.Cluster{}, live: map[string]cluster.Cluster{}, clients: map[string]*steps.Clients{},
+	}
+}
+
+// start brings up a cluster for every cell, one after the other: each
+// control plane takes a few seconds, and starting them together would only
+// compete for the same two cores.
+func (s *session) start(ctx context.Context, cells []*spec.Cell) []byte {
+	for _, cell := range cells {
+		st := &cellState{Cell: cell.Name, Gates: gateState(cell)}
+		s.states[cell.Name] = st
+		c, err := s.opts.Provider.Start(ctx, cell.Name, st.Gates)
+		if errors.Is(err, cluster.ErrUnsupported) {
+			st.Unsupported = err.Error()
+			s.logf("cell %s: skipped: %v", cell.Name, err)
+			continue
+		}
+		if err != nil {
+			st.Failed = err.Error()
+			s.logf("cell %s: cluster failed to start: %v", cell.Name, err)
+			continue
+		}
+		s.started[cell.Name], s.live[cell.Name] = c, c
+		st.Cluster, st.Logs = c.Name(), c.LogFiles()
+		if g := c.Gates(); g != nil {
+			st.Gates = g
+		}
+		_, canRestart := c.(cluster.Restarter)
+		caps, err := cluster.Probe(ctx, c.RESTConfig(), canRestart)
+		if err != nil {
+			st.Failed = fmt.Sprintf("probing %s: %v", c.Name(), err)
+			continue
+		}
+		st.Caps = caps
+		st.Kubeconfig = filepath.Join(s.opts.OutDir, "kubeconfig-"+cell.Name)
+		if err := kubeconfig.Write(c.RESTConfig(), st.Kubeconfig); err != nil {
+			st.Failed = err.Error()
+			continue
+		}
+		s.logf("cell %s: %s\n  %s\n  %s", cell.Name, c.Name(), caps.Describe(), caps)
+	}
+	data, _ := json.Marshal(s.states)
+	return data
+}
+
+// adopt is what processes other than the first do with the shared states.
+func (s *session) adopt(data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.started) > 0 {
+		return nil
+	}
+	return json.Unmarshal(data, &s.states)
+}
+
+// cluster returns the cell's cluster and clients, or why there are none.
+func (s *session) cluster(cell string) (*cellState, cluster.Cluster, *steps.Clients, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.states[cell]
+	if st == nil {
+		return nil, nil, nil, fmt.Errorf("cell %s was not started", cell)
+	}
+	if st.Failed != "" || st.Unsupported != "" {
+		return st, nil, nil, nil
+	}
+	c, ok := s.live[cell]
+	if !ok {
+		cfg, err := kubeconfig.Load(st.Kubeconfig)
+		if err != nil {
+			return st, nil, nil, err
+		}
+		c = kubeconfig.Adopt(st.Cluster, cfg, st.Gates, st.Logs)
+		s.live[cell] = c
+	}
+	cl, ok := s.clients[cell]
+	if !ok {
+		var err error
+		if cl, err = newClients(c.RESTConfig()); err != nil {
+			return st, nil, nil, err
+		}
+		s.clients[cell] = cl
+	}
+	return st, c, cl, nil
+}
+
+func (s *session) stop(ctx context.Context) {
+	for cell, c := range s.started {
+		if err := s.opts.Provider.Stop(ctx, c); err != nil {
+			s.logf("cell %s: stopping: %v", cell, err)
+		}
+	}
+}
+
+func (s *session) logf(format string, args ...any) {
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "draconform: "+format+"\n", args...)
+	}
+}
+
+func gateState(cell *spec.Cell) cluster.GateState {
+	out := cluster.GateState{}
+	for comp, g := range cell.Gates {
+		out[cluster.Component(comp)] = cluster.Gates(g)
+	}
+	return out
+}
+
+func newClients(cfg *rest.Config) (*steps.Clients, error) {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
+	return &steps.Clients{
+		Config: cfg, Kube: kube, Dyn: dyn, Mapper: mapper,
+		NewDynamic: func(h rest.WarningHandler) (dynamic.Interface, error) {
+			c := rest.CopyConfig(cfg)
+			c.WarningHandler = h
+			return dynamic.NewForConfig(c)
+		},
+	}, nil
+}

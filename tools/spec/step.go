@@ -1,0 +1,140 @@
+package spec
+
+import (
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Step is a union: exactly one of its action fields is set. The loader
+// enforces that, and steps/build.go dispatches on it in one switch.
+type Step struct {
+	Name string `yaml:"name" doc:"optional label shown in progress and failures"`
+
+	Create *Write `yaml:"create" doc:"create an object (POST)"`
+	Update *Write `yaml:"update" doc:"read the stored object, merge the patch, write it back (PUT)"`
+	Apply  *Write `yaml:"apply" doc:"server-side apply the object"`
+	Delete *Ref   `yaml:"delete" doc:"delete an object by kind/name"`
+
+	Restart *Restart `yaml:"restart" doc:"restart one component with other gates (serial; the cell's gates come back after the case)"`
+
+	Assert              *Assert              `yaml:"assert" doc:"a stored object matches a partial tree"`
+	ExpectScheduled     *ExpectScheduled     `yaml:"expectScheduled" doc:"a pod gets bound to a node"`
+	ExpectUnschedulable *ExpectUnschedulable `yaml:"expectUnschedulable" doc:"a pod is reported unschedulable with a message"`
+	ExpectClaim         *ExpectClaim         `yaml:"expectClaim" doc:"a pod's synthesized ResourceClaim, or a named claim, has these requests and allocation"`
+	ExpectNoClaim       *ExpectNoClaim       `yaml:"expectNoClaim" doc:"no ResourceClaim exists for a pod"`
+	ExpectSameDevice    []string             `yaml:"expectSameDevice" doc:"these pods' allocations are all on one device"`
+	ExpectDistinct      []string             `yaml:"expectDistinctDevices" doc:"no two of these pods share a device"`
+
+	Pos Pos `yaml:"-"`
+}
+
+// Write is create, update or apply of one object, and what the API server must answer.
+type Write struct {
+	ObjectUse       `yaml:",inline"`
+	FieldValidation string       `yaml:"fieldValidation" doc:"Strict, Warn or Ignore; default: the server's (Warn)"`
+	Expect          *WriteExpect `yaml:"expect" doc:"default: accepted"`
+}
+
+// WriteExpect is the API server's answer to a write.
+type WriteExpect struct {
+	Rejected  string `yaml:"rejected" doc:"the write must fail with an error containing this text"`
+	Warning   string `yaml:"warning" doc:"the write must succeed with a warning containing this text"`
+	NoWarning bool   `yaml:"noWarning" doc:"the write must succeed without any warning"`
+}
+
+// Ref names an object the case created, as kind/name (kind lower case).
+type Ref string
+
+// Restart restarts one component of the control plane.
+type Restart struct {
+	Component string          `yaml:"component" doc:"kube-apiserver, kube-scheduler or kube-controller-manager"`
+	Gates     map[string]bool `yaml:"gates" doc:"the component's explicit gates after the restart (replacing the cell's)"`
+}
+
+// Assert matches a stored object against a partial tree.
+type Assert struct {
+	Ref    Ref       `yaml:"ref" doc:"kind/name of an object of the case"`
+	Object yaml.Node `yaml:"object" doc:"partial tree: maps must contain, lists match element-wise, null means absent, \"<any>\" means present"`
+	Within Duration  `yaml:"within" doc:"how long to wait for a match (default 10s)"`
+}
+
+// ExpectScheduled waits for a pod to be bound.
+type ExpectScheduled struct {
+	Pod    string   `yaml:"pod"`
+	Node   string   `yaml:"node" doc:"local name of the node it must be bound to"`
+	Within Duration `yaml:"within" doc:"default 30s"`
+}
+
+// ExpectUnschedulable waits for the scheduler to give up on a pod.
+type ExpectUnschedulable struct {
+	Pod     string   `yaml:"pod"`
+	Message string   `yaml:"message" doc:"text the PodScheduled condition or a FailedScheduling event must contain"`
+	Within  Duration `yaml:"within" doc:"default 30s"`
+	For     Duration `yaml:"for" doc:"after that, the pod must stay unbound this long"`
+}
+
+// ExpectClaim checks a ResourceClaim's requests and allocation.
+type ExpectClaim struct {
+	Pod      string         `yaml:"pod" doc:"the claim the scheduler synthesized for this pod's extended resources"`
+	Claim    string         `yaml:"claim" doc:"or: a ResourceClaim of the case, by local name"`
+	Requests []ClaimRequest `yaml:"requests" doc:"the exact list of device requests"`
+	Results  []ClaimResult  `yaml:"results" doc:"the exact list of allocation results"`
+	Mapping  []ClaimMapping `yaml:"mapping" doc:"pod.status.extendedResourceClaimStatus.requestMappings, exact"`
+	Within   Duration       `yaml:"within" doc:"default 30s"`
+	Pos      Pos            `yaml:"-"`
+}
+
+// ClaimRequest is one device request of a claim.
+type ClaimRequest struct {
+	Name        string    `yaml:"name"`
+	DeviceClass string    `yaml:"deviceClass" doc:"local name of the class"`
+	Count       *int64    `yaml:"count"`
+	Capacity    yaml.Node `yaml:"capacity" doc:"capacity.requests; null means the request has no capacity"`
+}
+
+// ClaimResult is one allocated device.
+type ClaimResult struct {
+	Request          string    `yaml:"request"`
+	Device           string    `yaml:"device"`
+	ConsumedCapacity yaml.Node `yaml:"consumedCapacity" doc:"null means absent"`
+	ShareID          string    `yaml:"shareID" doc:"set or unset"`
+}
+
+// ClaimMapping maps a container's extended resource to a claim request.
+type ClaimMapping struct {
+	Container string `yaml:"container"`
+	Resource  string `yaml:"resource"`
+	Request   string `yaml:"request"`
+}
+
+// ExpectNoClaim asserts that no claim belongs to a pod.
+type ExpectNoClaim struct {
+	Pod string   `yaml:"pod"`
+	For Duration `yaml:"for" doc:"keep checking this long (default: check once)"`
+}
+
+// Duration is a time.Duration written as "30s".
+type Duration time.Duration
+
+// UnmarshalYAML reads Go duration syntax.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w (write e.g. 30s or 1m)", n.Value, err)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %q is negative", n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Or returns d, or def when d is zero.
+func (d Duration) Or(def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return time.Duration(d)
+}

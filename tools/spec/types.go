@@ -1,0 +1,94 @@
+// Package spec holds the YAML language of draconform: suites of cases, the
+// fixtures they reuse and the gate cells they run in. Every type here is
+// decoded strictly by the loader and exported as JSON Schema, so a field's
+// `doc` tag is the documentation users read in their editor.
+package spec
+
+import (
+	"gopkg.in/yaml.v3"
+)
+
+// APIVersion is the only version of the language so far.
+const APIVersion = "draconform.dev/v1alpha1"
+
+// Pos is where a value was written, for file:line errors. The loader fills it.
+type Pos struct {
+	File string
+	Line int
+}
+
+// Suite is one file of cases on one feature area.
+type Suite struct {
+	APIVersion  string   `yaml:"apiVersion" doc:"always draconform.dev/v1alpha1"`
+	Kind        string   `yaml:"kind" doc:"always Suite"`
+	Name        string   `yaml:"name" doc:"suite name, a DNS label; becomes the label suite:<name>"`
+	Description string   `yaml:"description" doc:"what the suite covers"`
+	Cells       []string `yaml:"cells" doc:"gate cells every case runs in unless it names its own"`
+	KEP         []string `yaml:"kep" doc:"KEP sections every case traces to, in addition to its own"`
+	Vars        Vars     `yaml:"vars" doc:"variables every case sees; a case's vars override them"`
+	Cases       []Case   `yaml:"cases" doc:"the table"`
+	Pos         Pos      `yaml:"-"`
+}
+
+// Case is one row of a suite: objects given, steps taken, what must follow.
+type Case struct {
+	ID          string      `yaml:"id" doc:"unique in the suite, a DNS label"`
+	Title       string      `yaml:"title" doc:"one sentence saying what must hold"`
+	KEP         []string    `yaml:"kep" doc:"KEP sections this case proves (see draconform docs)"`
+	Cells       []string    `yaml:"cells" doc:"gate cells to run in; default: the suite's"`
+	Requires    Requires    `yaml:"requires" doc:"what the cluster must be able to do, else the case is skipped with the reason"`
+	Contested   string      `yaml:"contested" doc:"set when the case rests on a contested reading of the KEP: the register entry"`
+	Vars        Vars        `yaml:"vars" doc:"variables for every object and step of the case"`
+	Given       []ObjectUse `yaml:"given" doc:"objects created, in order, before the steps"`
+	Steps       []Step      `yaml:"steps" doc:"actions and expectations, in order"`
+	Pos         Pos         `yaml:"-"`
+	KnownIssues string      `yaml:"knownIssue" doc:"an upstream defect this case documents; reported apart"`
+}
+
+// Requires states what a cluster must offer for a case to be meaningful.
+type Requires struct {
+	CapacityRequestsField string `yaml:"extendedResourceCapacityRequests" doc:"how the API server treats DeviceClassSpec.extendedResourceCapacityRequests: unknown (no KEP-6406), dropped (known, gate off) or kept"`
+	ConsumableCapacity    string `yaml:"consumableCapacity" doc:"whether the API server keeps KEP-5075 fields: enabled or disabled"`
+	Restart               bool   `yaml:"restart" doc:"the provider must restart components; implied by a restart step"`
+}
+
+// Vars maps variable names to YAML values; a value that is a whole
+// "${name}" scalar keeps its type when substituted.
+type Vars map[string]yaml.Node
+
+// ObjectUse instantiates a fixture, or an inline object, with variables and a patch.
+type ObjectUse struct {
+	Fixture string    `yaml:"fixture" doc:"name of a fixture under fixtures/"`
+	Object  yaml.Node `yaml:"object" doc:"an inline manifest instead of a fixture"`
+	Name    string    `yaml:"name" doc:"local name: sets the variable name and is how steps refer to the object (kind/name)"`
+	Vars    Vars      `yaml:"vars" doc:"values for the fixture's params"`
+	Patch   yaml.Node `yaml:"patch" doc:"merged over the object after substitution: maps merge, lists replace, null deletes"`
+	Pos     Pos       `yaml:"-"`
+}
+
+// Fixture is a reusable object template with declared parameters.
+type Fixture struct {
+	APIVersion  string    `yaml:"apiVersion" doc:"always draconform.dev/v1alpha1"`
+	Kind        string    `yaml:"kind" doc:"always Fixture"`
+	Name        string    `yaml:"name" doc:"what uses write after fixture:"`
+	Description string    `yaml:"description"`
+	Params      Vars      `yaml:"params" doc:"parameters with their defaults; name is always one"`
+	Object      yaml.Node `yaml:"object" doc:"the manifest, with ${var} references"`
+	Pos         Pos       `yaml:"-"`
+}
+
+// CellSet lists the gate cells suites may name.
+type CellSet struct {
+	APIVersion string `yaml:"apiVersion" doc:"always draconform.dev/v1alpha1"`
+	Kind       string `yaml:"kind" doc:"always Cells"`
+	Cells      []Cell `yaml:"cells"`
+	Pos        Pos    `yaml:"-"`
+}
+
+// Cell is one feature-gate state of the control plane.
+type Cell struct {
+	Name        string                     `yaml:"name" doc:"a DNS label; becomes the label cell:<name>"`
+	Description string                     `yaml:"description"`
+	Gates       map[string]map[string]bool `yaml:"gates" doc:"component (kube-apiserver, kube-scheduler, kube-controller-manager) to explicit gates; empty means the binaries' defaults"`
+	Pos         Pos                        `yaml:"-"`
+}
