@@ -53,6 +53,10 @@ func Instantiate(env *Env, u *spec.ObjectUse) (*Created, spec.Ref, error) {
 	if namespaced {
 		un.SetNamespace(env.Namespace)
 	}
+	prefix, _ := env.BaseScope.String("${prefix}")
+	if err := checkOwnership(un, namespaced, prefix); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", describeUse(u), err)
+	}
 	labels := un.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}

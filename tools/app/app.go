@@ -34,6 +34,7 @@ func verbs() []verb {
 		{"plan", "list the cases a run would execute, with their labels", planCmd},
 		{"schema", "print the JSON Schema of suite, fixture and cell files, for editors", schemaCmd},
 		{"cleanup", "delete what draconform runs left on a cluster (objects carrying its run label)", cleanupCmd},
+		{"up", "start an embedded control plane for one cell and keep it until Ctrl-C", upCmd},
 		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
@@ -57,7 +58,20 @@ func cleanupCmd(ctx context.Context, args []string, s Streams) int {
 		}
 		for _, item := range list.Items {
 			total++
+			if gvr.Resource == "namespaces" && !*dry {
+				// Pods on draconform's kubelet-less nodes would wait forever
+				// for a graceful deletion nobody confirms.
+				pods := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(item.GetName())
+				if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+					fmt.Fprintf(s.Err, "deleting pods in %s: %v\n", item.GetName(), err)
+					failed = true
+				}
+			}
 			verb := "deleted"
+			if ts := item.GetDeletionTimestamp(); ts != nil {
+				fmt.Fprintf(s.Out, "terminating %s/%s since %s (run %s)\n", gvr.Resource, item.GetName(), ts.Format("15:04:05"), item.GetLabels()[steps.RunLabel])
+				continue
+			}
 			if *dry {
 				verb = "would delete"
 			} else if err := dyn.Resource(gvr).Delete(ctx, item.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {

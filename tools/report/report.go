@@ -70,9 +70,9 @@ func Outcomes(r types.Report) []Outcome {
 	return out
 }
 
-// WriteAll writes report.json, junit.xml and matrix.txt under dir and prints
-// the matrix to w.
-func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string) error {
+// WriteAll writes report.json, junit.xml, outcomes.json and matrix.txt under
+// dir and prints the header (what each cell ran on) and the matrix to w.
+func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string, header string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string) error
 	if err := writeJSON(filepath.Join(dir, "outcomes.json"), outcomes); err != nil {
 		return err
 	}
-	text := Matrix(outcomes, cellOrder) + Details(outcomes)
+	text := header + "\n" + Matrix(outcomes, cellOrder) + Details(outcomes)
 	text += fmt.Sprintf("\nreports: %s, %s, %s\n", filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "outcomes.json"))
 	if err := os.WriteFile(filepath.Join(dir, "matrix.txt"), []byte(text), 0o644); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
@@ -22,7 +23,7 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 	case err != nil:
 		Fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
 	case st.Unsupported != "":
-		Skip("cell " + c.Cell.Name + ": " + st.Unsupported)
+		Skip(st.Unsupported)
 	case st.Failed != "":
 		Fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
 	}
@@ -120,6 +121,11 @@ func createNamespace(ctx context.Context, env *steps.Env) error {
 		return fmt.Errorf("creating namespace %s: %w", env.Namespace, err)
 	}
 	env.Defer("delete namespace "+env.Namespace, func(ctx context.Context) error {
+		// The case's pods never run (their nodes have no kubelet to confirm
+		// a graceful deletion), so they go at once, and the namespace with them.
+		if err := core.Pods(env.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+			return fmt.Errorf("deleting the pods of %s: %w", env.Namespace, err)
+		}
 		err := core.Namespaces().Delete(ctx, env.Namespace, metav1.DeleteOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil

@@ -47,7 +47,7 @@ func Register(opts Options) {
 		s.stop(ctx)
 	}, NodeTimeout(2*time.Minute))
 	ReportAfterSuite("draconform report", func(r types.Report) {
-		if err := report.WriteAll(r, opts.OutDir, opts.Log, cellOrder(opts)); err != nil {
+		if err := report.WriteAll(r, opts.OutDir, opts.Log, cellOrder(opts), s.describe()); err != nil {
 			Fail("writing reports: " + err.Error())
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"k8s.io/client-go/discovery"
@@ -18,6 +19,7 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/spec"
 )
 
@@ -60,7 +62,7 @@ func newSession(opts Options) *session {
 // compete for the same two cores.
 func (s *session) start(ctx context.Context, cells []*spec.Cell) []byte {
 	for _, cell := range cells {
-		st := &cellState{Cell: cell.Name, Gates: gateState(cell)}
+		st := &cellState{Cell: cell.Name, Gates: GateState(cell)}
 		s.states[cell.Name] = st
 		c, err := s.opts.Provider.Start(ctx, cell.Name, st.Gates)
 		if errors.Is(err, cluster.ErrUnsupported) {
@@ -151,7 +153,8 @@ func (s *session) logf(format string, args ...any) {
 	}
 }
 
-func gateState(cell *spec.Cell) cluster.GateState {
+// GateState is the gates a cell asks each component to run with.
+func GateState(cell *spec.Cell) cluster.GateState {
 	out := cluster.GateState{}
 	for comp, g := range cell.Gates {
 		out[cluster.Component(comp)] = cluster.Gates(g)
@@ -181,4 +184,26 @@ func newClients(cfg *rest.Config) (*steps.Clients, error) {
 			return dynamic.NewForConfig(c)
 		},
 	}, nil
+}
+
+// describe says, per cell, which cluster ran it and what it can do; the
+// report prints it above the matrix so a reader knows what was tested.
+func (s *session) describe() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	for _, c := range plan.Cells(s.opts.Plan) {
+		st := s.states[c.Name]
+		switch {
+		case st == nil:
+			fmt.Fprintf(&b, "cell %s: not started\n", c.Name)
+		case st.Unsupported != "":
+			fmt.Fprintf(&b, "cell %s: skipped: %s\n", c.Name, st.Unsupported)
+		case st.Failed != "":
+			fmt.Fprintf(&b, "cell %s: FAILED to start: %s\n", c.Name, st.Failed)
+		default:
+			fmt.Fprintf(&b, "cell %s: %s\n  %s\n  %s\n", c.Name, st.Cluster, st.Caps.Describe(), st.Caps)
+		}
+	}
+	return b.String()
 }

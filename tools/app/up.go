@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/runner"
+)
+
+// upCmd starts one cell's embedded control plane and keeps it until
+// interrupted: for exploring with kubectl, or for running the suite against
+// it through --provider kubeconfig as any cluster would be.
+func upCmd(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("up", s)
+	var sf specFlags
+	sf.register(fs)
+	cellName := fs.String("cell", "defaults", "the cell whose gates the control plane runs with")
+	version := fs.String("k8s-version", "v1.37.2", "version of the binaries")
+	out := fs.String("out", "", "directory for logs and the kubeconfig (default: _output/up-<id>)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	b, err := sf.load()
+	if err != nil {
+		fmt.Fprintln(s.Err, err)
+		return 1
+	}
+	cell, ok := b.Cells[*cellName]
+	if !ok {
+		fmt.Fprintf(s.Err, "draconform up: unknown cell %q (cells: %v)\n", *cellName, b.CellOrder)
+		return 1
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("_output", "up-"+runner.NewRunID())
+	}
+	if dir, err = filepath.Abs(dir); err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform up:", err)
+		return 1
+	}
+	p, stopAll, err := providers.New(ctx, providers.Config{Name: "local", Version: *version, OutDir: dir, Log: s.Out})
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform up:", err)
+		return 1
+	}
+	defer stopAll()
+	c, err := p.Start(ctx, cell.Name, runner.GateState(cell))
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform up:", err)
+		return 1
+	}
+	kc := filepath.Join(dir, "kubeconfig")
+	if err := kubeconfig.Write(c.RESTConfig(), kc); err != nil {
+		fmt.Fprintln(s.Err, "draconform up:", err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "control plane %s is up; logs in %s\n  export KUBECONFIG=%s\nCtrl-C stops it.\n", c.Name(), dir, kc)
+	<-ctx.Done()
+	fmt.Fprintln(s.Out, "stopping")
+	return 0
+}
