@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
@@ -82,6 +83,33 @@ func (f *specFlags) load() (*loader.Bundle, error) {
 		ffs = os.DirFS(f.fixtures)
 	}
 	return loader.Load(sfs, ffs)
+}
+
+// loadOrReport loads the specs, or prints every problem and returns nil.
+func (f *specFlags) loadOrReport(s Streams) *loader.Bundle {
+	b, err := f.load()
+	if err != nil {
+		fmt.Fprintln(s.Err, err)
+		return nil
+	}
+	return b
+}
+
+// outputDir resolves (default: _output/<name>) and creates a run's output
+// directory, as an absolute path since components run from other folders.
+func outputDir(flagValue, name string) (string, error) {
+	dir := flagValue
+	if dir == "" {
+		dir = filepath.Join("_output", name)
+	}
+	dir, err := filepath.Abs(dir)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return "", fmt.Errorf("output directory: %w", err)
+	}
+	return dir, nil
 }
 
 func newFlagSet(name string, s Streams) *flag.FlagSet {

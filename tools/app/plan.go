@@ -17,9 +17,8 @@ func planCmd(_ context.Context, args []string, s Streams) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	b, err := sf.load()
-	if err != nil {
-		fmt.Fprintln(s.Err, err)
+	b := sf.loadOrReport(s)
+	if b == nil {
 		return 1
 	}
 	cases := plan.Expand(b, pf.filter())

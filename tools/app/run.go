@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -63,9 +62,8 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	b, err := sf.load()
-	if err != nil {
-		fmt.Fprintln(s.Err, err)
+	b := sf.loadOrReport(s)
+	if b == nil {
 		return 1
 	}
 	cases := plan.Expand(b, pf.filter())
@@ -74,15 +72,9 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 		return 1
 	}
 	runID := runner.NewRunID()
-	outDir := *out
-	if outDir == "" {
-		outDir = filepath.Join("_output", runID)
-	}
-	if outDir, err = filepath.Abs(outDir); err == nil {
-		err = os.MkdirAll(outDir, 0o755)
-	}
+	outDir, err := outputDir(*out, runID)
 	if err != nil {
-		fmt.Fprintln(s.Err, "draconform: output directory:", err)
+		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
 	provider, stopAll, err := providers.New(ctx, prov.config(outDir, s))

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
@@ -19,14 +18,14 @@ func upCmd(ctx context.Context, args []string, s Streams) int {
 	var sf specFlags
 	sf.register(fs)
 	cellName := fs.String("cell", "defaults", "the cell whose gates the control plane runs with")
-	version := fs.String("k8s-version", "v1.37.2", "version of the binaries")
+	var prov providerFlags
+	prov.register(fs)
 	out := fs.String("out", "", "directory for logs and the kubeconfig (default: _output/up-<id>)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	b, err := sf.load()
-	if err != nil {
-		fmt.Fprintln(s.Err, err)
+	b := sf.loadOrReport(s)
+	if b == nil {
 		return 1
 	}
 	cell, ok := b.Cells[*cellName]
@@ -34,18 +33,16 @@ func upCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintf(s.Err, "draconform up: unknown cell %q (cells: %v)\n", *cellName, b.CellOrder)
 		return 1
 	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("_output", "up-"+runner.NewRunID())
-	}
-	if dir, err = filepath.Abs(dir); err == nil {
-		err = os.MkdirAll(dir, 0o755)
-	}
+	dir, err := outputDir(*out, "up-"+runner.NewRunID())
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform up:", err)
 		return 1
 	}
-	p, stopAll, err := providers.New(ctx, providers.Config{Name: "local", Version: *version, OutDir: dir, Log: s.Out})
+	if prov.provider == "kubeconfig" {
+		fmt.Fprintln(s.Err, "draconform up: starts a control plane; --provider kubeconfig has none to start")
+		return 2
+	}
+	p, stopAll, err := providers.New(ctx, prov.config(dir, s))
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform up:", err)
 		return 1

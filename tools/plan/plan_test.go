@@ -1,0 +1,61 @@
+package plan_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/suites"
+	"github.com/draconform/draconform/tools/loader"
+	"github.com/draconform/draconform/tools/plan"
+)
+
+func TestExpandShippedSuites(t *testing.T) {
+	b, err := loader.Load(suites.FS, fixtures.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := plan.Expand(b, plan.Filter{})
+	ids := map[string]bool{}
+	for _, c := range all {
+		if ids[c.ID] {
+			t.Errorf("duplicate id %s", c.ID)
+		}
+		ids[c.ID] = true
+		for _, want := range []string{"suite:" + c.Suite.Name, "cell:" + c.Cell.Name} {
+			if !slices.Contains(c.Labels, want) {
+				t.Errorf("%s lacks label %s: %v", c.ID, want, c.Labels)
+			}
+		}
+	}
+	restart := "kep5075-capacity/allocation-survives-scheduler-gate-off@defaults"
+	for _, c := range all {
+		if c.ID == restart && (!c.Serial || !slices.Contains(c.Labels, "restart")) {
+			t.Errorf("%s restarts the scheduler but is not serial: %v", c.ID, c.Labels)
+		}
+		if c.ID != restart && c.Serial {
+			t.Errorf("%s is serial without a restart", c.ID)
+		}
+	}
+	off := plan.Expand(b, plan.Filter{Cells: []string{"consumable-capacity-off"}})
+	if len(off) == 0 || len(off) >= len(all) {
+		t.Errorf("cell filter kept %d of %d cases", len(off), len(all))
+	}
+	for _, c := range off {
+		if c.Cell.Name != "consumable-capacity-off" {
+			t.Errorf("cell filter let %s through", c.ID)
+		}
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"Notes/Constraints/Caveats":    "notes-constraints-caveats",
+		"Upgrade / Downgrade Strategy": "upgrade-downgrade-strategy",
+		"KEP-5004":                     "kep-5004",
+	} {
+		if got := plan.Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
