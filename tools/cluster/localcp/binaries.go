@@ -70,7 +70,7 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 	if len(missing) == 0 {
 		return binDir, nil
 	}
-	fmt.Fprintf(o.Log, "local: building Kubernetes %s binaries (cold build takes ~9 min) from %s; missing: %s\n",
+	fmt.Fprintf(o.Log, "local: building Kubernetes %s binaries (a cold build takes ~10-17 min on 2 cores) from %s; missing: %s\n",
 		o.Version, o.ModuleDir, strings.Join(missing, ", "))
 	start := time.Now()
 	if err := build(ctx, o, keyDir, binDir); err != nil {
@@ -90,6 +90,8 @@ func (o *BuildOptions) defaults() error {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	// The build's output and the heartbeat write concurrently.
+	o.Log = &syncWriter{w: o.Log}
 	if len(o.Packages) == 0 {
 		o.Packages = DefaultPackages()
 	}
@@ -152,7 +154,12 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
 	fmt.Fprintf(o.Log, "local: (cd %s && go %s)\n", o.ModuleDir, strings.Join(args, " "))
-	if err := cmd.Run(); err != nil {
+	// go build is silent until it fails or ends; a heartbeat shows a long
+	// cold build is alive.
+	stopBeat := heartbeat(o.Log, time.Minute, "local: still building Kubernetes "+o.Version)
+	err = cmd.Run()
+	stopBeat()
+	if err != nil {
 		return fmt.Errorf("building Kubernetes %s binaries in %s: %w", o.Version, o.ModuleDir, err)
 	}
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
@@ -165,6 +172,28 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 		}
 	}
 	return nil
+}
+
+func heartbeat(w io.Writer, every time.Duration, msg string) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	began := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "%s (%s so far)\n", msg, time.Since(began).Round(time.Second))
+			}
+		}
+	}()
+	// Waiting for the goroutine keeps it from writing after stop returns,
+	// when w may be a finished test's log.
+	return func() { close(done); <-finished }
 }
 
 // lockFile takes an exclusive flock, polling so that ctx can cancel the wait.

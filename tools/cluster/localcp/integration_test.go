@@ -3,23 +3,14 @@ package localcp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/draconform/draconform/tools/cluster"
@@ -34,14 +25,11 @@ func TestControlPlane(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real control plane (and may build it first)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	binDir := ensureTestBinaries(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	log := testLog{t}
 
-	binDir, err := EnsureBinaries(ctx, BuildOptions{Version: testVersion, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := New(Options{BinDir: binDir, OutDir: t.TempDir(), Version: testVersion, Log: log})
 	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
 
@@ -90,6 +78,11 @@ func TestControlPlane(t *testing.T) {
 	}
 	if strings.Index(string(schedLog), "DRAConsumableCapacity=true") < strings.Index(string(schedLog), "DRAConsumableCapacity=false") {
 		t.Error("scheduler log headers are out of order")
+	}
+	// The header is ours; the binary's own flag dump proves it got the gate.
+	latest := string(schedLog[strings.LastIndex(string(schedLog), headerMark):])
+	if !containsLine(latest, "FLAG: --feature-gates=", "DRAConsumableCapacity=true") {
+		t.Error("restarted scheduler's log has no flag dump with DRAConsumableCapacity=true")
 	}
 
 	pod2 := bindPod(ctx, t, cs, "after-restart")
@@ -161,195 +154,40 @@ func TestControlPlane(t *testing.T) {
 	}
 }
 
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(b []byte) (int, error) {
-	l.t.Helper()
-	l.t.Log(strings.TrimRight(string(b), "\n"))
-	return len(b), nil
-}
-
-// createReadyNode makes a Node the scheduler accepts without a kubelet: the
-// admission-added not-ready taint removed and allocatable filled in.
-func createReadyNode(ctx context.Context, t *testing.T, cs kubernetes.Interface, name string) {
-	t.Helper()
-	node, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("creating node: %v", err)
+// TestStartFailureLeavesNothing starts a cell whose scheduler refuses its
+// gates: Start must fail with the scheduler's own complaint, and stop the
+// etcd and API server it had already started.
+func TestStartFailureLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real control plane (and may build it first)")
 	}
-	node.Spec.Taints = nil
-	if node, err = cs.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("untainting node: %v", err)
-	}
-	res := corev1.ResourceList{
-		corev1.ResourcePods:   resource.MustParse("110"),
-		corev1.ResourceCPU:    resource.MustParse("8"),
-		corev1.ResourceMemory: resource.MustParse("16Gi"),
-	}
-	node.Status.Capacity, node.Status.Allocatable = res, res
-	node.Status.Conditions = []corev1.NodeCondition{{
-		Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "Test",
-		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-	}}
-	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("setting node status: %v", err)
-	}
-}
-
-// waitDefaultServiceAccount waits for the controller manager to create the
-// service account that admission assigns to every pod.
-func waitDefaultServiceAccount(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
-	t.Helper()
-	began := time.Now()
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
-		return err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("default service account never appeared: %v", err)
-	}
-	t.Logf("default service account after %s", time.Since(began).Round(time.Millisecond))
-}
-
-func testPod(name string) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10"}},
-		},
-	}
-}
-
-// bindPod creates a pod and watches it until the scheduler sets nodeName.
-func bindPod(ctx context.Context, t *testing.T, cs kubernetes.Interface, name string) *corev1.Pod {
-	t.Helper()
-	pods := cs.CoreV1().Pods("default")
-	began := time.Now()
-	pod, err := pods.Create(ctx, testPod(name), metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("creating pod %s: %v", name, err)
-	}
-	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	binDir := ensureTestBinaries(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	w, err := pods.Watch(wctx, metav1.ListOptions{
-		FieldSelector:   fields.OneTermEqualSelector("metadata.name", name).String(),
-		ResourceVersion: pod.ResourceVersion,
-	})
-	if err != nil {
-		t.Fatalf("watching pod %s: %v", name, err)
-	}
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		if ev.Type == watch.Error {
-			t.Fatalf("watching pod %s: %v", name, apierrors.FromObject(ev.Object))
-		}
-		if p, ok := ev.Object.(*corev1.Pod); ok && p.Spec.NodeName != "" {
-			t.Logf("pod %s bound to %s in %s", name, p.Spec.NodeName, time.Since(began).Round(time.Millisecond))
-			return p
-		}
-	}
-	t.Fatalf("pod %s not bound within a minute", name)
-	return nil
-}
+	out := t.TempDir()
+	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t}})
+	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
 
-// checkGarbageCollector deletes an owner and waits for its dependent to go,
-// which only happens if the garbage collector runs with working credentials.
-func checkGarbageCollector(ctx context.Context, t *testing.T, cs kubernetes.Interface, owner *corev1.Pod) {
-	t.Helper()
-	cms := cs.CoreV1().ConfigMaps("default")
-	_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Name: "dependent", Namespace: "default",
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: owner.Name, UID: owner.UID}},
-	}}, metav1.CreateOptions{})
+	_, err := p.Start(ctx, "bad", cluster.GateState{cluster.Scheduler: {"NoSuchGate": true}})
+	if err == nil {
+		t.Fatal("Start succeeded with an unknown scheduler gate")
+	}
+	t.Logf("Start failed as expected: %v", err)
+	schedLog := filepath.Join(out, "bad", "kube-scheduler.log")
+	for _, want := range []string{"unrecognized feature gate: NoSuchGate", schedLog, "cell bad"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Start error lacks %q:\n%v", want, err)
+		}
+	}
+	if kids := childrenOf(t, os.Getpid()); len(kids) > 0 {
+		t.Errorf("processes left after a failed Start: %v", kids)
+	}
+	// The cell name is free again, so a corrected cell can start.
+	c, err := p.Start(ctx, "bad", nil)
 	if err != nil {
-		t.Fatalf("creating dependent: %v", err)
+		t.Fatalf("restarting the cell after a failed Start: %v", err)
 	}
-	// No kubelet will confirm termination, so the pod must go at once.
-	zero := int64(0)
-	if err := cs.CoreV1().Pods("default").Delete(ctx, owner.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-		t.Fatalf("deleting owner: %v", err)
+	if err := p.Stop(ctx, c); err != nil {
+		t.Fatal(err)
 	}
-	began := time.Now()
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := cms.Get(ctx, "dependent", metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
-	if err != nil {
-		t.Fatalf("garbage collector did not delete the dependent of a deleted pod: %v", err)
-	}
-	t.Logf("garbage collector removed dependent in %s", time.Since(began).Round(time.Millisecond))
-}
-
-// checkResourceClaimController gives a pod a claim template and waits for
-// the controller to create the claim and record it in the pod status.
-func checkResourceClaimController(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
-	t.Helper()
-	tmpl := &resourcev1.ResourceClaimTemplate{
-		ObjectMeta: metav1.ObjectMeta{Name: "tmpl", Namespace: "default"},
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
-			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
-				Name:    "dev",
-				Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "example.com"},
-			}}},
-		}},
-	}
-	if _, err := cs.ResourceV1().ResourceClaimTemplates("default").Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating claim template: %v", err)
-	}
-	pod := testPod("with-claim")
-	tmplName := tmpl.Name
-	pod.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "dev", ResourceClaimTemplateName: &tmplName}}
-	pod.Spec.Containers[0].Resources.Claims = []corev1.ResourceClaim{{Name: "dev"}}
-	if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating pod with claim: %v", err)
-	}
-	began := time.Now()
-	var claimName string
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		p, err := cs.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, s := range p.Status.ResourceClaimStatuses {
-			if s.ResourceClaimName != nil {
-				claimName = *s.ResourceClaimName
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		t.Fatalf("resourceclaim controller did not create the pod's claim: %v", err)
-	}
-	if _, err := cs.ResourceV1().ResourceClaims("default").Get(ctx, claimName, metav1.GetOptions{}); err != nil {
-		t.Fatalf("claim %s named in pod status: %v", claimName, err)
-	}
-	t.Logf("resourceclaim controller created claim %s in %s", claimName, time.Since(began).Round(time.Millisecond))
-}
-
-// childrenOf lists processes whose parent is pid; an unreaped zombie counts.
-func childrenOf(t *testing.T, pid int) []string {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc to inspect: %v", err)
-	}
-	var kids []string
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // exited meanwhile
-		}
-		// Fields after the parenthesised command: state ppid ...
-		s := string(stat)
-		rest := s[strings.LastIndexByte(s, ')')+2:]
-		f := strings.Fields(rest)
-		if len(f) >= 2 && f[1] == strconv.Itoa(pid) {
-			kids = append(kids, fmt.Sprintf("%s %s", e.Name(), s[strings.IndexByte(s, '(')+1:strings.LastIndexByte(s, ')')]))
-		}
-	}
-	return kids
 }

@@ -35,8 +35,8 @@ func startProcess(name, bin string, args []string, logPath, gates string) (*proc
 	if gates == "" {
 		gates = "(none; binary defaults)"
 	}
-	fmt.Fprintf(logFile, "\n===== %s starting %s with feature gates: %s\n===== command: %s %s\n",
-		time.Now().UTC().Format(time.RFC3339Nano), name, gates, bin, strings.Join(args, " "))
+	fmt.Fprintf(logFile, "\n%s%s starting %s with feature gates: %s\n%scommand: %s %s\n",
+		headerMark, time.Now().UTC().Format(time.RFC3339Nano), name, gates, headerMark, bin, strings.Join(args, " "))
 
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = logFile
@@ -74,7 +74,19 @@ func (p *process) stop(grace time.Duration) {
 	case <-time.After(grace):
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 		<-p.done
+		p.note(fmt.Sprintf("still running %s after SIGTERM; sent SIGKILL", grace))
 	}
+}
+
+// note appends a provider remark to the log, marked like the start header so
+// that it is not mistaken for the component's own output.
+func (p *process) note(msg string) {
+	f, err := os.OpenFile(p.logPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s%s %s %s\n", headerMark, time.Now().UTC().Format(time.RFC3339Nano), p.name, msg)
 }
 
 // diedError describes an exit during start, with the log tail that usually
@@ -84,7 +96,11 @@ func (p *process) diedError() error {
 		p.name, p.exitErr, p.logPath, logTail(p.logPath, 30))
 }
 
-// logTail returns the last n lines of the file, reading at most its last 64 KiB.
+// headerMark starts every line the provider itself writes into a log.
+const headerMark = "===== "
+
+// logTail returns the last n lines of the file's latest run, reading at most
+// its last 64 KiB.
 func logTail(path string, n int) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -102,6 +118,13 @@ func logTail(path string, n int) string {
 		return fmt.Sprintf("(cannot read log: %v)", err)
 	}
 	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	// Only the latest run matters; earlier runs' output would mislead.
+	for i := len(lines) - 1; i >= 0; i-- {
+		if bytes.HasPrefix(lines[i], []byte(headerMark)) && bytes.Contains(lines[i], []byte(" starting ")) {
+			lines = lines[i:]
+			break
+		}
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

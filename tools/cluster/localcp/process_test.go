@@ -38,6 +38,21 @@ func TestDeathDuringStartReportsLogTail(t *testing.T) {
 	}
 }
 
+func TestLogTailShowsOnlyTheLatestRun(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "comp.log")
+	for _, word := range []string{"earlier-run", "latest-run"} {
+		p, err := startProcess("comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-p.done
+	}
+	tail := logTail(logPath, 30)
+	if strings.Contains(tail, "earlier-run") || !strings.Contains(tail, "latest-run") {
+		t.Errorf("tail mixes runs or misses the latest:\n%s", tail)
+	}
+}
+
 func TestLogAppendsAcrossStarts(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "comp.log")
 	for _, word := range []string{"first", "second"} {
@@ -83,6 +98,9 @@ func TestStopEscalatesToKill(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	p.stop(time.Second) // idempotent
+	if log, _ := os.ReadFile(p.logPath); !strings.Contains(string(log), "after SIGTERM; sent SIGKILL") {
+		t.Errorf("log does not record the SIGKILL:\n%s", log)
+	}
 }
 
 func TestFreePortsDistinct(t *testing.T) {

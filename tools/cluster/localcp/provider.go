@@ -118,10 +118,16 @@ func (p *Provider) forget(c *Cluster) {
 	}
 }
 
-// syncWriter lets clusters write progress lines from any goroutine.
+// syncWriter serialises writes from several goroutines to one progress log.
 type syncWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
 }
 
 func (s *syncWriter) printf(format string, args ...any) {
