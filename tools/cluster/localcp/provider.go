@@ -38,8 +38,9 @@ type Provider struct {
 	opts Options
 	log  *syncWriter
 
-	mu       sync.Mutex
-	clusters map[string]*Cluster // running, by cell
+	mu        sync.Mutex
+	clusters  map[string]*Cluster // running, by cell
+	gateCache map[cluster.Component]map[string]bool
 }
 
 var (
@@ -54,7 +55,7 @@ func New(opts Options) *Provider {
 		opts.Log = io.Discard
 	}
 	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
-	return &Provider{opts: opts, log: &syncWriter{w: opts.Log}, clusters: map[string]*Cluster{}}
+	return &Provider{opts: opts, log: &syncWriter{w: opts.Log}, clusters: map[string]*Cluster{}, gateCache: map[cluster.Component]map[string]bool{}}
 }
 
 // Name is e.g. "local-v1.37.2".
@@ -65,6 +66,11 @@ func (p *Provider) Name() string { return "local-" + p.opts.Version }
 func (p *Provider) Start(ctx context.Context, cell string, gates cluster.GateState) (cluster.Cluster, error) {
 	if cell == "" {
 		return nil, errors.New("local: empty cell name")
+	}
+	if missing, err := p.unsupportedGates(ctx, gates); err != nil {
+		return nil, err
+	} else if missing != "" {
+		return nil, fmt.Errorf("local %s binaries: %s: %w", p.opts.Version, missing, cluster.ErrUnsupported)
 	}
 	p.mu.Lock()
 	if _, ok := p.clusters[cell]; ok {
