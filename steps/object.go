@@ -126,9 +126,8 @@ func mergePatch(base, patch map[string]any) map[string]any {
 			delete(base, k)
 			continue
 		}
-		pm, pIsMap := pv.(map[string]any)
-		bm, bIsMap := base[k].(map[string]any)
-		if pIsMap && bIsMap {
+		if pm, pIsMap := pv.(map[string]any); pIsMap {
+			bm, _ := base[k].(map[string]any)
 			base[k] = mergePatch(bm, pm)
 			continue
 		}

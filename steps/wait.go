@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,7 +43,15 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
-	var last error = notYet{"no object seen"}
+	// Written by the list and condition functions, which UntilWithSync runs
+	// while this goroutine waits in it; read only after it returns.
+	var (
+		last    error = notYet{"no object seen"}
+		failed  error
+		listed  bool
+		listErr error
+		mu      sync.Mutex
+	)
 	fieldSelector := ""
 	if name != "" {
 		fieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
@@ -50,7 +59,15 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = fieldSelector
-			return ri.List(ctx, o)
+			list, err := ri.List(ctx, o)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				listErr = err
+			} else {
+				listed = true
+			}
+			return list, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			o.FieldSelector = fieldSelector
@@ -63,6 +80,8 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 		if !ok || (name != "" && u.GetName() != name) {
 			return false, nil
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		if ev.Type == watch.Deleted {
 			last = notYet{fmt.Sprintf("%s was deleted", u.GetName())}
 			return false, nil
@@ -73,16 +92,22 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 			last = cerr
 			return false, nil
 		}
+		failed = cerr
 		return cerr == nil, cerr
 	})
-	if err == nil {
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case err == nil:
 		return nil
-	}
-	if parent.Err() != nil {
-		return fmt.Errorf("interrupted: %w", parent.Err())
-	}
-	var ny notYet
-	if errors.As(err, &ny) || ctx.Err() != nil {
+	case failed != nil:
+		return failed
+	case parent.Err() != nil:
+		return fmt.Errorf("interrupted (%v): %w", last, parent.Err())
+	case !listed && listErr != nil:
+		// A hold that never saw the object must not pass for a kept one.
+		return fmt.Errorf("could not list within %s: %w", within, listErr)
+	case ctx.Err() != nil:
 		if timeoutIsSuccess {
 			return nil
 		}

@@ -137,7 +137,7 @@ func checkOutcome(want *spec.WriteExpect, err error, warnings []string) error {
 			return fmt.Errorf("was accepted, but it must be rejected with an error containing %q (warnings: %s)", want.Rejected, quoteAll(warnings))
 		}
 		if !strings.Contains(err.Error(), want.Rejected) {
-			return fmt.Errorf("was rejected as expected, but the error does not contain %q:\n  %v", want.Rejected, err)
+			return fmt.Errorf("was rejected as expected, but the error does not contain %q:\n  %w", want.Rejected, err)
 		}
 		return nil
 	}

@@ -1,0 +1,102 @@
+package steps_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// Every action field of spec.Step must reach its own Step type through
+// Build: a field the switch forgets would make the loader accept a step that
+// then fails at run time, or worse, is dispatched as another action.
+func TestBuildCoversEveryAction(t *testing.T) {
+	want := map[string]reflect.Type{
+		"Create":              reflect.TypeOf(&steps.Write{}),
+		"Update":              reflect.TypeOf(&steps.Write{}),
+		"Apply":               reflect.TypeOf(&steps.Write{}),
+		"Delete":              reflect.TypeOf(&steps.Delete{}),
+		"Restart":             reflect.TypeOf(&steps.Restart{}),
+		"Assert":              reflect.TypeOf(&steps.Assert{}),
+		"ExpectScheduled":     reflect.TypeOf(&steps.ExpectScheduled{}),
+		"ExpectUnschedulable": reflect.TypeOf(&steps.ExpectUnschedulable{}),
+		"ExpectClaim":         reflect.TypeOf(&steps.ExpectClaim{}),
+		"ExpectNoClaim":       reflect.TypeOf(&steps.ExpectNoClaim{}),
+		"ExpectSameDevice":    reflect.TypeOf(&steps.Devices{}),
+		"ExpectDistinct":      reflect.TypeOf(&steps.Devices{}),
+	}
+	st := reflect.TypeOf(spec.Step{})
+	seen := map[string]bool{}
+	descriptions := map[string]string{}
+	for i := 0; i < st.NumField(); i++ {
+		fd := st.Field(i)
+		var zero reflect.Value
+		switch fd.Type.Kind() {
+		case reflect.Pointer:
+			zero = reflect.New(fd.Type.Elem())
+		case reflect.Slice:
+			zero = reflect.MakeSlice(fd.Type, 0, 0)
+		default:
+			continue // Name, Pos: not actions
+		}
+		seen[fd.Name] = true
+		var s spec.Step
+		reflect.ValueOf(&s).Elem().Field(i).Set(zero)
+		got, err := steps.Build(&s)
+		if err != nil {
+			t.Errorf("spec.Step.%s: Build: %v (add a case to steps.Build)", fd.Name, err)
+			continue
+		}
+		wt, ok := want[fd.Name]
+		if !ok {
+			t.Errorf("spec.Step.%s is a new action: add it to this table", fd.Name)
+			continue
+		}
+		if reflect.TypeOf(got) != wt {
+			t.Errorf("spec.Step.%s builds a %T, want %v", fd.Name, got, wt)
+		}
+		descriptions[fd.Name] = got.Describe()
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("the table names %s, which spec.Step no longer has", name)
+		}
+	}
+	// Each action builds its own step, not a neighbour's.
+	for _, c := range []struct{ field, prefix string }{
+		{"Create", "create "}, {"Update", "update "}, {"Apply", "apply "}, {"Delete", "delete "},
+		{"Restart", "restart "}, {"Assert", "assert "}, {"ExpectScheduled", "pod  is scheduled"},
+		{"ExpectUnschedulable", "pod  is unschedulable"}, {"ExpectClaim", "claim "}, {"ExpectNoClaim", "no claim exists"},
+		{"ExpectSameDevice", "pods  share one device"}, {"ExpectDistinct", "pods  use distinct devices"},
+	} {
+		if d := descriptions[c.field]; !strings.HasPrefix(d, c.prefix) {
+			t.Errorf("spec.Step.%s builds a step described as %q, want it to start with %q", c.field, d, c.prefix)
+		}
+	}
+}
+
+func TestBuildKeepsTheSpec(t *testing.T) {
+	s := decode[spec.Step](t, "expectSameDevice: [p1, p2]")
+	got, err := steps.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := got.(*steps.Devices); !ok || !d.Same || len(d.Pods) != 2 {
+		t.Errorf("expectSameDevice built %#v", got)
+	}
+	s = decode[spec.Step](t, "expectDistinctDevices: [p1, p2]")
+	if got, _ = steps.Build(s); got.(*steps.Devices).Same {
+		t.Errorf("expectDistinctDevices built a Same check")
+	}
+	s = decode[spec.Step](t, "delete: pod/p1")
+	if got, _ = steps.Build(s); got.(*steps.Delete).Ref != "pod/p1" {
+		t.Errorf("delete built %#v", got)
+	}
+}
+
+func TestBuildNoAction(t *testing.T) {
+	_, err := steps.Build(&spec.Step{Name: "empty", Pos: spec.Pos{File: "suites/x.yaml", Line: 7}})
+	mustFail(t, err, "suites/x.yaml:7", "step has no action")
+}

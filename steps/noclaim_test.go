@@ -1,0 +1,84 @@
+package steps_test
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/steps/stepstest"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// ownedClaim is a claim owned by the pod with the given local name.
+func ownedClaim(name, owner string) string {
+	return `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: ` + name + `
+  ownerReferences: [{apiVersion: v1, kind: Pod, name: ` + owner + `, uid: ` + string(stepstest.UID("Pod", owner)) + `}]
+`
+}
+
+func TestExpectNoClaim(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   string
+		claims   []string // owners of claims present from the start
+		appears  string   // owner of a claim created after 100ms
+		hold     time.Duration
+		fails    []string
+		deadline time.Duration // the step must end within this
+	}{
+		{name: "none"},
+		{name: "only other pods' claims", claims: []string{"other"}},
+		{name: "owned claim", claims: []string{"p1"}, fails: []string{"pod p1 must have no claim, but it owns [claim-p1]"}},
+		{name: "status names a claim", status: "status: {extendedResourceClaimStatus: {resourceClaimName: p1-extended-resources-abc}}",
+			fails: []string{"pod p1 must have no claim", "status.extendedResourceClaimStatus names claim", "p1-extended-resources-abc"}},
+		{name: "none during the hold", hold: short, appears: "other"},
+		{name: "claim appears during the hold", hold: 2 * time.Second, appears: "p1", deadline: time.Second,
+			fails: []string{"claim late-p1 appeared for pod p1"}},
+		{name: "owned claim before the hold", hold: 2 * time.Second, claims: []string{"p1"}, deadline: time.Second,
+			fails: []string{"it owns [claim-p1]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			f.SeedYAML("p1", podYAML("p1", "", tt.status))
+			f.AddYAML(podYAML("other", "", ""))
+			for _, owner := range tt.claims {
+				f.AddYAML(ownedClaim("claim-"+owner, owner))
+			}
+			if tt.appears != "" {
+				f.Later(100*time.Millisecond, func() { f.AddYAML(ownedClaim("late-"+tt.appears, tt.appears)) })
+			}
+			start := time.Now()
+			err := run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", For: spec.Duration(tt.hold)}})
+			check(t, err, tt.fails)
+			if tt.deadline != 0 && time.Since(start) > tt.deadline {
+				t.Errorf("took %s, want the failure reported at once", time.Since(start))
+			}
+		})
+	}
+}
+
+// The pod may get its status written during the hold without any claim
+// being created; the check after the hold sees it.
+func TestExpectNoClaimStatusDuringHold(t *testing.T) {
+	f := stepstest.New(t)
+	p := f.SeedYAML("p1", podYAML("p1", "", ""))
+	f.Later(50*time.Millisecond, func() {
+		f.Modify(p, func(u *unstructured.Unstructured) {
+			u.Object["status"] = map[string]any{"extendedResourceClaimStatus": map[string]any{"resourceClaimName": "x"}}
+		})
+	})
+	mustFail(t, run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", For: spec.Duration(short)}}),
+		"status.extendedResourceClaimStatus names claim \"x\"")
+}
+
+func TestExpectNoClaimUnknownPod(t *testing.T) {
+	f := stepstest.New(t)
+	mustFail(t, run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p9"}}), "pod/p9 was not created by this case")
+}
