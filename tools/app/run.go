@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -35,15 +36,40 @@ type providerFlags struct {
 }
 
 func (f *providerFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.provider, "provider", "local", "local: an embedded control plane of real binaries; kubeconfig: any cluster (cells that set gates are skipped)")
+	fs.StringVar(&f.provider, "provider", "local", "comma-separated implementations to test: local (an embedded control plane of real binaries), kubeconfig (any cluster; cells that set gates are skipped)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.context, "context", "", "kubeconfig context for --provider kubeconfig")
 	fs.StringVar(&f.version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
 }
 
-func (f *providerFlags) config(outDir string, s Streams) providers.Config {
-	return providers.Config{Name: f.provider, Kubeconfig: f.kubeconfig, Context: f.context, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out}
+func (f *providerFlags) config(name, outDir string, s Streams) providers.Config {
+	return providers.Config{Name: name, Kubeconfig: f.kubeconfig, Context: f.context, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out}
+}
+
+// targets builds every provider named by --provider, each writing under its
+// own folder of outDir so their cells' logs never mix.
+func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) ([]runner.Target, func(), error) {
+	var targets []runner.Target
+	var stops []func()
+	stopAll := func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+	for _, name := range splitList(f.provider) {
+		p, stop, err := providers.New(ctx, f.config(name, filepath.Join(outDir, name), s))
+		if err != nil {
+			stopAll()
+			return nil, nil, err
+		}
+		stops = append(stops, stop)
+		targets = append(targets, runner.Target{Name: name, Provider: p})
+	}
+	if len(targets) == 0 {
+		return nil, nil, fmt.Errorf("--provider names no provider")
+	}
+	return targets, stopAll, nil
 }
 
 func runCmd(ctx context.Context, args []string, s Streams) int {
@@ -77,18 +103,18 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
-	provider, stopAll, err := providers.New(ctx, prov.config(outDir, s))
+	targets, stopAll, err := prov.targets(ctx, outDir, s)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
 	defer stopAll()
-	fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells, provider %s, output %s\n", runID, len(cases), len(plan.Cells(cases)), provider.Name(), outDir)
+	fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), prov.provider, outDir)
 
 	// client-go's reflectors log through klog when a watch a step no longer
 	// needs is cancelled; that noise would bury the report.
 	klog.SetLogger(logr.Discard())
-	runner.Register(runner.Options{Bundle: b, Plan: cases, Provider: provider, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout})
+	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout})
 	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
 	if *focus != "" {
 		suiteCfg.FocusStrings = []string{*focus}

@@ -42,7 +42,7 @@ func upCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform up: starts a control plane; --provider kubeconfig has none to start")
 		return 2
 	}
-	p, stopAll, err := providers.New(ctx, prov.config(dir, s))
+	p, stopAll, err := providers.New(ctx, prov.config(prov.provider, dir, s))
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform up:", err)
 		return 1

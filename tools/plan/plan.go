@@ -25,11 +25,29 @@ type Case struct {
 	// Serial cases restart components, which every other case on the
 	// cluster would see, so ginkgo runs them alone.
 	Serial bool
+	// Target is the implementation the case runs on (a provider: local,
+	// prototype, kubeconfig); the runner sets it when a run has several.
+	Target string
+}
+
+// ForTarget returns a copy of c that runs on target, labelled with it.
+func (c Case) ForTarget(target string) Case {
+	c.Target = target
+	c.Labels = append(append([]string(nil), c.Labels...), "provider:"+target)
+	return c
+}
+
+// Title is what reports and --focus see: the id and the target.
+func (c Case) Title() string {
+	if c.Target == "" {
+		return c.ID
+	}
+	return "[" + c.Target + "] " + c.ID
 }
 
 // Hash is a short digest of the id, used to derive unique object names.
 func (c Case) Hash() string {
-	sum := sha256.Sum256([]byte(c.ID))
+	sum := sha256.Sum256([]byte(c.Target + ":" + c.ID))
 	return hex.EncodeToString(sum[:])[:6]
 }
 
@@ -118,7 +136,8 @@ func Slug(s string) string {
 	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
-// Cells lists the distinct cells of a plan in plan order.
+// Cells lists the distinct cells of a plan in the order cells.yaml
+// defines them.
 func Cells(cases []Case) []*spec.Cell {
 	var out []*spec.Cell
 	seen := map[string]bool{}
@@ -128,5 +147,11 @@ func Cells(cases []Case) []*spec.Cell {
 			out = append(out, c.Cell)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b *spec.Cell) int {
+		if a.Pos.File != b.Pos.File {
+			return strings.Compare(a.Pos.File, b.Pos.File)
+		}
+		return a.Pos.Line - b.Pos.Line
+	})
 	return out
 }

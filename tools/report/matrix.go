@@ -29,17 +29,20 @@ func (c counts) String() string {
 // Matrix renders suites × cells as "passed/run", failures and skips apart,
 // and a total line a CI log can be grepped for.
 func Matrix(outcomes []Outcome, cellOrder []string) string {
-	var suites, cells []string
+	var suites, cells, targets []string
 	grid := map[[2]string]*counts{}
 	total := counts{}
 	for _, o := range outcomes {
 		if !slices.Contains(suites, o.Suite) {
 			suites = append(suites, o.Suite)
 		}
-		if !slices.Contains(cells, o.Cell) {
-			cells = append(cells, o.Cell)
+		if !slices.Contains(cells, o.Column()) {
+			cells = append(cells, o.Column())
 		}
-		k := [2]string{o.Suite, o.Cell}
+		if !slices.Contains(targets, o.Target) {
+			targets = append(targets, o.Target)
+		}
+		k := [2]string{o.Suite, o.Column()}
 		if grid[k] == nil {
 			grid[k] = &counts{}
 		}
@@ -54,7 +57,15 @@ func Matrix(outcomes []Outcome, cellOrder []string) string {
 			}
 		}
 	}
-	slices.SortStableFunc(cells, func(a, b string) int { return slices.Index(cellOrder, a) - slices.Index(cellOrder, b) })
+	// Columns go by target in run order, then by cell in cells.yaml order.
+	rank := func(col string) int {
+		target, cell, ok := strings.Cut(col, "/")
+		if !ok {
+			target, cell = "", col
+		}
+		return slices.Index(targets, target)*1000 + slices.Index(cellOrder, cell)
+	}
+	slices.SortStableFunc(cells, func(a, b string) int { return rank(a) - rank(b) })
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "suite \\ cell\t%s\n", strings.Join(cells, "\t"))
@@ -82,7 +93,7 @@ func Details(outcomes []Outcome) string {
 		var lines []string
 		for _, o := range outcomes {
 			if keep(o) {
-				line := "  " + o.ID
+				line := "  " + o.Name()
 				if msg := firstLine(o.Message); msg != "" {
 					line += ": " + msg
 				}

@@ -18,6 +18,7 @@ import (
 // Outcome is one case in one cell.
 type Outcome struct {
 	ID          string  `json:"id"`
+	Target      string  `json:"target,omitempty"`
 	Suite       string  `json:"suite"`
 	Cell        string  `json:"cell"`
 	State       string  `json:"state"` // passed, failed, skipped
@@ -28,6 +29,22 @@ type Outcome struct {
 	Diagnostics string  `json:"diagnostics,omitempty"`
 }
 
+// Name is the outcome's id with its target, as reports show it.
+func (o Outcome) Name() string {
+	if o.Target == "" {
+		return o.ID
+	}
+	return "[" + o.Target + "] " + o.ID
+}
+
+// Column is the matrix column of the outcome: its target and cell.
+func (o Outcome) Column() string {
+	if o.Target == "" {
+		return o.Cell
+	}
+	return o.Target + "/" + o.Cell
+}
+
 // Outcomes extracts the cases from a ginkgo report.
 func Outcomes(r types.Report) []Outcome {
 	var out []Outcome
@@ -36,6 +53,9 @@ func Outcomes(r types.Report) []Outcome {
 			continue
 		}
 		o := Outcome{ID: s.LeafNodeText, Seconds: s.RunTime.Seconds()}
+		if _, id, ok := strings.Cut(o.ID, "] "); ok {
+			o.ID = id
+		}
 		for _, l := range s.Labels() {
 			k, v, _ := strings.Cut(l, ":")
 			switch {
@@ -43,6 +63,8 @@ func Outcomes(r types.Report) []Outcome {
 				o.Suite = v
 			case k == "cell":
 				o.Cell = v
+			case k == "provider":
+				o.Target = v
 			case l == "contested":
 				o.Contested = true
 			case l == "known-issue":
@@ -66,7 +88,7 @@ func Outcomes(r types.Report) []Outcome {
 		}
 		out = append(out, o)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 	return out
 }
 

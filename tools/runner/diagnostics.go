@@ -29,7 +29,7 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, plan.Slug(c.ID)+".txt")
+	path := filepath.Join(dir, plan.Slug(c.Title())+".txt")
 	var b strings.Builder
 	var errs []string
 	section := func(title string) { fmt.Fprintf(&b, "\n===== %s =====\n", title) }

@@ -18,7 +18,7 @@ import (
 )
 
 func runCase(ctx SpecContext, s *session, c plan.Case) {
-	st, cl, clients, err := s.cluster(c.Cell.Name)
+	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {
 	case err != nil:
 		Fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
@@ -42,7 +42,7 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 			}
 			if path != "" {
 				AddReportEntry("diagnostics", path)
-				GinkgoWriter.Printf("diagnostics of %s: %s\n", c.ID, path)
+				GinkgoWriter.Printf("diagnostics of %s: %s\n", c.Title(), path)
 			}
 		}
 		if err := env.RunCleanup(ctx); err != nil {

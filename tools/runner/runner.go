@@ -16,11 +16,18 @@ import (
 	"github.com/draconform/draconform/tools/report"
 )
 
+// Target is one implementation under test: a provider whose clusters run
+// every cell of the plan.
+type Target struct {
+	Name     string
+	Provider cluster.Provider
+}
+
 // Options configure a run.
 type Options struct {
-	Bundle   *loader.Bundle
-	Plan     []plan.Case
-	Provider cluster.Provider
+	Bundle  *loader.Bundle
+	Plan    []plan.Case
+	Targets []Target
 	// OutDir receives kubeconfigs, component logs, diagnostics and reports.
 	OutDir string
 	// RunID makes every name the run creates unique on a shared cluster.
@@ -37,7 +44,7 @@ func Register(opts Options) {
 	}
 	s := newSession(opts)
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-		return s.start(ctx, plan.Cells(opts.Plan))
+		return s.start(ctx)
 	}, func(ctx SpecContext, data []byte) {
 		if err := s.adopt(data); err != nil {
 			Fail("reading the clusters process 1 started: " + err.Error())
@@ -53,14 +60,17 @@ func Register(opts Options) {
 	})
 	for _, group := range bySuite(opts.Plan) {
 		suite := group[0].Suite
-		entries := make([]TableEntry, 0, len(group))
-		for _, c := range group {
-			args := []any{Label(c.Labels...), SpecTimeout(opts.CaseTimeout)}
-			if c.Serial {
-				args = append(args, Serial)
+		entries := make([]TableEntry, 0, len(group)*len(opts.Targets))
+		for _, t := range opts.Targets {
+			for _, c := range group {
+				c := c.ForTarget(t.Name)
+				args := []any{Label(c.Labels...), SpecTimeout(opts.CaseTimeout)}
+				if c.Serial {
+					args = append(args, Serial)
+				}
+				args = append(args, c)
+				entries = append(entries, Entry(c.Title(), args...))
 			}
-			args = append(args, c)
-			entries = append(entries, Entry(c.ID, args...))
 		}
 		Describe(suite.Name, func() {
 			DescribeTable(suite.Description, func(ctx SpecContext, c plan.Case) {

@@ -26,6 +26,7 @@ import (
 // cellState is one cell's cluster as every ginkgo process sees it. Process 1
 // starts the clusters and hands this, as JSON, to the others.
 type cellState struct {
+	Target     string
 	Cell       string
 	Cluster    string
 	Kubeconfig string
@@ -45,57 +46,68 @@ type session struct {
 	states map[string]*cellState
 	// started are the clusters this process started (process 1 only);
 	// they alone can restart components. live adds adopted ones.
-	started map[string]cluster.Cluster
-	live    map[string]cluster.Cluster
-	clients map[string]*steps.Clients
+	started   map[string]cluster.Cluster
+	providers map[string]cluster.Provider
+	live      map[string]cluster.Cluster
+	clients   map[string]*steps.Clients
 }
 
 func newSession(opts Options) *session {
 	return &session{
 		opts: opts, states: map[string]*cellState{},
-		started: map[string]cluster.Cluster{}, live: map[string]cluster.Cluster{}, clients: map[string]*steps.Clients{},
+		started: map[string]cluster.Cluster{}, providers: map[string]cluster.Provider{}, live: map[string]cluster.Cluster{}, clients: map[string]*steps.Clients{},
 	}
 }
 
-// start brings up a cluster for every cell, one after the other: each
-// control plane takes a few seconds, and starting them together would only
-// compete for the same two cores.
-func (s *session) start(ctx context.Context, cells []*spec.Cell) []byte {
-	for _, cell := range cells {
-		st := &cellState{Cell: cell.Name, Gates: GateState(cell)}
-		s.states[cell.Name] = st
-		c, err := s.opts.Provider.Start(ctx, cell.Name, st.Gates)
-		if errors.Is(err, cluster.ErrUnsupported) {
-			st.Unsupported = err.Error()
-			s.logf("cell %s: skipped: %v", cell.Name, err)
-			continue
+// start brings up a cluster for every target and cell, one after the other:
+// each control plane takes a few seconds, and starting them together would
+// only compete for the same two cores.
+func (s *session) start(ctx context.Context) []byte {
+	for _, t := range s.opts.Targets {
+		for _, cell := range plan.Cells(s.opts.Plan) {
+			s.startCell(ctx, t, cell)
 		}
-		if err != nil {
-			st.Failed = err.Error()
-			s.logf("cell %s: cluster failed to start: %v", cell.Name, err)
-			continue
-		}
-		s.started[cell.Name], s.live[cell.Name] = c, c
-		st.Cluster, st.Logs = c.Name(), c.LogFiles()
-		if g := c.Gates(); g != nil {
-			st.Gates = g
-		}
-		_, canRestart := c.(cluster.Restarter)
-		caps, err := cluster.Probe(ctx, c.RESTConfig(), canRestart)
-		if err != nil {
-			st.Failed = fmt.Sprintf("probing %s: %v", c.Name(), err)
-			continue
-		}
-		st.Caps = caps
-		st.Kubeconfig = filepath.Join(s.opts.OutDir, "kubeconfig-"+cell.Name)
-		if err := kubeconfig.Write(c.RESTConfig(), st.Kubeconfig); err != nil {
-			st.Failed = err.Error()
-			continue
-		}
-		s.logf("cell %s: %s\n  %s\n  %s", cell.Name, c.Name(), caps.Describe(), caps)
 	}
 	data, _ := json.Marshal(s.states)
 	return data
+}
+
+func stateKey(target, cell string) string { return target + "/" + cell }
+
+func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
+	key := stateKey(t.Name, cell.Name)
+	st := &cellState{Target: t.Name, Cell: cell.Name, Gates: GateState(cell)}
+	s.states[key] = st
+	c, err := t.Provider.Start(ctx, cell.Name, st.Gates)
+	if errors.Is(err, cluster.ErrUnsupported) {
+		st.Unsupported = err.Error()
+		s.logf("%s: skipped: %v", key, err)
+		return
+	}
+	if err != nil {
+		st.Failed = err.Error()
+		s.logf("%s: cluster failed to start: %v", key, err)
+		return
+	}
+	s.started[key], s.live[key] = c, c
+	s.providers[key] = t.Provider
+	st.Cluster, st.Logs = c.Name(), c.LogFiles()
+	if g := c.Gates(); g != nil {
+		st.Gates = g
+	}
+	_, canRestart := c.(cluster.Restarter)
+	caps, err := cluster.Probe(ctx, c.RESTConfig(), canRestart)
+	if err != nil {
+		st.Failed = fmt.Sprintf("probing %s: %v", c.Name(), err)
+		return
+	}
+	st.Caps = caps
+	st.Kubeconfig = filepath.Join(s.opts.OutDir, "kubeconfig-"+t.Name+"-"+cell.Name)
+	if err := kubeconfig.Write(c.RESTConfig(), st.Kubeconfig); err != nil {
+		st.Failed = err.Error()
+		return
+	}
+	s.logf("%s: %s\n  %s\n  %s", key, c.Name(), caps.Describe(), caps)
 }
 
 // adopt is what processes other than the first do with the shared states.
@@ -109,12 +121,13 @@ func (s *session) adopt(data []byte) error {
 }
 
 // cluster returns the cell's cluster and clients, or why there are none.
-func (s *session) cluster(cell string) (*cellState, cluster.Cluster, *steps.Clients, error) {
+func (s *session) cluster(target, cellName string) (*cellState, cluster.Cluster, *steps.Clients, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	cell := stateKey(target, cellName)
 	st := s.states[cell]
 	if st == nil {
-		return nil, nil, nil, fmt.Errorf("cell %s was not started", cell)
+		return nil, nil, nil, fmt.Errorf("%s was not started", cell)
 	}
 	if st.Failed != "" || st.Unsupported != "" {
 		return st, nil, nil, nil
@@ -141,7 +154,7 @@ func (s *session) cluster(cell string) (*cellState, cluster.Cluster, *steps.Clie
 
 func (s *session) stop(ctx context.Context) {
 	for cell, c := range s.started {
-		if err := s.opts.Provider.Stop(ctx, c); err != nil {
+		if err := s.providers[cell].Stop(ctx, c); err != nil {
 			s.logf("cell %s: stopping: %v", cell, err)
 		}
 	}
@@ -192,17 +205,20 @@ func (s *session) describe() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder
-	for _, c := range plan.Cells(s.opts.Plan) {
-		st := s.states[c.Name]
-		switch {
-		case st == nil:
-			fmt.Fprintf(&b, "cell %s: not started\n", c.Name)
-		case st.Unsupported != "":
-			fmt.Fprintf(&b, "cell %s: skipped: %s\n", c.Name, st.Unsupported)
-		case st.Failed != "":
-			fmt.Fprintf(&b, "cell %s: FAILED to start: %s\n", c.Name, st.Failed)
-		default:
-			fmt.Fprintf(&b, "cell %s: %s\n  %s\n  %s\n", c.Name, st.Cluster, st.Caps.Describe(), st.Caps)
+	for _, t := range s.opts.Targets {
+		for _, c := range plan.Cells(s.opts.Plan) {
+			key := stateKey(t.Name, c.Name)
+			st := s.states[key]
+			switch {
+			case st == nil:
+				fmt.Fprintf(&b, "%s: not started\n", key)
+			case st.Unsupported != "":
+				fmt.Fprintf(&b, "%s: skipped: %s\n", key, st.Unsupported)
+			case st.Failed != "":
+				fmt.Fprintf(&b, "%s: FAILED to start: %s\n", key, st.Failed)
+			default:
+				fmt.Fprintf(&b, "%s: %s\n  %s\n  %s\n", key, st.Cluster, st.Caps.Describe(), st.Caps)
+			}
 		}
 	}
 	return b.String()

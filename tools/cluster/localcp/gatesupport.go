@@ -13,8 +13,9 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 )
 
-// A binary lists the gates it accepts in --help ("kube:Name=true|false"); a
-// gate it does not list makes it refuse to start. Asking first lets a cell
+// A binary lists its alpha and beta gates in --help ("kube:Name=true|false");
+// an unknown gate makes it refuse to start. (GA gates are not listed; cells
+// have no reason to set them, and spec.KnownGates does not offer them.) Asking first lets a cell
 // that needs a gate these binaries lack (a KEP they do not implement) be
 // skipped with that reason instead of failing as a broken start.
 var gateInHelp = regexp.MustCompile(`(?:kube:)?([A-Z][A-Za-z0-9]+)=true\|false`)
@@ -33,7 +34,7 @@ func (p *Provider) unsupportedGates(ctx context.Context, g cluster.GateState) (s
 		}
 		for name := range gates {
 			if !known[name] {
-				missing = append(missing, fmt.Sprintf("%s has no feature gate %s", comp, name))
+				missing = append(missing, fmt.Sprintf("%s has no alpha or beta feature gate %s", comp, name))
 			}
 		}
 	}

@@ -37,7 +37,7 @@ func TestStartRefusesGatesTheBinariesLack(t *testing.T) {
 	if !errors.Is(err, cluster.ErrUnsupported) {
 		t.Fatalf("want ErrUnsupported, got %v", err)
 	}
-	for _, want := range []string{"kube-apiserver has no feature gate DRAExtendedResourceCapacity", "kube-scheduler has no feature gate DRAExtendedResourceCapacity"} {
+	for _, want := range []string{"kube-apiserver has no alpha or beta feature gate DRAExtendedResourceCapacity", "kube-scheduler has no alpha or beta feature gate DRAExtendedResourceCapacity"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

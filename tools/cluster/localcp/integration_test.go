@@ -154,9 +154,9 @@ func TestControlPlane(t *testing.T) {
 	}
 }
 
-// TestStartFailureLeavesNothing starts a cell whose scheduler refuses its
-// gates: Start must fail with the scheduler's own complaint, and stop the
-// etcd and API server it had already started.
+// TestStartFailureLeavesNothing starts a cell whose API server refuses its
+// command line: Start must fail with the API server's own complaint, and
+// stop the etcd it had already started.
 func TestStartFailureLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real control plane (and may build it first)")
@@ -165,16 +165,16 @@ func TestStartFailureLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	out := t.TempDir()
-	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t}})
-	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
+	bad := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t}, APIServerExtraFlags: []string{"--no-such-flag"}})
+	t.Cleanup(func() { _ = bad.StopAll(context.Background()) })
 
-	_, err := p.Start(ctx, "bad", cluster.GateState{cluster.Scheduler: {"NoSuchGate": true}})
+	_, err := bad.Start(ctx, "bad", nil)
 	if err == nil {
-		t.Fatal("Start succeeded with an unknown scheduler gate")
+		t.Fatal("Start succeeded with an unknown API server flag")
 	}
 	t.Logf("Start failed as expected: %v", err)
-	schedLog := filepath.Join(out, "bad", "kube-scheduler.log")
-	for _, want := range []string{"unrecognized feature gate: NoSuchGate", schedLog, "cell bad"} {
+	apiLog := filepath.Join(out, "bad", "kube-apiserver.log")
+	for _, want := range []string{"unknown flag: --no-such-flag", apiLog, "cell bad"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Start error lacks %q:\n%v", want, err)
 		}
@@ -182,7 +182,9 @@ func TestStartFailureLeavesNothing(t *testing.T) {
 	if kids := childrenOf(t, os.Getpid()); len(kids) > 0 {
 		t.Errorf("processes left after a failed Start: %v", kids)
 	}
-	// The cell name is free again, so a corrected cell can start.
+	// The cell is free again, so a corrected cell can start in the same place.
+	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t}})
+	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
 	c, err := p.Start(ctx, "bad", nil)
 	if err != nil {
 		t.Fatalf("restarting the cell after a failed Start: %v", err)

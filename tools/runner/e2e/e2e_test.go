@@ -24,7 +24,7 @@ import (
 )
 
 var (
-	provider   = flag.String("draconform.provider", "local", "local or kubeconfig")
+	provider   = flag.String("draconform.provider", "local", "comma-separated providers: local, prototype, kubeconfig")
 	kubeconfig = flag.String("draconform.kubeconfig", "", "kubeconfig for the kubeconfig provider")
 	version    = flag.String("draconform.k8s-version", "v1.37.2", "embedded control plane version")
 	outDir     = flag.String("draconform.out", "", "output directory (default: <repo>/_output/e2e)")
@@ -51,17 +51,21 @@ func TestConformance(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	p, stopAll, err := providers.New(ctx, providers.Config{Name: *provider, Kubeconfig: *kubeconfig, Version: *version, OutDir: out, Log: os.Stdout})
-	if err != nil {
-		t.Fatal(err)
+	var targets []runner.Target
+	for _, name := range strings.Split(*provider, ",") {
+		p, stop, err := providers.New(ctx, providers.Config{Name: name, Kubeconfig: *kubeconfig, Version: *version, OutDir: filepath.Join(out, name), Log: os.Stdout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		targets = append(targets, runner.Target{Name: name, Provider: p})
 	}
-	defer stopAll()
 	var filter plan.Filter
 	if *cells != "" {
 		filter.Cells = strings.Split(*cells, ",")
 	}
 	runner.Register(runner.Options{
-		Bundle: b, Plan: plan.Expand(b, filter), Provider: p, OutDir: out,
+		Bundle: b, Plan: plan.Expand(b, filter), Targets: targets, OutDir: out,
 		RunID: runner.NewRunID(), Log: os.Stdout,
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
