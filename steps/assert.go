@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/draconform/draconform/steps/match"
 	"github.com/draconform/draconform/tools/spec"
@@ -27,6 +28,15 @@ func (a *Assert) Run(ctx context.Context, env *Env) error {
 	want, err := expandTree(env, &a.Spec.Object)
 	if err != nil {
 		return fmt.Errorf("assert %s: %w", a.Spec.Ref, err)
+	}
+	if a.Spec.APIVersion != "" {
+		gv, err := schema.ParseGroupVersion(a.Spec.APIVersion)
+		if err != nil {
+			return fmt.Errorf("assert %s: apiVersion: %w", a.Spec.Ref, err)
+		}
+		other := *c
+		other.GVR = gv.WithResource(c.GVR.Resource)
+		c = &other
 	}
 	return matchObject(ctx, env, c, want, a.Spec.Within.Or(defaultAssertWithin))
 }

@@ -94,7 +94,11 @@ func Details(outcomes []Outcome) string {
 		for _, o := range outcomes {
 			if keep(o) {
 				line := "  " + o.Name()
-				if msg := firstLine(o.Message); msg != "" {
+				msg := firstLine(o.Message)
+				if o.Note != "" {
+					msg = o.Note
+				}
+				if msg != "" {
 					line += ": " + msg
 				}
 				if o.Diagnostics != "" {
@@ -111,6 +115,7 @@ func Details(outcomes []Outcome) string {
 	section("FAILED, contested reading of the KEP", func(o Outcome) bool { return o.State == "failed" && o.Contested })
 	section("FAILED, documents a known upstream defect", func(o Outcome) bool { return o.State == "failed" && o.Known && !o.Contested })
 	section("passed, contested reading of the KEP", func(o Outcome) bool { return o.State == "passed" && o.Contested })
+	section("passed, with the accepted outcome noted", func(o Outcome) bool { return o.State == "passed" && o.Note != "" })
 	section("skipped", func(o Outcome) bool { return o.State == "skipped" })
 	return b.String()
 }

@@ -27,6 +27,8 @@ type Outcome struct {
 	Known       bool    `json:"knownIssue,omitempty"`
 	Seconds     float64 `json:"seconds"`
 	Diagnostics string  `json:"diagnostics,omitempty"`
+	// Note says which of several accepted outcomes a case saw.
+	Note string `json:"note,omitempty"`
 }
 
 // Name is the outcome's id with its target, as reports show it.
@@ -82,8 +84,11 @@ func Outcomes(r types.Report) []Outcome {
 			o.Message = s.Failure.Message
 		}
 		for _, e := range s.ReportEntries {
-			if e.Name == "diagnostics" {
+			switch e.Name {
+			case "diagnostics":
 				o.Diagnostics = e.StringRepresentation()
+			case "outcome":
+				o.Note = e.StringRepresentation()
 			}
 		}
 		out = append(out, o)

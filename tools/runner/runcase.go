@@ -26,6 +26,10 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		Skip(st.Unsupported)
 	case st.Failed != "":
 		Fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
+	case st.Refused != "":
+		AddReportEntry("outcome", "the control plane refused to start with this cell's gates (accepted): "+st.Refused)
+		GinkgoWriter.Printf("outcome: the control plane refused to start with these gates: %s\n", st.Refused)
+		return
 	}
 	if reason := unmet(c, st.Caps); reason != "" {
 		Skip(reason)
@@ -64,6 +68,7 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		}
 		run(ctx, env, step, fmt.Sprintf("step %d", i+1), sp.Pos)
 	}
+	run(ctx, env, steps.CapacityInvariant{}, "invariant", c.Case.Pos)
 }
 
 func run(ctx context.Context, env *steps.Env, step steps.Step, what string, pos spec.Pos) {

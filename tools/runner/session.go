@@ -37,6 +37,8 @@ type cellState struct {
 	Failed string
 	// Unsupported is why the provider cannot offer the cell: its cases skip.
 	Unsupported string
+	// Refused is the start-up error the cell accepts as an outcome.
+	Refused string
 }
 
 // session holds the clusters of a run, one per cell.
@@ -82,6 +84,11 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	if errors.Is(err, cluster.ErrUnsupported) {
 		st.Unsupported = err.Error()
 		s.logf("%s: skipped: %v", key, err)
+		return
+	}
+	if err != nil && cell.StartRefusal != "" && strings.Contains(err.Error(), cell.StartRefusal) {
+		st.Refused = refusalLine(err.Error(), cell.StartRefusal)
+		s.logf("%s: the control plane refused these gates, an accepted outcome: %s", key, st.Refused)
 		return
 	}
 	if err != nil {
@@ -216,10 +223,23 @@ func (s *session) describe() string {
 				fmt.Fprintf(&b, "%s: skipped: %s\n", key, st.Unsupported)
 			case st.Failed != "":
 				fmt.Fprintf(&b, "%s: FAILED to start: %s\n", key, st.Failed)
+			case st.Refused != "":
+				fmt.Fprintf(&b, "%s: refused to start, an accepted outcome: %s\n", key, st.Refused)
 			default:
 				fmt.Fprintf(&b, "%s: %s\n  %s\n  %s\n", key, st.Cluster, st.Caps.Describe(), st.Caps)
 			}
 		}
 	}
 	return b.String()
+}
+
+// refusalLine picks the line of a start-up error that carries the refusal,
+// since the whole error holds a log tail.
+func refusalLine(err, want string) string {
+	for _, line := range strings.Split(err, "\n") {
+		if strings.Contains(line, want) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return want
 }

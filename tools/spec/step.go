@@ -58,6 +58,9 @@ type Assert struct {
 	Ref    Ref       `yaml:"ref" doc:"kind/name of an object of the case"`
 	Object yaml.Node `yaml:"object" doc:"partial tree: maps must contain, lists match element-wise, null means absent, \"<any>\" means present"`
 	Within Duration  `yaml:"within" doc:"how long to wait for a match (default 10s)"`
+	// APIVersion reads through another served version, e.g. to show what
+	// a client of resource.k8s.io/v1beta2 sees of a v1-only field.
+	APIVersion string `yaml:"apiVersion" doc:"read the object through this group version (default: the one it was written with)"`
 }
 
 // ExpectScheduled waits for a pod to be bound.

@@ -90,5 +90,9 @@ type Cell struct {
 	Name        string                     `yaml:"name" doc:"a DNS label; becomes the label cell:<name>"`
 	Description string                     `yaml:"description"`
 	Gates       map[string]map[string]bool `yaml:"gates" doc:"component (kube-apiserver, kube-scheduler, kube-controller-manager) to explicit gates; empty means the binaries' defaults"`
-	Pos         Pos                        `yaml:"-"`
+	// StartRefusal makes a control plane that refuses the gates an
+	// outcome, not a failure: some gate combinations are meant to be
+	// impossible, and refusing to start is one way to make them so.
+	StartRefusal string `yaml:"startRefusal" doc:"text of a start-up error that is an accepted outcome for this cell: its cases then pass, recording the refusal"`
+	Pos          Pos    `yaml:"-"`
 }
