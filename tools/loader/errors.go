@@ -41,7 +41,7 @@ func (ps Problems) Error() string {
 }
 
 func (ps *Problems) add(file string, line int, hint, format string, args ...any) {
-	*ps = append(*ps, Problem{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Hint: hint})
+	*ps = append(*ps, Problem{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Hint: strings.TrimSpace(hint)})
 }
 
 // closest suggests the candidate nearest to got, for "did you mean" hints.

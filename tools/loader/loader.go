@@ -24,6 +24,7 @@ type Bundle struct {
 	Cells    map[string]*spec.Cell
 	// CellOrder keeps cells in the order they were written, for reports.
 	CellOrder []string
+	Register  []*spec.RegisterEntry
 }
 
 // Load reads every *.yaml file of suites (Suite and Cells documents) and of
@@ -113,7 +114,13 @@ func (b *Bundle) addDoc(name string, n *yaml.Node, probs *Problems) {
 			b.Cells[c.Name] = c
 			b.CellOrder = append(b.CellOrder, c.Name)
 		}
+	case "Register":
+		r := &spec.Register{}
+		d.decode(n, reflectValue(r))
+		for i := range r.Entries {
+			b.Register = append(b.Register, &r.Entries[i])
+		}
 	default:
-		probs.add(name, n.Line, closest(head.Kind, []string{"Suite", "Fixture", "Cells"}), "unknown kind %q", head.Kind)
+		probs.add(name, n.Line, closest(head.Kind, []string{"Suite", "Fixture", "Cells", "Register"}), "unknown kind %q", head.Kind)
 	}
 }

@@ -20,6 +20,7 @@ func validate(b *Bundle, probs *Problems) {
 	for _, f := range b.Fixtures {
 		validateFixture(f, probs)
 	}
+	entries := validateRegister(b, probs)
 	suiteNames := map[string]spec.Pos{}
 	for _, s := range b.Suites {
 		if prev, dup := suiteNames[s.Name]; dup {
@@ -27,6 +28,52 @@ func validate(b *Bundle, probs *Problems) {
 		}
 		suiteNames[s.Name] = s.Pos
 		validateSuite(b, s, probs)
+		for i := range s.Cases {
+			c := &s.Cases[i]
+			if c.Contested != "" && !entries[c.Contested] {
+				probs.add(c.Pos.File, c.Pos.Line, closest(c.Contested, sortedKeys(entries))+" add it to suites/register.yaml", "case %s: contested: %s is not in the interpretation register", c.ID, c.Contested)
+			}
+		}
+	}
+	checkProofs(b, probs)
+}
+
+var registerID = regexp.MustCompile(`^R[0-9]+$`)
+
+func validateRegister(b *Bundle, probs *Problems) map[string]bool {
+	ids := map[string]bool{}
+	for _, e := range b.Register {
+		if !registerID.MatchString(e.ID) {
+			probs.add(e.Pos.File, e.Pos.Line, "R1, R2, …", "register id %q is not R<number>", e.ID)
+		}
+		if ids[e.ID] {
+			probs.add(e.Pos.File, e.Pos.Line, "", "register id %s is used twice", e.ID)
+		}
+		ids[e.ID] = true
+		if e.Title == "" || e.Quote == "" || e.Observed == "" || e.Reading == "" {
+			probs.add(e.Pos.File, e.Pos.Line, "every entry says title, quote, observed and reading", "register entry %s is incomplete", e.ID)
+		}
+		if e.Section != "" && !slices.Contains(spec.KEPSections, e.Section) {
+			probs.add(e.Pos.File, e.Pos.Line, closest(e.Section, spec.KEPSections), "register entry %s: unknown KEP section %q", e.ID, e.Section)
+		}
+	}
+	return ids
+}
+
+// checkProofs makes sure every case a register entry cites exists.
+func checkProofs(b *Bundle, probs *Problems) {
+	cases := map[string]bool{}
+	for _, s := range b.Suites {
+		for _, c := range s.Cases {
+			cases[s.Name+"/"+c.ID] = true
+		}
+	}
+	for _, e := range b.Register {
+		for _, p := range e.Proof {
+			if !cases[p] {
+				probs.add(e.Pos.File, e.Pos.Line, closest(p, sortedKeys(cases)), "register entry %s cites case %s, which does not exist", e.ID, p)
+			}
+		}
 	}
 }
 

@@ -115,9 +115,41 @@ func Details(outcomes []Outcome) string {
 	section("FAILED, contested reading of the KEP", func(o Outcome) bool { return o.State == "failed" && o.Contested })
 	section("FAILED, documents a known upstream defect", func(o Outcome) bool { return o.State == "failed" && o.Known && !o.Contested })
 	section("passed, contested reading of the KEP", func(o Outcome) bool { return o.State == "passed" && o.Contested })
+	section("passed, documents a known upstream defect", func(o Outcome) bool { return o.State == "passed" && o.Known })
 	section("passed, with the accepted outcome noted", func(o Outcome) bool { return o.State == "passed" && o.Note != "" })
-	section("skipped", func(o Outcome) bool { return o.State == "skipped" })
+	skips(&b, outcomes)
 	return b.String()
+}
+
+// skips groups skipped cases by reason: a cell a provider cannot offer
+// skips many cases for one reason, worth reading once.
+func skips(b *strings.Builder, outcomes []Outcome) {
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, o := range outcomes {
+		if o.State != "skipped" {
+			continue
+		}
+		r := firstLine(o.Message)
+		if _, seen := byReason[r]; !seen {
+			reasons = append(reasons, r)
+		}
+		byReason[r] = append(byReason[r], o.Name())
+	}
+	total := 0
+	for _, r := range reasons {
+		total += len(byReason[r])
+	}
+	if total == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nskipped (%d):\n", total)
+	for _, r := range reasons {
+		fmt.Fprintf(b, "  %s (%d):\n", r, len(byReason[r]))
+		for _, name := range byReason[r] {
+			fmt.Fprintf(b, "    %s\n", name)
+		}
+	}
 }
 
 func firstLine(s string) string {

@@ -27,7 +27,7 @@ func TestMatrixAndDetails(t *testing.T) {
 	for _, want := range []string{
 		"FAILED (1):\n  a/y@on: step 2 at s.yaml:9, boom …\n      diagnostics: /d/y.txt",
 		"FAILED, contested reading of the KEP (1):\n  b/w@off: reading 3",
-		"skipped (1):\n  a/z@off: needs restart",
+		"skipped (1):\n  needs restart (1):\n    a/z@off",
 	} {
 		if !strings.Contains(d, want) {
 			t.Errorf("details lack %q:\n%s", want, d)

@@ -76,6 +76,9 @@ func Outcomes(r types.Report) []Outcome {
 		switch {
 		case s.State.Is(types.SpecStatePassed):
 			o.State = "passed"
+		case s.State.Is(types.SpecStateSkipped|types.SpecStatePending) && s.Failure.Message == "":
+			// Not selected by --focus or --label-filter: not part of this run.
+			continue
 		case s.State.Is(types.SpecStateSkipped | types.SpecStatePending):
 			o.State = "skipped"
 			o.Message = s.Failure.Message

@@ -96,3 +96,25 @@ type Cell struct {
 	StartRefusal string `yaml:"startRefusal" doc:"text of a start-up error that is an accepted outcome for this cell: its cases then pass, recording the refusal"`
 	Pos          Pos    `yaml:"-"`
 }
+
+// Register is the interpretation register: every point where the KEP is
+// ambiguous or says something v1.37.2 does not do, with the reading the
+// suite enforces. Cases that rest on an entry name it in contested:.
+type Register struct {
+	APIVersion string          `yaml:"apiVersion" doc:"always draconform.dev/v1alpha1"`
+	Kind       string          `yaml:"kind" doc:"always Register"`
+	Entries    []RegisterEntry `yaml:"entries"`
+	Pos        Pos             `yaml:"-"`
+}
+
+// RegisterEntry is one contested point.
+type RegisterEntry struct {
+	ID       string   `yaml:"id" doc:"R<n>, what cases write in contested:"`
+	Title    string   `yaml:"title"`
+	Section  string   `yaml:"section" doc:"the KEP section quoted"`
+	Quote    string   `yaml:"quote" doc:"the KEP's words"`
+	Observed string   `yaml:"observed" doc:"what v1.37.2 (or the prototype) really does"`
+	Proof    []string `yaml:"proof" doc:"ids (suite/case) of the cases that show it on a real control plane"`
+	Reading  string   `yaml:"reading" doc:"the reading the suite enforces, and why"`
+	Pos      Pos      `yaml:"-"`
+}
