@@ -16,7 +16,7 @@ func Schema() map[string]any {
 	for _, k := range []struct {
 		kind string
 		t    reflect.Type
-	}{{"Suite", reflect.TypeOf(Suite{})}, {"Fixture", reflect.TypeOf(Fixture{})}, {"Cells", reflect.TypeOf(CellSet{})}} {
+	}{{"Suite", reflect.TypeOf(Suite{})}, {"Fixture", reflect.TypeOf(Fixture{})}, {"Cells", reflect.TypeOf(CellSet{})}, {"Register", reflect.TypeOf(Register{})}} {
 		ref := g.of(k.t)
 		branches = append(branches, map[string]any{
 			"if":   map[string]any{"properties": map[string]any{"kind": map[string]any{"const": k.kind}}},
@@ -29,7 +29,7 @@ func Schema() map[string]any {
 		"title":      "draconform suite, fixture and cell files",
 		"type":       "object",
 		"required":   []string{"apiVersion", "kind"},
-		"properties": map[string]any{"apiVersion": map[string]any{"const": APIVersion}, "kind": map[string]any{"enum": []string{"Suite", "Fixture", "Cells"}}},
+		"properties": map[string]any{"apiVersion": map[string]any{"const": APIVersion}, "kind": map[string]any{"enum": []string{"Suite", "Fixture", "Cells", "Register"}}},
 		"allOf":      branches,
 		"$defs":      g.defs,
 	}
