@@ -8,7 +8,7 @@ ARGS      ?=
 K8S       ?= v1.37.2
 DRACONFORM = $(GO) run ./tools/cmd/draconform
 
-.PHONY: conformance test unit lint binaries schema cleanup
+.PHONY: conformance test unit lint binaries schema docs cleanup
 
 ## conformance: run every suite and cell on the embedded control plane (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -28,6 +28,7 @@ lint:
 	$(GO) vet ./...
 	$(DRACONFORM) lint
 	@$(DRACONFORM) schema | diff -u docs/schema.json - || (echo "docs/schema.json is stale: run make schema"; exit 1)
+	$(DRACONFORM) docs --check
 
 ## binaries: build (or reuse) the Kubernetes binaries of the embedded control plane
 binaries:
@@ -36,6 +37,10 @@ binaries:
 ## schema: regenerate the JSON Schema editors use for suite files
 schema:
 	$(DRACONFORM) schema > docs/schema.json
+
+## docs: regenerate docs/traceability.md and docs/register.md from the specs
+docs:
+	$(DRACONFORM) docs
 
 ## cleanup: delete draconform's leftovers from the cluster of $$KUBECONFIG
 cleanup:

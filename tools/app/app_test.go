@@ -90,3 +90,10 @@ func TestCheckedInSchemaIsCurrent(t *testing.T) {
 		t.Error("docs/schema.json is stale: run make schema")
 	}
 }
+
+// The generated documents must match the specs, as the schema must.
+func TestCheckedInDocsAreCurrent(t *testing.T) {
+	if code, _, errs := run(t, "docs", "--check", "--out", filepath.Join("..", "..", "docs")); code != 0 {
+		t.Errorf("docs --check: %s", errs)
+	}
+}

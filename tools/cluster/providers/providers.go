@@ -10,12 +10,14 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/prototype/build"
 )
 
 // Config selects and configures a provider.
 type Config struct {
-	// Name is local (an embedded control plane of real binaries) or
-	// kubeconfig (any cluster).
+	// Name is local (an embedded control plane of real binaries), prototype
+	// (the same with the KEP-6406 prototype kube-apiserver and
+	// kube-scheduler, see tools/prototype) or kubeconfig (any cluster).
 	Name       string
 	Kubeconfig string
 	Context    string
@@ -38,6 +40,24 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		}
 		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log})
 		return p, func() { _ = p.StopAll(context.Background()) }, nil
+	case "prototype":
+		if c.Version != "" && c.Version != build.BaseVersion {
+			return nil, nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, c.Version)
+		}
+		vanilla, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: build.BaseVersion, CacheDir: c.CacheDir, Log: c.Log})
+		if err != nil {
+			return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
+		}
+		opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Log: c.Log}
+		bin, err := build.Ensure(ctx, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("prototype binaries: %w", err)
+		}
+		// JSON end to end: the prototype does not touch the protobuf code,
+		// which would silently drop the new field.
+		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: build.Version(opts), Log: c.Log,
+			SchedulerContentType: "application/json", StorageMediaType: "application/json"})
+		return p, func() { _ = p.StopAll(context.Background()) }, nil
 	}
-	return nil, nil, fmt.Errorf("unknown provider %q (local or kubeconfig)", c.Name)
+	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype or kubeconfig)", c.Name)
 }

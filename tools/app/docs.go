@@ -1,0 +1,51 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/draconform/draconform/tools/docs"
+)
+
+// docsCmd writes (or, with --check, verifies) the documents generated from
+// the specs: the traceability table and the interpretation register.
+func docsCmd(_ context.Context, args []string, s Streams) int {
+	fs := newFlagSet("docs", s)
+	var sf specFlags
+	sf.register(fs)
+	dir := fs.String("out", "docs", "directory to write into")
+	check := fs.Bool("check", false, "fail if the files differ from what the specs give, write nothing")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	b := sf.loadOrReport(s)
+	if b == nil {
+		return 1
+	}
+	files := map[string]string{
+		"traceability.md": docs.Traceability(b),
+		"register.md":     docs.Register(b),
+	}
+	stale := false
+	for name, text := range files {
+		path := filepath.Join(*dir, name)
+		if *check {
+			if cur, err := os.ReadFile(path); err != nil || string(cur) != text {
+				fmt.Fprintf(s.Err, "%s is stale: run draconform docs (or make docs)\n", path)
+				stale = true
+			}
+			continue
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			fmt.Fprintln(s.Err, "draconform docs:", err)
+			return 1
+		}
+		fmt.Fprintln(s.Out, "wrote", path)
+	}
+	if stale {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,506 @@
+// Package build builds the KEP-6406 prototype: kube-apiserver and
+// kube-scheduler from the v1.37.2 module sources plus the anchored edits in
+// this package. No Kubernetes file lives in the repository: the sources are
+// copied from the Go module cache into a gitignored work folder, patched
+// there, and built through a module whose replace directives point at them.
+package build
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Base versions the prototype patches. The vanilla etcd and
+// kube-controller-manager come from the binaries built for BaseVersion.
+const (
+	BaseVersion       = "v1.37.2"
+	StagingVersion    = "v0.37.2"
+	KubernetesVersion = BaseVersion
+)
+
+// formatVersion is part of the cache key; bump it when the way the build
+// module is written changes in a way the edits do not show.
+const formatVersion = "draconform-prototype-build/1"
+
+// Options configures Ensure.
+type Options struct {
+	// RepoRoot is the draconform checkout; found from the working directory
+	// when empty.
+	RepoRoot string
+	// CacheDir holds the binary caches, one folder per key; the prototype's
+	// is <CacheDir>/prototype-<key>/bin. Default <RepoRoot>/.cache/k8s, the
+	// embedded provider's cache.
+	CacheDir string
+	// WorkDir holds the patched sources and the build module, per key.
+	// Default <RepoRoot>/.cache/prototype.
+	WorkDir string
+	// VanillaBinDir holds the released etcd and kube-controller-manager the
+	// prototype runs unchanged. Default <CacheDir>/v1.37.2/bin.
+	VanillaBinDir string
+	// WithoutCacheFix leaves out the backported extended resource cache fix,
+	// for proving that a case catches the v1.37.2 defect. It gives another key.
+	WithoutCacheFix bool
+	Log             io.Writer
+}
+
+// Binaries are the files of a prototype bin dir.
+var Binaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager"}
+
+// built are the commands the prototype compiles; the others are copied.
+var built = []string{"kube-apiserver", "kube-scheduler"}
+
+// EditSet returns the edit groups for o, in the order they are applied.
+func EditSet(o Options) []Group {
+	groups := []Group{
+		apiTypesEdits(),
+		conversionsEdits(),
+		featuresEdits(),
+		strategyEdits(),
+		validationEdits(),
+		openAPIEdits(),
+		schedulerEdits(),
+	}
+	if !o.WithoutCacheFix {
+		groups = append(groups, cacheFixEdits())
+	}
+	return groups
+}
+
+// Key is the short hash naming o's binaries: it changes whenever an edit,
+// the set of groups or a base version changes.
+func Key(o Options) string {
+	return hashEdits([]string{formatVersion, KubernetesVersion, StagingVersion, goModEditsText()}, EditSet(o))[:12]
+}
+
+// Version is the provider's name for the binaries.
+func Version(o Options) string {
+	v := "prototype-" + BaseVersion + "+kep6406"
+	if o.WithoutCacheFix {
+		v += "-nocachefix"
+	}
+	return v
+}
+
+func (o *Options) defaults() error {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	o.Log = &syncWriter{w: o.Log}
+	if o.RepoRoot == "" {
+		root, err := findRepoRoot()
+		if err != nil {
+			return err
+		}
+		o.RepoRoot = root
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = filepath.Join(o.RepoRoot, ".cache", "k8s")
+	}
+	if o.WorkDir == "" {
+		o.WorkDir = filepath.Join(o.RepoRoot, ".cache", "prototype")
+	}
+	if o.VanillaBinDir == "" {
+		o.VanillaBinDir = filepath.Join(o.CacheDir, BaseVersion, "bin")
+	}
+	return nil
+}
+
+// BinDir is where Ensure puts (or finds) the binaries for o.
+func BinDir(o Options) (string, error) {
+	if err := o.defaults(); err != nil {
+		return "", err
+	}
+	return filepath.Join(o.CacheDir, "prototype-"+Key(o), "bin"), nil
+}
+
+// Ensure returns the prototype's bin dir, building the binaries first when
+// they are missing. Builds of one key are serialised through an flock on its
+// cache dir, so parallel test processes build once.
+func Ensure(ctx context.Context, o Options) (string, error) {
+	if err := o.defaults(); err != nil {
+		return "", err
+	}
+	key := Key(o)
+	keyDir := filepath.Join(o.CacheDir, "prototype-"+key)
+	binDir := filepath.Join(keyDir, "bin")
+	if len(missing(binDir, Binaries)) == 0 {
+		fmt.Fprintf(o.Log, "prototype: using %s\n", binDir)
+		return binDir, nil
+	}
+	if err := os.MkdirAll(keyDir, 0o755); err != nil {
+		return "", fmt.Errorf("prototype: creating %s: %w", keyDir, err)
+	}
+	unlock, err := lock(ctx, filepath.Join(keyDir, ".lock"), o.Log)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if len(missing(binDir, Binaries)) == 0 { // built while we waited
+		return binDir, nil
+	}
+	if m := missing(o.VanillaBinDir, []string{"etcd", "kube-controller-manager"}); len(m) > 0 {
+		return "", fmt.Errorf("prototype: vanilla %s missing in %s (build them first: go run ./tools/cmd/draconform binaries)", strings.Join(m, ", "), o.VanillaBinDir)
+	}
+
+	start := time.Now()
+	work := filepath.Join(o.WorkDir, key)
+	fmt.Fprintf(o.Log, "prototype: key %s (%d edit groups%s); work dir %s\n", key, len(EditSet(o)), map[bool]string{true: ", without the cache fix"}[o.WithoutCacheFix], work)
+	modDir, err := prepare(ctx, o, work)
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(keyDir, "bin.tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	for _, name := range built {
+		if err := goBuild(ctx, o.Log, modDir, tmp, "k8s.io/kubernetes/cmd/"+name); err != nil {
+			return "", err
+		}
+	}
+	for _, name := range []string{"etcd", "kube-controller-manager"} {
+		if err := linkOrCopy(filepath.Join(o.VanillaBinDir, name), filepath.Join(tmp, name)); err != nil {
+			return "", fmt.Errorf("prototype: taking vanilla %s: %w", name, err)
+		}
+	}
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return "", err
+	}
+	for _, name := range Binaries {
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(binDir, name)); err != nil {
+			return "", fmt.Errorf("prototype: installing %s: %w", name, err)
+		}
+	}
+	fmt.Fprintf(o.Log, "prototype: binaries ready in %s (%s in all)\n", binDir, time.Since(start).Round(time.Second))
+	return binDir, nil
+}
+
+// Prepare copies and patches the sources and writes the build module under
+// <WorkDir>/<key>, without building. It returns the build module's dir.
+func Prepare(ctx context.Context, o Options) (string, error) {
+	if err := o.defaults(); err != nil {
+		return "", err
+	}
+	return prepare(ctx, o, filepath.Join(o.WorkDir, Key(o)))
+}
+
+func prepare(ctx context.Context, o Options, work string) (string, error) {
+	src := filepath.Join(work, "src")
+	if err := os.RemoveAll(src); err != nil {
+		return "", fmt.Errorf("prototype: clearing %s: %w", src, err)
+	}
+	roots := map[Module]string{}
+	orig := map[Module]string{}
+	for _, m := range []struct {
+		mod Module
+		ver string
+	}{{Kubernetes, KubernetesVersion}, {API, StagingVersion}, {DRA, StagingVersion}} {
+		dir, err := moduleDir(ctx, o.RepoRoot, string(m.mod)+"@"+m.ver)
+		if err != nil {
+			return "", err
+		}
+		dst := filepath.Join(src, filepath.Base(string(m.mod)))
+		fmt.Fprintf(o.Log, "prototype: copying %s@%s into %s\n", m.mod, m.ver, dst)
+		if err := copyTree(dir, dst); err != nil {
+			return "", fmt.Errorf("prototype: copying %s: %w", dir, err)
+		}
+		roots[m.mod], orig[m.mod] = dst, dir
+	}
+	var all []Edit
+	for _, g := range EditSet(o) {
+		all = append(all, g.Edits...)
+	}
+	files, err := ApplyEdits(roots, all)
+	if err != nil {
+		return "", fmt.Errorf("prototype: %w", err)
+	}
+	fmt.Fprintf(o.Log, "prototype: applied %d edits to %d files\n", len(all), len(files))
+	writeDiff(filepath.Join(work, "patch.diff"), files, roots, orig)
+
+	modDir := filepath.Join(work, "module")
+	if err := writeModule(o.RepoRoot, modDir); err != nil {
+		return "", err
+	}
+	return modDir, nil
+}
+
+// The build module is tools/k8sbin's go.mod with the three patched modules
+// replaced by the local copies; these edits say how, and are hashed too.
+func goModEdits() []Edit {
+	return []Edit{
+		replace("", "go.mod", "module github.com/draconform/draconform/tools/k8sbin\n", "module github.com/draconform/draconform/prototype-build\n"),
+		replace("", "go.mod", "\tk8s.io/api => k8s.io/api v0.37.2\n", "\tk8s.io/api => ../src/api\n"),
+		replace("", "go.mod", "\tk8s.io/dynamic-resource-allocation => k8s.io/dynamic-resource-allocation v0.37.2\n",
+			"\tk8s.io/dynamic-resource-allocation => ../src/dynamic-resource-allocation\n"),
+		after("", "go.mod", "replace (\n", "\tk8s.io/kubernetes => ../src/kubernetes\n"),
+	}
+}
+
+func goModEditsText() string {
+	var b strings.Builder
+	for _, e := range goModEdits() {
+		fmt.Fprintf(&b, "%s\x00%s\x00%v\x00%s\x00", e.File, e.Anchor, e.Mode, e.Text)
+	}
+	return b.String()
+}
+
+func writeModule(repoRoot, modDir string) error {
+	k8sbin := filepath.Join(repoRoot, "tools", "k8sbin")
+	goMod, err := os.ReadFile(filepath.Join(k8sbin, "go.mod"))
+	if err != nil {
+		return fmt.Errorf("prototype: reading the module to mirror: %w", err)
+	}
+	text := string(goMod)
+	for _, e := range goModEdits() {
+		if text, err = applyText(text, e); err != nil {
+			return fmt.Errorf("prototype: writing the build module from tools/k8sbin/go.mod: %w", err)
+		}
+	}
+	goSum, err := os.ReadFile(filepath.Join(k8sbin, "go.sum"))
+	if err != nil {
+		return fmt.Errorf("prototype: reading tools/k8sbin/go.sum: %w", err)
+	}
+	if err := os.MkdirAll(modDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(modDir, "go.mod"), []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(modDir, "go.sum"), goSum, 0o644)
+}
+
+// moduleDir locates a module version in the module cache, downloading it
+// through the proxy if it is not there.
+func moduleDir(ctx context.Context, repoRoot, modVer string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", modVer)
+	cmd.Dir = filepath.Join(repoRoot, "tools", "k8sbin")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
+		return "", fmt.Errorf("prototype: go mod download %s: %s", modVer, info.Error)
+	}
+	if err != nil {
+		return "", fmt.Errorf("prototype: go mod download %s: %w", modVer, err)
+	}
+	if info.Dir == "" {
+		return "", fmt.Errorf("prototype: go mod download %s gave no directory", modVer)
+	}
+	return info.Dir, nil
+}
+
+// copyTree copies a read-only module directory into a writable tree.
+func copyTree(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(dst, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, dst)
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return copyFile(path, dst, 0o644|fi.Mode().Perm()&0o111)
+	})
+}
+
+func copyFile(from, to string, perm fs.FileMode) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// linkOrCopy hard-links from to to, copying when they are on different file
+// systems.
+func linkOrCopy(from, to string) error {
+	if err := os.Link(from, to); err == nil {
+		return nil
+	}
+	return copyFile(from, to, 0o755)
+}
+
+// writeDiff records the patch as a unified diff for review; best effort.
+func writeDiff(path string, files []string, roots, orig map[Module]string) {
+	diff, err := exec.LookPath("diff")
+	if err != nil {
+		return
+	}
+	var b strings.Builder
+	for _, f := range files {
+		for m := range roots {
+			rel, ok := strings.CutPrefix(f, string(m)+"/")
+			if !ok {
+				continue
+			}
+			out, _ := exec.Command(diff, "-u",
+				"--label", "a/"+f, filepath.Join(orig[m], filepath.FromSlash(rel)),
+				"--label", "b/"+f, filepath.Join(roots[m], filepath.FromSlash(rel))).Output()
+			b.Write(out)
+		}
+	}
+	_ = os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string) error {
+	args := []string{"build", "-o", outDir + string(filepath.Separator), pkg}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = modDir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	cmd.Stdout, cmd.Stderr = log, log
+	// Cancelling must also stop the compilers go build spawns.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	fmt.Fprintf(log, "prototype: (cd %s && go %s)\n", modDir, strings.Join(args, " "))
+	start := time.Now()
+	stop := heartbeat(log, time.Minute, "prototype: still building "+filepath.Base(pkg))
+	err := cmd.Run()
+	stop()
+	if err != nil {
+		return fmt.Errorf("prototype: building %s in %s: %w", pkg, modDir, err)
+	}
+	fmt.Fprintf(log, "prototype: built %s in %s\n", filepath.Base(pkg), time.Since(start).Round(time.Second))
+	return nil
+}
+
+func heartbeat(w io.Writer, every time.Duration, msg string) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	began := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "%s (%s so far)\n", msg, time.Since(began).Round(time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func missing(dir string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		fi, err := os.Stat(filepath.Join(dir, n))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 || fi.Size() == 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// lock takes an exclusive flock, polling so that ctx can cancel the wait.
+func lock(ctx context.Context, path string, log io.Writer) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("prototype: opening build lock %s: %w", path, err)
+	}
+	announced := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("prototype: locking %s: %w", path, err)
+		}
+		if !announced {
+			fmt.Fprintf(log, "prototype: another process is building (lock %s); waiting\n", path)
+			announced = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("prototype: waiting for build lock %s: %w", path, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+const modulePath = "github.com/draconform/draconform"
+
+func findRepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if moduleOf(filepath.Join(dir, "go.mod")) == modulePath {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("prototype: no go.mod with module %s above the working directory", modulePath)
+		}
+		dir = parent
+	}
+}
+
+func moduleOf(goMod string) string {
+	f, err := os.Open(goMod)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}

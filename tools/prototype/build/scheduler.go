@@ -1,0 +1,76 @@
+package build
+
+const (
+	schedulerFeatures = "pkg/scheduler/framework/plugins/feature/feature.go"
+	extendedDRA       = "pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go"
+)
+
+// skewGuardMessage is the status a pod gets when its class sets the field but
+// the scheduler's own gate is off (KEP "Risks and Mitigations").
+const skewGuardMessage = `DeviceClass %s sets extendedResourceCapacityRequests, but the DRAExtendedResourceCapacity feature gate is disabled in kube-scheduler`
+
+func schedulerEdits() Group {
+	return Group{Name: "scheduler", Edits: []Edit{
+		// The plugins see gates only through this struct.
+		after(Kubernetes, schedulerFeatures, "\tEnableDRAExtendedResource                          bool\n",
+			"\tEnableDRAExtendedResourceCapacity                  bool\n",
+		).in("type Features struct {"),
+
+		// Populated from the scheduler's feature gate like every other DRA feature.
+		after(Kubernetes, schedulerFeatures, "\t\tEnableDRAExtendedResource:                          featureGate.Enabled(features.DRAExtendedResource),\n",
+			"\t\tEnableDRAExtendedResourceCapacity:                  featureGate.Enabled(features.DRAExtendedResourceCapacity),\n",
+		).in("func NewSchedulerFeaturesFromGates("),
+
+		// Filter passes the gate down and turns the skew guard into the node's status; nothing is staged, so no claim gets created.
+		replace(Kubernetes, extendedDRA, "\treqs, mappings := createRequestsAndMappings(pod, extendedResources, logger, cache)\n",
+			`	reqs, mappings, status := createRequestsAndMappings(pod, extendedResources, logger, cache, pl.fts.EnableDRAExtendedResourceCapacity)
+	if status != nil {
+		return nil, nil, status
+	}
+`).in("func (pl *DynamicResources) filterExtendedResources("),
+
+		// createRequestsAndMappings gets the gate and may now fail with a status.
+		replace(Kubernetes, extendedDRA,
+			"deviceClassMapping fwk.DeviceClassResolver) ([]resourceapi.DeviceRequest, []v1.ContainerExtendedResourceRequest) {\n",
+			"deviceClassMapping fwk.DeviceClassResolver, enableExtendedResourceCapacity bool) ([]resourceapi.DeviceRequest, []v1.ContainerExtendedResourceRequest, *fwk.Status) {\n",
+		).in("func createRequestsAndMappings("),
+
+		// The resolved class's capacity requests, or the skew guard when this scheduler's gate is off.
+		after(Kubernetes, extendedDRA, "\t\tif class == nil {\n\t\t\tcontinue\n\t\t}\n", `
+		// KEP-6406: with the gate off, a class that sets the field is
+		// unsatisfiable rather than silently downgraded to a request for
+		// whole devices.
+		if class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {
+			return nil, nil, statusUnschedulable(logger, fmt.Sprintf("`+skewGuardMessage+`", class.Name), "pod", klog.KObj(pod), "deviceClass", klog.KObj(class))
+		}
+		var classCapacity *resourceapi.CapacityRequirements
+		if enableExtendedResourceCapacity {
+			classCapacity = class.Spec.ExtendedResourceCapacityRequests
+		}
+`).in("func createRequestsAndMappings("),
+
+		// Long-lived containers' requests carry the class's capacity requests.
+		replace(Kubernetes, extendedDRA, "createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil)",
+			"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
+		).in("func createRequestsAndMappings("),
+
+		// So do short-lived init containers' requests.
+		replace(Kubernetes, extendedDRA, "createResourceRequestAndMappings(i, &containers[i], resource, class.Name, longLivedResourceRequests[i:])",
+			"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
+		).in("func createRequestsAndMappings("),
+
+		// The new third result on success.
+		replace(Kubernetes, extendedDRA, "\treturn deviceRequests, mappings\n", "\treturn deviceRequests, mappings, nil\n").
+			in("func createRequestsAndMappings("),
+
+		// createResourceRequestAndMappings takes the capacity requests alongside the class name (the KEP's integration point).
+		replace(Kubernetes, extendedDRA, "className string, reusableRequests []*resourceapi.DeviceRequest)",
+			"className string, capacity *resourceapi.CapacityRequirements, reusableRequests []*resourceapi.DeviceRequest)",
+		).in("func createResourceRequestAndMappings("),
+
+		// The synthesized request gets a deep copy, so the claim never shares a map with the cached class.
+		after(Kubernetes, extendedDRA, "\t\t\tCount:           crq - sum, // the extra devices to request\n",
+			"\t\t\tCapacity:        capacity.DeepCopy(),\n",
+		).in("func createResourceRequestAndMappings("),
+	}}
+}

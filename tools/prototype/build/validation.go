@@ -1,0 +1,44 @@
+package build
+
+const resourceValidation = "pkg/apis/resource/validation/validation.go"
+
+func validationEdits() Group {
+	return Group{Name: "validation", Edits: []Edit{
+		// Validate the field where the rest of DeviceClassSpec is validated, on create and update.
+		after(Kubernetes, resourceValidation,
+			"\t\t\t\"must be a valid extended resource name\").MarkCoveredByDeclarative().WithOrigin(\"format=k8s-extended-resource-name\"))\n\t}\n",
+			`	if spec.ExtendedResourceCapacityRequests != nil {
+		var oldRequests *resource.CapacityRequirements
+		if oldSpec != nil {
+			oldRequests = oldSpec.ExtendedResourceCapacityRequests
+		}
+		allErrs = append(allErrs, validateExtendedResourceCapacityRequests(spec.ExtendedResourceCapacityRequests, oldRequests, fldPath.Child("extendedResourceCapacityRequests"))...)
+	}
+`).in("func validateDeviceClassSpec("),
+
+		// Keys are capacity names (qualified names, as ResourceSlice device capacities), values positive; the field needs DRAConsumableCapacity.
+		before(Kubernetes, resourceValidation, "func validateDeviceClassConfiguration(", `// validateExtendedResourceCapacityRequests validates
+// DeviceClassSpec.ExtendedResourceCapacityRequests (KEP-6406). A value that
+// is unchanged on update is not validated again, so that a stored class stays
+// updatable after a gate change.
+func validateExtendedResourceCapacityRequests(requests, oldRequests *resource.CapacityRequirements, fldPath *field.Path) field.ErrorList {
+	if oldRequests != nil && apiequality.Semantic.DeepEqual(requests, oldRequests) {
+		return nil
+	}
+	var allErrs field.ErrorList
+	if !utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity) {
+		allErrs = append(allErrs, field.Forbidden(fldPath, "requires the DRAConsumableCapacity feature gate"))
+	}
+	allErrs = append(allErrs, validateMap(requests.Requests, -1, attributeAndCapacityMaxKeyLength, validateQualifiedName,
+		func(quantity apiresource.Quantity, fldPath *field.Path) field.ErrorList {
+			if quantity.Sign() <= 0 {
+				return field.ErrorList{field.Invalid(fldPath, quantity.String(), "must be greater than zero")}
+			}
+			return nil
+		}, fldPath.Child("requests"))...)
+	return allErrs
+}
+
+`),
+	}}
+}

@@ -1,0 +1,80 @@
+// Command prototype builds the KEP-6406 prototype kube-apiserver and
+// kube-scheduler from the v1.37.2 module sources plus the edits in
+// tools/prototype/build.
+//
+//	go run ./tools/prototype build [-without-cache-fix]   build (or find) the binaries, print their dir
+//	go run ./tools/prototype prepare [-without-cache-fix] copy and patch the sources only
+//	go run ./tools/prototype edits [-without-cache-fix]   list the edits and the cache key
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/draconform/draconform/tools/prototype/build"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:]))
+}
+
+func run(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "usage: prototype build|prepare|edits [-without-cache-fix] [-cache-dir DIR]")
+		return 2
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	noFix := fs.Bool("without-cache-fix", false, "leave out the backported extended resource cache fix (another cache key)")
+	cacheDir := fs.String("cache-dir", "", "binary cache (default: <repo>/.cache/k8s)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	o := build.Options{CacheDir: *cacheDir, WithoutCacheFix: *noFix, Log: os.Stderr}
+	switch args[0] {
+	case "build":
+		dir, err := build.Ensure(ctx, o)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(dir)
+	case "prepare":
+		dir, err := build.Prepare(ctx, o)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(dir)
+	case "edits":
+		fmt.Printf("key %s (%s)\n", build.Key(o), build.Version(o))
+		for _, g := range build.EditSet(o) {
+			fmt.Printf("%s:\n", g.Name)
+			for _, e := range g.Edits {
+				where := e.File
+				if e.Within != "" {
+					where += " in " + firstLine(e.Within)
+				}
+				fmt.Printf("  %-7s %s %s: %s\n", e.Mode, e.Module, where, firstLine(e.Anchor))
+			}
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "prototype: unknown command %q (build, prepare or edits)\n", args[0])
+		return 2
+	}
+	return 0
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}
