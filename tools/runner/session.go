@@ -136,7 +136,7 @@ func (s *session) cluster(target, cellName string) (*cellState, cluster.Cluster,
 	if st == nil {
 		return nil, nil, nil, fmt.Errorf("%s was not started", cell)
 	}
-	if st.Failed != "" || st.Unsupported != "" {
+	if st.Failed != "" || st.Unsupported != "" || st.Refused != "" {
 		return st, nil, nil, nil
 	}
 	c, ok := s.live[cell]
