@@ -32,7 +32,7 @@ const (
 
 // formatVersion is part of the cache key; bump it when the way the build
 // module is written changes in a way the edits do not show.
-const formatVersion = "draconform-prototype-build/1"
+const formatVersion = "draconform-prototype-build/2"
 
 // Options configures Ensure.
 type Options struct {
@@ -380,7 +380,10 @@ func writeDiff(path string, files []string, roots, orig map[Module]string) {
 }
 
 func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string) error {
-	args := []string{"build", "-o", outDir + string(filepath.Separator), pkg}
+	// -trimpath keeps the work dir (which has the key in it) out of the
+	// build cache's action IDs, so that a variant of the patch recompiles
+	// only what its edits touch.
+	args := []string{"build", "-trimpath", "-o", outDir + string(filepath.Separator), pkg}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = modDir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
