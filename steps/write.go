@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
@@ -44,6 +45,16 @@ func (w *Write) Run(ctx context.Context, env *Env) error {
 	c, ref, err := Instantiate(env, &w.Spec.ObjectUse)
 	if err != nil {
 		return err
+	}
+	if w.Spec.APIVersion != "" {
+		// An older client writing the same object: the server sees the
+		// fields its version has, and converts.
+		gv, err := schema.ParseGroupVersion(w.Spec.APIVersion)
+		if err != nil {
+			return fmt.Errorf("%s: apiVersion: %w", w.Describe(), err)
+		}
+		c.Object.SetAPIVersion(w.Spec.APIVersion)
+		c.GVR = gv.WithResource(c.GVR.Resource)
 	}
 	warnings := &warningLog{}
 	dyn, err := env.Clients.NewDynamic(warnings)

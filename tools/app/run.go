@@ -36,7 +36,7 @@ type providerFlags struct {
 }
 
 func (f *providerFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.provider, "provider", "local", "comma-separated implementations to test: local (an embedded control plane of real binaries), kubeconfig (any cluster; cells that set gates are skipped)")
+	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-without-cache-fix (a known-broken variant), kubeconfig (any cluster; cells that set gates are skipped)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.context, "context", "", "kubeconfig context for --provider kubeconfig")
 	fs.StringVar(&f.version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")

@@ -34,6 +34,7 @@ type Step struct {
 type Write struct {
 	ObjectUse       `yaml:",inline"`
 	FieldValidation string       `yaml:"fieldValidation" doc:"Strict, Warn or Ignore; default: the server's (Warn)"`
+	APIVersion      string       `yaml:"apiVersion" doc:"write through this group version instead of the object's own, e.g. resource.k8s.io/v1beta2"`
 	Expect          *WriteExpect `yaml:"expect" doc:"default: accepted"`
 }
 

@@ -41,23 +41,33 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log})
 		return p, func() { _ = p.StopAll(context.Background()) }, nil
 	case "prototype":
-		if c.Version != "" && c.Version != build.BaseVersion {
-			return nil, nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, c.Version)
-		}
-		vanilla, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: build.BaseVersion, CacheDir: c.CacheDir, Log: c.Log})
-		if err != nil {
-			return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
-		}
-		opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Log: c.Log}
-		bin, err := build.Ensure(ctx, opts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("prototype binaries: %w", err)
-		}
-		// JSON end to end: the prototype does not touch the protobuf code,
-		// which would silently drop the new field.
-		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: build.Version(opts), Log: c.Log,
-			SchedulerContentType: "application/json", StorageMediaType: "application/json"})
-		return p, func() { _ = p.StopAll(context.Background()) }, nil
+		return prototype(ctx, c, false)
+	case "prototype-without-cache-fix":
+		return prototype(ctx, c, true)
 	}
-	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype or kubeconfig)", c.Name)
+	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, prototype-without-cache-fix or kubeconfig)", c.Name)
+}
+
+// prototype runs the KEP-6406 prototype kube-apiserver and kube-scheduler
+// with vanilla etcd and kube-controller-manager. withoutCacheFix leaves out
+// the backported extended-resource cache fix, a known-broken variant that
+// shows the suite catches a scheduler reading a stale class.
+func prototype(ctx context.Context, c Config, withoutCacheFix bool) (cluster.Provider, func(), error) {
+	if c.Version != "" && c.Version != build.BaseVersion {
+		return nil, nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, c.Version)
+	}
+	vanilla, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: build.BaseVersion, CacheDir: c.CacheDir, Log: c.Log})
+	if err != nil {
+		return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
+	}
+	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, WithoutCacheFix: withoutCacheFix, Log: c.Log}
+	bin, err := build.Ensure(ctx, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("prototype binaries: %w", err)
+	}
+	// JSON end to end: the prototype does not touch the protobuf code,
+	// which would silently drop the new field.
+	p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: build.Version(opts), Log: c.Log,
+		SchedulerContentType: "application/json", StorageMediaType: "application/json"})
+	return p, func() { _ = p.StopAll(context.Background()) }, nil
 }
