@@ -41,18 +41,27 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log})
 		return p, func() { _ = p.StopAll(context.Background()) }, nil
 	case "prototype":
-		return prototype(ctx, c, false)
+		return prototype(ctx, c, variant{})
 	case "prototype-without-cache-fix":
-		return prototype(ctx, c, true)
+		return prototype(ctx, c, variant{withoutCacheFix: true})
+	case "prototype-protobuf-scheduler":
+		return prototype(ctx, c, variant{protobufScheduler: true})
 	}
-	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, prototype-without-cache-fix or kubeconfig)", c.Name)
+	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, prototype-without-cache-fix, prototype-protobuf-scheduler or kubeconfig)", c.Name)
+}
+
+// variant selects a known-broken way to run the prototype, to show the
+// suite catches it: without the backported extended-resource cache fix (the
+// scheduler reads a stale class), or with the scheduler reading API objects
+// as protobuf (which the prototype does not extend, so the field is lost).
+type variant struct {
+	withoutCacheFix   bool
+	protobufScheduler bool
 }
 
 // prototype runs the KEP-6406 prototype kube-apiserver and kube-scheduler
-// with vanilla etcd and kube-controller-manager. withoutCacheFix leaves out
-// the backported extended-resource cache fix, a known-broken variant that
-// shows the suite catches a scheduler reading a stale class.
-func prototype(ctx context.Context, c Config, withoutCacheFix bool) (cluster.Provider, func(), error) {
+// with vanilla etcd and kube-controller-manager.
+func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func(), error) {
 	if c.Version != "" && c.Version != build.BaseVersion {
 		return nil, nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, c.Version)
 	}
@@ -60,14 +69,18 @@ func prototype(ctx context.Context, c Config, withoutCacheFix bool) (cluster.Pro
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
-	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, WithoutCacheFix: withoutCacheFix, Log: c.Log}
+	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, WithoutCacheFix: v.withoutCacheFix, Log: c.Log}
 	bin, err := build.Ensure(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("prototype binaries: %w", err)
 	}
 	// JSON end to end: the prototype does not touch the protobuf code,
 	// which would silently drop the new field.
-	p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: build.Version(opts), Log: c.Log,
-		SchedulerContentType: "application/json", StorageMediaType: "application/json"})
+	contentType, version := "application/json", build.Version(opts)
+	if v.protobufScheduler {
+		contentType, version = "", version+"-protobuf-scheduler"
+	}
+	p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: version, Log: c.Log,
+		SchedulerContentType: contentType, StorageMediaType: "application/json"})
 	return p, func() { _ = p.StopAll(context.Background()) }, nil
 }
