@@ -32,19 +32,20 @@ func (f *planFlags) filter() plan.Filter {
 
 // providerFlags choose and configure the cluster provider.
 type providerFlags struct {
-	provider, kubeconfig, context, version, cacheDir string
+	provider, kubeconfig, context, version, cacheDir, asCell string
 }
 
 func (f *providerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-without-cache-fix (a known-broken variant), kubeconfig (any cluster; cells that set gates are skipped)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.context, "context", "", "kubeconfig context for --provider kubeconfig")
+	fs.StringVar(&f.asCell, "as-cell", "", "with --provider kubeconfig: the gate cell the cluster was configured as (it runs that cell's cases; others are skipped)")
 	fs.StringVar(&f.version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
 }
 
 func (f *providerFlags) config(name, outDir string, s Streams) providers.Config {
-	return providers.Config{Name: name, Kubeconfig: f.kubeconfig, Context: f.context, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out}
+	return providers.Config{Name: name, Kubeconfig: f.kubeconfig, Context: f.context, AsCell: f.asCell, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out}
 }
 
 // targets builds every provider named by --provider, each writing under its

@@ -48,6 +48,9 @@ type GateState map[Component]Gates
 
 // Clone returns a deep copy, so a provider can keep its own state.
 func (s GateState) Clone() GateState {
+	if s == nil {
+		return nil // unknown stays unknown
+	}
 	out := GateState{}
 	for c, g := range s {
 		cp := Gates{}

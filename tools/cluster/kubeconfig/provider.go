@@ -19,6 +19,10 @@ type Provider struct {
 	// ~/.kube/config, as kubectl does.
 	Path    string
 	Context string
+	// Cell, if set, declares that the cluster already runs with that
+	// cell's gates (its operator configured them): that cell runs, and
+	// every other is skipped. Without it only cells that set no gates run.
+	Cell string
 }
 
 // Name implements cluster.Provider.
@@ -26,9 +30,17 @@ func (p *Provider) Name() string { return "kubeconfig" }
 
 // Start implements cluster.Provider.
 func (p *Provider) Start(_ context.Context, cell string, gates cluster.GateState) (cluster.Cluster, error) {
-	for comp, g := range gates {
-		if len(g) > 0 {
-			return nil, fmt.Errorf("cell %s sets %s gates {%s}, and a kubeconfig cluster's gates cannot be changed by draconform: %w", cell, comp, g.Flag(), cluster.ErrUnsupported)
+	var known cluster.GateState
+	switch {
+	case p.Cell != "" && cell != p.Cell:
+		return nil, fmt.Errorf("the cluster is declared to run cell %s (--as-cell), not %s: %w", p.Cell, cell, cluster.ErrUnsupported)
+	case p.Cell != "":
+		known = gates
+	default:
+		for comp, g := range gates {
+			if len(g) > 0 {
+				return nil, fmt.Errorf("cell %s sets %s gates {%s}, and draconform cannot change a kubeconfig cluster's gates (configure the cluster so, then pass --as-cell %s): %w", cell, comp, g.Flag(), cell, cluster.ErrUnsupported)
+			}
 		}
 	}
 	path := p.Path
@@ -48,7 +60,7 @@ func (p *Provider) Start(_ context.Context, cell string, gates cluster.GateState
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
 	}
-	return Adopt("kubeconfig:"+path, cfg, nil, nil), nil
+	return Adopt("kubeconfig:"+path, cfg, known, nil), nil
 }
 
 // Stop implements cluster.Provider: a cluster it did not create stays.

@@ -21,6 +21,8 @@ type Config struct {
 	Name       string
 	Kubeconfig string
 	Context    string
+	// AsCell declares the gate cell a kubeconfig cluster was set up as.
+	AsCell string
 	// Version and CacheDir locate the local provider's binaries.
 	Version  string
 	CacheDir string
@@ -32,7 +34,7 @@ type Config struct {
 func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 	switch c.Name {
 	case "kubeconfig":
-		return &kubeconfig.Provider{Path: c.Kubeconfig, Context: c.Context}, func() {}, nil
+		return &kubeconfig.Provider{Path: c.Kubeconfig, Context: c.Context, Cell: c.AsCell}, func() {}, nil
 	case "local", "":
 		bin, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
 		if err != nil {
