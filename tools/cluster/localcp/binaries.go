@@ -1,7 +1,6 @@
 package localcp
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,11 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
-)
 
-// ModulePath is the module line FindRepoRoot looks for, so that nested
-// modules such as tools/k8sbin are walked past.
-const ModulePath = "github.com/draconform/draconform"
+	"github.com/draconform/draconform/tools/buildcache"
+)
 
 // DefaultPackages are the commands the tools/k8sbin module builds: the four
 // binaries the provider runs.
@@ -59,7 +56,7 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 	if err := os.MkdirAll(keyDir, 0o755); err != nil {
 		return "", fmt.Errorf("creating binary cache %s: %w", keyDir, err)
 	}
-	unlock, err := lockFile(ctx, filepath.Join(keyDir, ".lock"), o.Log)
+	unlock, err := buildcache.Lock(ctx, filepath.Join(keyDir, ".lock"), o.Log, "local")
 	if err != nil {
 		return "", err
 	}
@@ -91,7 +88,7 @@ func (o *BuildOptions) defaults() error {
 		o.Log = io.Discard
 	}
 	// The build's output and the heartbeat write concurrently.
-	o.Log = &syncWriter{w: o.Log}
+	o.Log = buildcache.NewSyncWriter(o.Log)
 	if len(o.Packages) == 0 {
 		o.Packages = DefaultPackages()
 	}
@@ -156,7 +153,7 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 	fmt.Fprintf(o.Log, "local: (cd %s && go %s)\n", o.ModuleDir, strings.Join(args, " "))
 	// go build is silent until it fails or ends; a heartbeat shows a long
 	// cold build is alive.
-	stopBeat := heartbeat(o.Log, time.Minute, "local: still building Kubernetes "+o.Version)
+	stopBeat := buildcache.Heartbeat(o.Log, time.Minute, "local: still building Kubernetes "+o.Version)
 	err = cmd.Run()
 	stopBeat()
 	if err != nil {
@@ -174,91 +171,5 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 	return nil
 }
 
-func heartbeat(w io.Writer, every time.Duration, msg string) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	began := time.Now()
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(w, "%s (%s so far)\n", msg, time.Since(began).Round(time.Second))
-			}
-		}
-	}()
-	// Waiting for the goroutine keeps it from writing after stop returns,
-	// when w may be a finished test's log.
-	return func() { close(done); <-finished }
-}
-
-// lockFile takes an exclusive flock, polling so that ctx can cancel the wait.
-func lockFile(ctx context.Context, lockPath string, log io.Writer) (unlock func(), err error) {
-	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("opening build lock %s: %w", lockPath, err)
-	}
-	announced := false
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("locking %s: %w", lockPath, err)
-		}
-		if !announced {
-			fmt.Fprintf(log, "local: another process is building binaries (lock %s); waiting\n", lockPath)
-			announced = true
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("waiting for build lock %s: %w", lockPath, ctx.Err())
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}
-
-// FindRepoRoot walks up from the working directory to the directory whose
-// go.mod declares ModulePath.
-func FindRepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding repository root: %w", err)
-	}
-	for {
-		if modulePathOf(filepath.Join(dir, "go.mod")) == ModulePath {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod with module %s above the working directory", ModulePath)
-		}
-		dir = parent
-	}
-}
-
-func modulePathOf(goMod string) string {
-	f, err := os.Open(goMod)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
-}
+// FindRepoRoot walks up from the working directory to this repository.
+func FindRepoRoot() (string, error) { return buildcache.FindRepoRoot() }

@@ -8,21 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
-
-func TestFindRepoRoot(t *testing.T) {
-	root, err := FindRepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := modulePathOf(filepath.Join(root, "go.mod")); got != ModulePath {
-		t.Errorf("FindRepoRoot() = %s whose module is %q", root, got)
-	}
-	if _, err := os.Stat(filepath.Join(root, "tools", "cluster", "cluster.go")); err != nil {
-		t.Errorf("FindRepoRoot() = %s, which does not hold tools/cluster: %v", root, err)
-	}
-}
 
 func TestEnsureBinariesReusesCache(t *testing.T) {
 	cache := t.TempDir()
@@ -97,26 +83,5 @@ func TestEnsureBinariesBuildsOnceUnderLock(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(cache, "proto", "bin.tmp-*")); len(left) > 0 {
 		t.Errorf("scratch build dirs left behind: %v", left)
-	}
-}
-
-func TestHeartbeatStopsWhenTold(t *testing.T) {
-	var out bytes.Buffer
-	w := &syncWriter{w: &out}
-	count := func() int {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return strings.Count(out.String(), "still busy")
-	}
-	stop := heartbeat(w, 10*time.Millisecond, "still busy")
-	time.Sleep(55 * time.Millisecond)
-	stop()
-	n := count()
-	if n == 0 {
-		t.Fatal("no heartbeat written")
-	}
-	time.Sleep(30 * time.Millisecond)
-	if after := count(); after != n {
-		t.Errorf("heartbeat wrote %d more lines after stop", after-n)
 	}
 }

@@ -10,13 +10,14 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/draconform/draconform/tools/buildcache"
 	"github.com/draconform/draconform/tools/cluster"
 )
 
 // Cluster is one running local control plane.
 type Cluster struct {
 	opts Options
-	log  *syncWriter
+	log  *buildcache.SyncWriter
 	name string
 	cell string
 	dir  string
@@ -33,7 +34,7 @@ type Cluster struct {
 	started []int // every pid ever started, for leak checks
 }
 
-func newCluster(opts Options, log *syncWriter, name, cell string, gates cluster.GateState) *Cluster {
+func newCluster(opts Options, log *buildcache.SyncWriter, name, cell string, gates cluster.GateState) *Cluster {
 	if gates == nil {
 		gates = cluster.GateState{}
 	}
@@ -135,7 +136,7 @@ func (c *Cluster) waitDefaultServiceAccount(ctx context.Context) error {
 	if err := waitHealthy(ctx, c.procs[cluster.ControllerManager], pr, 60*time.Second); err != nil {
 		return fmt.Errorf("waiting for the default service account: %w", err)
 	}
-	c.log.printf("local: default service account after %.1fs (cell %s)", time.Since(began).Seconds(), c.cell)
+	c.log.Printf("local: default service account after %.1fs (cell %s)", time.Since(began).Seconds(), c.cell)
 	return nil
 }
 
@@ -211,7 +212,7 @@ func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []str
 		p.stop(stopGrace(comp))
 		return err
 	}
-	c.log.printf("local: %s ready in %.1fs (cell %s)", comp, time.Since(began).Seconds(), c.cell)
+	c.log.Printf("local: %s ready in %.1fs (cell %s)", comp, time.Since(began).Seconds(), c.cell)
 	return nil
 }
 
@@ -236,7 +237,7 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 		}
 		return fmt.Errorf("local: restarting %s in cell %s with gates %q: %w", comp, c.cell, gates.Flag(), err)
 	}
-	c.log.printf("local: %s restarted in %.1fs with gates %q (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.cell)
+	c.log.Printf("local: %s restarted in %.1fs with gates %q (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.cell)
 	if comp == cluster.APIServer {
 		return c.refreshClients(ctx)
 	}

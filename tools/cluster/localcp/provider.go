@@ -11,6 +11,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/draconform/draconform/tools/buildcache"
 	"github.com/draconform/draconform/tools/cluster"
 )
 
@@ -36,7 +37,7 @@ type Options struct {
 // Provider starts one local control plane per cell.
 type Provider struct {
 	opts Options
-	log  *syncWriter
+	log  *buildcache.SyncWriter
 
 	mu        sync.Mutex
 	clusters  map[string]*Cluster // running, by cell
@@ -55,7 +56,7 @@ func New(opts Options) *Provider {
 		opts.Log = io.Discard
 	}
 	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
-	return &Provider{opts: opts, log: &syncWriter{w: opts.Log}, clusters: map[string]*Cluster{}, gateCache: map[cluster.Component]map[string]bool{}}
+	return &Provider{opts: opts, log: buildcache.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[cluster.Component]map[string]bool{}}
 }
 
 // Name is e.g. "local-v1.37.2".
@@ -122,22 +123,4 @@ func (p *Provider) forget(c *Cluster) {
 	if p.clusters[c.cell] == c {
 		delete(p.clusters, c.cell)
 	}
-}
-
-// syncWriter serialises writes from several goroutines to one progress log.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
-}
-
-func (s *syncWriter) printf(format string, args ...any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fmt.Fprintf(s.w, format+"\n", args...)
 }

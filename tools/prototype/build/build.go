@@ -6,10 +6,8 @@
 package build
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,9 +15,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/draconform/draconform/tools/buildcache"
 )
 
 // Base versions the prototype patches. The vanilla etcd and
@@ -97,9 +96,9 @@ func (o *Options) defaults() error {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	o.Log = &syncWriter{w: o.Log}
+	o.Log = buildcache.NewSyncWriter(o.Log)
 	if o.RepoRoot == "" {
-		root, err := findRepoRoot()
+		root, err := buildcache.FindRepoRoot()
 		if err != nil {
 			return err
 		}
@@ -142,7 +141,7 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 	if err := os.MkdirAll(keyDir, 0o755); err != nil {
 		return "", fmt.Errorf("prototype: creating %s: %w", keyDir, err)
 	}
-	unlock, err := lock(ctx, filepath.Join(keyDir, ".lock"), o.Log)
+	unlock, err := buildcache.Lock(ctx, filepath.Join(keyDir, ".lock"), o.Log, "prototype")
 	if err != nil {
 		return "", err
 	}
@@ -394,7 +393,7 @@ func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string) err
 	cmd.WaitDelay = 10 * time.Second
 	fmt.Fprintf(log, "prototype: (cd %s && go %s)\n", modDir, strings.Join(args, " "))
 	start := time.Now()
-	stop := heartbeat(log, time.Minute, "prototype: still building "+filepath.Base(pkg))
+	stop := buildcache.Heartbeat(log, time.Minute, "prototype: still building "+filepath.Base(pkg))
 	err := cmd.Run()
 	stop()
 	if err != nil {
@@ -402,25 +401,6 @@ func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string) err
 	}
 	fmt.Fprintf(log, "prototype: built %s in %s\n", filepath.Base(pkg), time.Since(start).Round(time.Second))
 	return nil
-}
-
-func heartbeat(w io.Writer, every time.Duration, msg string) (stop func()) {
-	done, finished := make(chan struct{}), make(chan struct{})
-	began := time.Now()
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(w, "%s (%s so far)\n", msg, time.Since(began).Round(time.Second))
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
 
 func missing(dir string, names []string) []string {
@@ -432,78 +412,4 @@ func missing(dir string, names []string) []string {
 		}
 	}
 	return out
-}
-
-// lock takes an exclusive flock, polling so that ctx can cancel the wait.
-func lock(ctx context.Context, path string, log io.Writer) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("prototype: opening build lock %s: %w", path, err)
-	}
-	announced := false
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("prototype: locking %s: %w", path, err)
-		}
-		if !announced {
-			fmt.Fprintf(log, "prototype: another process is building (lock %s); waiting\n", path)
-			announced = true
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("prototype: waiting for build lock %s: %w", path, ctx.Err())
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}
-
-const modulePath = "github.com/draconform/draconform"
-
-func findRepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if moduleOf(filepath.Join(dir, "go.mod")) == modulePath {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("prototype: no go.mod with module %s above the working directory", modulePath)
-		}
-		dir = parent
-	}
-}
-
-func moduleOf(goMod string) string {
-	f, err := os.Open(goMod)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
 }

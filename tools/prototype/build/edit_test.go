@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/tools/buildcache"
 )
 
 func TestApplyText(t *testing.T) {
@@ -64,7 +66,7 @@ func TestEditsApplyToBaseSources(t *testing.T) {
 	if testing.Short() {
 		t.Skip("copies the Kubernetes sources")
 	}
-	root, err := findRepoRoot()
+	root, err := buildcache.FindRepoRoot()
 	if err != nil {
 		t.Skip(err)
 	}
