@@ -12,7 +12,7 @@ DRACONFORM = $(GO) run ./tools/cmd/draconform
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
-	$(DRACONFORM) run $(ARGS)
+	$(DRACONFORM) run --golden docs/golden-outcomes.json $(ARGS)
 
 ## test: lint, unit tests, then the suite itself on the embedded control plane
 test: lint binaries

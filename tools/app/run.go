@@ -86,6 +86,8 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 	labels := fs.String("label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
 	verbose := fs.Bool("v", false, "print every step as it runs")
 	caseTimeout := fs.Duration("case-timeout", 5*time.Minute, "bound on one case, cleanup included")
+	golden := fs.String("golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
+	updateGolden := fs.Bool("update-golden", false, "write the --golden table from this run instead of comparing")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -115,7 +117,7 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 	// client-go's reflectors log through klog when a watch a step no longer
 	// needs is cancelled; that noise would bury the report.
 	klog.SetLogger(logr.Discard())
-	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout})
+	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout, Golden: *golden, UpdateGolden: *updateGolden})
 	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
 	if *focus != "" {
 		suiteCfg.FocusStrings = []string{*focus}

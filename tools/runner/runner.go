@@ -4,7 +4,9 @@
 package runner
 
 import (
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // ginkgo's DSL reads best unqualified.
@@ -35,6 +37,10 @@ type Options struct {
 	Log   io.Writer
 	// CaseTimeout bounds one case, cleanup included.
 	CaseTimeout time.Duration
+	// Golden, if set, is the table of expected outcomes the run must
+	// match; with UpdateGolden the run writes it instead.
+	Golden       string
+	UpdateGolden bool
 }
 
 // Register builds the ginkgo tree for opts. Call it once, before RunSpecs.
@@ -57,6 +63,7 @@ func Register(opts Options) {
 		if err := report.WriteAll(r, opts.OutDir, opts.Log, cellOrder(opts), s.describe()); err != nil {
 			Fail("writing reports: " + err.Error())
 		}
+		checkGolden(opts, report.Outcomes(r))
 	})
 	for _, group := range bySuite(opts.Plan) {
 		suite := group[0].Suite
@@ -104,4 +111,27 @@ func cellOrder(opts Options) []string {
 		out = append(out, c.Name)
 	}
 	return out
+}
+
+// checkGolden compares the run with the golden outcomes, or records them.
+func checkGolden(opts Options, outcomes []report.Outcome) {
+	switch {
+	case opts.Golden == "":
+		return
+	case opts.UpdateGolden:
+		if err := report.GoldenOf(outcomes).Save(opts.Golden); err != nil {
+			Fail("writing golden outcomes: " + err.Error())
+		}
+		fmt.Fprintf(opts.Log, "golden outcomes written to %s\n", opts.Golden)
+		return
+	}
+	g, err := report.LoadGolden(opts.Golden)
+	if err != nil {
+		Fail(err.Error())
+	}
+	if diffs := g.Compare(outcomes); len(diffs) > 0 {
+		Fail(fmt.Sprintf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
+			len(diffs), opts.Golden, strings.Join(diffs, "\n  ")))
+	}
+	fmt.Fprintf(opts.Log, "every outcome matches the golden table %s\n", opts.Golden)
 }

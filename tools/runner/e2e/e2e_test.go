@@ -29,6 +29,7 @@ var (
 	version    = flag.String("draconform.k8s-version", "v1.37.2", "embedded control plane version")
 	outDir     = flag.String("draconform.out", "", "output directory (default: <repo>/_output/e2e)")
 	cells      = flag.String("draconform.cells", "", "comma-separated cells (default: all)")
+	golden     = flag.String("draconform.golden", filepath.Join("..", "..", "..", "docs", "golden-outcomes.json"), "golden outcomes the run must match (empty: none)")
 )
 
 func TestConformance(t *testing.T) {
@@ -66,7 +67,7 @@ func TestConformance(t *testing.T) {
 	}
 	runner.Register(runner.Options{
 		Bundle: b, Plan: plan.Expand(b, filter), Targets: targets, OutDir: out,
-		RunID: runner.NewRunID(), Log: os.Stdout,
+		RunID: runner.NewRunID(), Log: os.Stdout, Golden: *golden,
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, "draconform")
