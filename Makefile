@@ -8,7 +8,7 @@ GO        ?= go
 ARGS      ?=
 DRACONFORM = $(GO) run ./tools/cmd/draconform
 
-.PHONY: conformance test unit lint binaries schema docs cleanup
+.PHONY: conformance test unit lint binaries schema docs cleanup mutation
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -41,6 +41,10 @@ schema:
 ## docs: regenerate docs/traceability.md and docs/register.md from the specs
 docs:
 	$(DRACONFORM) docs
+
+## mutation: run the suite against every known-broken implementation; writes docs/mutation.md
+mutation:
+	$(DRACONFORM) mutation --table docs/mutation.md
 
 ## cleanup: delete draconform's leftovers from the cluster of $$KUBECONFIG
 cleanup:

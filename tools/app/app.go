@@ -31,6 +31,7 @@ type verb struct {
 func verbs() []verb {
 	return []verb{
 		{"run", "run the suites against a cluster (default: an embedded v1.37.2 control plane)", runCmd},
+		{"mutation", "run the suite against every known-broken implementation and show which cases catch each", mutationCmd},
 		{"lint", "load and validate suites and fixtures; report every problem with file:line", lintCmd},
 		{"plan", "list the cases a run would execute, with their labels", planCmd},
 		{"docs", "write docs/traceability.md and docs/register.md from the specs (--check verifies them)", docsCmd},

@@ -52,6 +52,16 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, prototype-without-cache-fix, prototype-protobuf-scheduler or kubeconfig)", c.Name)
 }
 
+// Mutants are the known-broken implementations the suite must reject, by
+// provider name, with the mistake each makes.
+var Mutants = []Mutant{
+	{"prototype-without-cache-fix", "the prototype without the backported extended-resource cache fix: the scheduler keeps reading a class as it was before an update"},
+	{"prototype-protobuf-scheduler", "the prototype with kube-scheduler reading API objects as protobuf, which does not carry the field: every synthesized request loses its capacity"},
+}
+
+// Mutant is one known-broken implementation.
+type Mutant struct{ Provider, Mistake string }
+
 // variant selects a known-broken way to run the prototype, to show the
 // suite catches it: without the backported extended-resource cache fix (the
 // scheduler reads a stale class), or with the scheduler reading API objects
