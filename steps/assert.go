@@ -44,7 +44,7 @@ func (a *Assert) Run(ctx context.Context, env *Env) error {
 // matchObject waits until the stored object c contains want, and otherwise
 // reports the field paths that differ and a diff pruned to what was asserted.
 func matchObject(ctx context.Context, env *Env, c *Created, want any, within time.Duration) error {
-	return watchUntil(ctx, resourceFor(env.Clients.Dyn, c), c.Object.GetName(), within, func(u *unstructured.Unstructured) error {
+	return watchUntil(ctx, c.Resource(env.Clients.Dyn), c.Object.GetName(), within, func(u *unstructured.Unstructured) error {
 		return subsetOf(want, u)
 	})
 }

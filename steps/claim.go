@@ -14,7 +14,8 @@ import (
 	"github.com/draconform/draconform/tools/spec"
 )
 
-var claimGVR = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
+// ClaimGVR is where ResourceClaims are read, in the version the suite speaks.
+var ClaimGVR = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
 
 // ExtendedResourceClaimAnnotation marks the claim the scheduler synthesizes
 // for a pod's extended resources (KEP-5004).
@@ -199,12 +200,12 @@ func synthesizedClaim(ctx context.Context, env *Env, local string, within time.D
 	case len(synthesized) != 1:
 		return nil, fmt.Errorf("pod %s owns %d extended-resource claims %v; the scheduler must synthesize exactly one per pod", local, len(synthesized), synthesized)
 	}
-	return &Created{GVR: claimGVR, Namespaced: true, Object: found}, nil
+	return &Created{GVR: ClaimGVR, Namespaced: true, Object: found}, nil
 }
 
 // claimsOwnedBy lists the claims whose owner is the pod.
 func claimsOwnedBy(ctx context.Context, env *Env, pod *corev1.Pod) ([]unstructured.Unstructured, error) {
-	list, err := env.Clients.Dyn.Resource(claimGVR).Namespace(pod.Namespace).List(ctx, metav1.ListOptions{})
+	list, err := env.Clients.Dyn.Resource(ClaimGVR).Namespace(pod.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing claims: %w", err)
 	}

@@ -115,7 +115,7 @@ func podAllocations(ctx context.Context, env *Env, local string, within time.Dur
 	}
 	var out []allocation
 	for _, name := range claims {
-		u, err := env.Clients.Dyn.Resource(claimGVR).Namespace(env.Namespace).Get(ctx, name, metav1.GetOptions{})
+		u, err := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("claim %s of pod %s: %w", name, local, err)
 		}

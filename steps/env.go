@@ -71,6 +71,14 @@ type Created struct {
 	Object     *unstructured.Unstructured
 }
 
+// Resource is the client for c's kind, scoped to its namespace if it has one.
+func (c *Created) Resource(dyn dynamic.Interface) dynamic.ResourceInterface {
+	if c.Namespaced {
+		return dyn.Resource(c.GVR).Namespace(c.Object.GetNamespace())
+	}
+	return dyn.Resource(c.GVR)
+}
+
 type cleanupFn struct {
 	what string
 	fn   func(context.Context) error

@@ -29,7 +29,7 @@ func (CapacityInvariant) Describe() string {
 
 // Run implements Step.
 func (CapacityInvariant) Run(ctx context.Context, env *Env) error {
-	claims, err := env.Clients.Dyn.Resource(claimGVR).Namespace(env.Namespace).List(ctx, metav1.ListOptions{})
+	claims, err := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing claims: %w", err)
 	}

@@ -43,7 +43,7 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 		return nil
 	}
 	uid := string(c.Object.GetUID())
-	err = holdFor(ctx, env.Clients.Dyn.Resource(claimGVR).Namespace(env.Namespace), "", time.Duration(s.Spec.For), func(u *unstructured.Unstructured) error {
+	err = holdFor(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), "", time.Duration(s.Spec.For), func(u *unstructured.Unstructured) error {
 		if ownedBy(u, uid) {
 			return fmt.Errorf("claim %s appeared for pod %s", u.GetName(), s.Spec.Pod)
 		}

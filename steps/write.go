@@ -87,7 +87,7 @@ func (w *Write) Run(ctx context.Context, env *Env) error {
 }
 
 func (w *Write) write(ctx context.Context, env *Env, dyn dynamic.Interface, c *Created, ref spec.Ref) (*unstructured.Unstructured, error) {
-	ri := resourceFor(dyn, c)
+	ri := c.Resource(dyn)
 	status, hasStatus, _ := unstructured.NestedMap(c.Object.Object, "status")
 	switch w.Verb {
 	case verbCreate:
@@ -119,7 +119,7 @@ func (w *Write) write(ctx context.Context, env *Env, dyn dynamic.Interface, c *C
 		if err != nil {
 			return nil, err
 		}
-		cur, err := resourceFor(env.Clients.Dyn, prev).Get(ctx, prev.Object.GetName(), metav1.GetOptions{})
+		cur, err := prev.Resource(env.Clients.Dyn).Get(ctx, prev.Object.GetName(), metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("reading %s before update: %w", ref, err)
 		}
@@ -204,17 +204,10 @@ func (l *warningLog) list() []string {
 	return append([]string(nil), l.msgs...)
 }
 
-func resourceFor(dyn dynamic.Interface, c *Created) dynamic.ResourceInterface {
-	if c.Namespaced {
-		return dyn.Resource(c.GVR).Namespace(c.Object.GetNamespace())
-	}
-	return dyn.Resource(c.GVR)
-}
-
 func deleteFn(env *Env, c *Created) func(context.Context) error {
 	return func(ctx context.Context) error {
 		bg := metav1.DeletePropagationBackground
-		err := resourceFor(env.Clients.Dyn, c).Delete(ctx, c.Object.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg})
+		err := c.Resource(env.Clients.Dyn).Delete(ctx, c.Object.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/draconform/draconform/steps"
@@ -18,8 +17,6 @@ import (
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/spec"
 )
-
-var claimsGVR = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
 
 // writeDiagnostics saves what a person needs to understand a failed case:
 // its pods with conditions and events, its claims, the objects it created as
@@ -60,7 +57,7 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 		}
 	}
 	section("resource claims")
-	claims, err := env.Clients.Dyn.Resource(claimsGVR).Namespace(env.Namespace).List(ctx, metav1.ListOptions{})
+	claims, err := env.Clients.Dyn.Resource(steps.ClaimGVR).Namespace(env.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		errs = append(errs, "claims: "+err.Error())
 	} else {
@@ -77,16 +74,7 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 	sort.Strings(refs)
 	for _, r := range refs {
 		o := objs[spec.Ref(r)]
-		ri := env.Clients.Dyn.Resource(o.GVR)
-		var got any
-		var gerr error
-		if o.Namespaced {
-			u, err := ri.Namespace(o.Object.GetNamespace()).Get(ctx, o.Object.GetName(), metav1.GetOptions{})
-			got, gerr = u, err
-		} else {
-			u, err := ri.Get(ctx, o.Object.GetName(), metav1.GetOptions{})
-			got, gerr = u, err
-		}
+		got, gerr := o.Resource(env.Clients.Dyn).Get(ctx, o.Object.GetName(), metav1.GetOptions{})
 		fmt.Fprintf(&b, "--- %s (%s)\n", r, o.Object.GetName())
 		if gerr != nil {
 			fmt.Fprintf(&b, "cannot read: %v\n", gerr)
