@@ -6,9 +6,10 @@
 
 GO        ?= go
 ARGS      ?=
+RUNS      ?= 20
 DRACONFORM = $(GO) run ./tools/cmd/draconform
 
-.PHONY: conformance test unit lint binaries schema docs cleanup mutation
+.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -45,6 +46,10 @@ docs:
 ## mutation: run the suite against every known-broken implementation; writes docs/mutation.md
 mutation:
 	$(DRACONFORM) mutation --table docs/mutation.md
+
+## flake-check: RUNS (default 20) full runs on v1.37.2 and the prototype, each compared with the golden outcomes; writes docs/flake-check.md
+flake-check:
+	$(DRACONFORM) flake-check --runs $(RUNS) --summary docs/flake-check.md $(ARGS)
 
 ## cleanup: delete draconform's leftovers from the cluster of $$KUBECONFIG
 cleanup:

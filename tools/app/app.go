@@ -32,6 +32,7 @@ func verbs() []verb {
 	return []verb{
 		{"run", "run the suites against a cluster (default: an embedded v1.37.2 control plane)", runCmd},
 		{"mutation", "run the suite against every known-broken implementation and show which cases catch each", mutationCmd},
+		{"flake-check", "run the whole suite N times (default 20) and compare every run with the golden outcomes", flakeCheckCmd},
 		{"lint", "load and validate suites and fixtures; report every problem with file:line", lintCmd},
 		{"plan", "list the cases a run would execute, with their labels", planCmd},
 		{"docs", "write docs/traceability.md and docs/register.md from the specs (--check verifies them)", docsCmd},
@@ -62,7 +63,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "draconform: conformance suite for KEP-6406 (DRA extended resource capacity)")
 	fmt.Fprintln(w, "\nusage: draconform <command> [flags]   (draconform <command> -h for its flags)")
 	for _, v := range verbs() {
-		fmt.Fprintf(w, "  %-9s %s\n", v.name, v.usage)
+		fmt.Fprintf(w, "  %-11s %s\n", v.name, v.usage)
 	}
 }
 

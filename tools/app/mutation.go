@@ -2,16 +2,13 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster/providers"
-	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
 )
 
@@ -31,16 +28,11 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
-	self, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 1
-	}
 	began := time.Now()
 	var rows []mutationRow
 	survivors := 0
 	for _, m := range providers.Mutants {
-		row, err := runMutant(ctx, self, dir, m, s)
+		row, err := runMutant(ctx, dir, m, s)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1
@@ -71,30 +63,13 @@ type mutationRow struct {
 	took   time.Duration
 }
 
-func runMutant(ctx context.Context, self, dir string, m providers.Mutant, s Streams) (mutationRow, error) {
+func runMutant(ctx context.Context, dir string, m providers.Mutant, s Streams) (mutationRow, error) {
 	out := filepath.Join(dir, m.Provider)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return mutationRow{}, err
-	}
-	log, err := os.Create(filepath.Join(out, "run.log"))
-	if err != nil {
-		return mutationRow{}, err
-	}
-	defer log.Close()
-	fmt.Fprintf(s.Out, "mutation: running the suite against %s (log %s)\n", m.Provider, log.Name())
+	fmt.Fprintf(s.Out, "mutation: running the suite against %s (log %s)\n", m.Provider, filepath.Join(out, "run.log"))
 	began := time.Now()
-	cmd := exec.CommandContext(ctx, self, "run", "--provider", m.Provider, "--out", out)
-	cmd.Stdout, cmd.Stderr = log, log
-	// A killed mutant fails the run: the exit code is expected, the
-	// outcomes say what happened.
-	_ = cmd.Run()
-	data, err := os.ReadFile(filepath.Join(out, "outcomes.json"))
+	outcomes, err := childRun(ctx, out, "--provider", m.Provider)
 	if err != nil {
-		return mutationRow{}, fmt.Errorf("the run against %s wrote no outcomes (see %s): %w", m.Provider, log.Name(), err)
-	}
-	var outcomes []report.Outcome
-	if err := json.Unmarshal(data, &outcomes); err != nil {
-		return mutationRow{}, fmt.Errorf("outcomes of %s: %w", m.Provider, err)
+		return mutationRow{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
 	row := mutationRow{mutant: m, took: time.Since(began)}
 	for _, o := range outcomes {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/report"
 )
 
 func TestMutationTable(t *testing.T) {
@@ -22,5 +23,50 @@ func TestMutationTable(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+func TestFlakeCheckTellsFlakesFromStableRuns(t *testing.T) {
+	want := report.Golden{"prototype a/x@on": "passed", "prototype a/y@on": "skipped", "local a/x@on": "skipped"}
+	fc := flakeCheck{want: want, deviations: map[string][]string{}}
+	stable := []report.Outcome{
+		{Target: "prototype", ID: "a/x@on", State: "passed"},
+		{Target: "prototype", ID: "a/y@on", State: "skipped"},
+		{Target: "local", ID: "a/x@on", State: "skipped"},
+	}
+	if d := fc.add(1, stable); len(d) != 0 {
+		t.Fatalf("a run equal to the golden table deviates: %v", d)
+	}
+	flaky := []report.Outcome{
+		{Target: "prototype", ID: "a/x@on", State: "failed"},
+		{Target: "local", ID: "a/x@on", State: "skipped"},
+		{Target: "local", ID: "a/new@on", State: "passed"},
+	}
+	d := fc.add(2, flaky)
+	wantDiffs := []string{
+		"local a/new@on: passed, golden outcome none",
+		"prototype a/x@on: failed, golden outcome passed",
+		"prototype a/y@on: missing, golden outcome skipped",
+	}
+	if strings.Join(d, "\n") != strings.Join(wantDiffs, "\n") {
+		t.Errorf("diffs:\n%s\nwant:\n%s", strings.Join(d, "\n"), strings.Join(wantDiffs, "\n"))
+	}
+	// A run of one implementation only does not make the other's outcomes missing.
+	if d := fc.add(3, stable[2:]); len(d) != 0 {
+		t.Errorf("a local-only run deviates: %v", d)
+	}
+	md := fc.summary(time.Minute)
+	for _, s := range []string{
+		"3 full runs in 1m0s, 7 outcomes compared with the golden table: 3 deviated.",
+		"| `prototype a/x@on` | passed | 1 of 3: run 2: failed |",
+	} {
+		if !strings.Contains(md, s) {
+			t.Errorf("summary lacks %q:\n%s", s, md)
+		}
+	}
+	clean := flakeCheck{want: want, deviations: map[string][]string{}}
+	clean.add(1, stable)
+	if md := clean.summary(time.Second); !strings.Contains(md, "none deviated, no flake") {
+		t.Errorf("clean summary: %s", md)
 	}
 }

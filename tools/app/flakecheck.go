@@ -1,0 +1,142 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/draconform/draconform/tools/report"
+	"github.com/draconform/draconform/tools/runner"
+)
+
+// flakeCheckCmd runs the whole suite again and again, each time in a
+// process and on control planes of its own, and compares every run with the
+// golden outcomes: a case whose outcome ever differs is a flake (or a real
+// change) and fails the check. It reports what each deviating case did in
+// every run, so a flake is told from a consistent change at a glance.
+func flakeCheckCmd(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("flake-check", s)
+	runs := fs.Int("runs", 20, "how many full runs")
+	golden := fs.String("golden", "docs/golden-outcomes.json", "golden outcomes every run must match")
+	out := fs.String("out", "", "directory for each run's output (default: _output/flake-check-<id>)")
+	summary := fs.String("summary", "", "also write the summary as Markdown to this file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *runs < 1 {
+		fmt.Fprintln(s.Err, "draconform: --runs must be at least 1")
+		return 2
+	}
+	want, err := report.LoadGolden(*golden)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return 1
+	}
+	dir, err := outputDir(*out, "flake-check-"+runner.NewRunID())
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return 1
+	}
+	// Extra arguments after the flags go to every run (e.g. --provider local).
+	runArgs := fs.Args()
+	fc := flakeCheck{want: want, deviations: map[string][]string{}}
+	began := time.Now()
+	for i := 1; i <= *runs; i++ {
+		runDir := filepath.Join(dir, fmt.Sprintf("run-%02d", i))
+		start := time.Now()
+		outcomes, err := childRun(ctx, runDir, runArgs...)
+		if err != nil {
+			fmt.Fprintf(s.Err, "draconform: run %d: %v\n", i, err)
+			return 1
+		}
+		diffs := fc.add(i, outcomes)
+		fmt.Fprintf(s.Out, "flake-check: run %d/%d: %d outcomes, %d differ from %s, in %s (%s)\n",
+			i, *runs, len(outcomes), len(diffs), *golden, time.Since(start).Round(time.Second), runDir)
+		for _, d := range diffs {
+			fmt.Fprintf(s.Out, "  %s\n", d)
+		}
+	}
+	md := fc.summary(time.Since(began))
+	fmt.Fprint(s.Out, "\n"+md)
+	if *summary != "" {
+		if err := os.WriteFile(*summary, []byte(md), 0o644); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 1
+		}
+	}
+	if len(fc.deviations) > 0 {
+		fmt.Fprintf(s.Err, "draconform: %d outcomes differed from the golden table in at least one run\n", len(fc.deviations))
+		return 1
+	}
+	return 0
+}
+
+// flakeCheck accumulates runs: how many, how many outcomes in all, and
+// what every outcome that ever deviated did, keyed as in the golden table.
+type flakeCheck struct {
+	want       report.Golden
+	runs       int
+	outcomes   int
+	deviations map[string][]string // golden key -> "run N: state" for each run that differed
+}
+
+// add records one run and returns how it differs from the golden table.
+func (f *flakeCheck) add(run int, outcomes []report.Outcome) []string {
+	f.runs++
+	f.outcomes += len(outcomes)
+	got := report.GoldenOf(outcomes)
+	tested := map[string]bool{}
+	for _, o := range outcomes {
+		tested[o.Target] = true
+	}
+	var diffs []string
+	note := func(key, state string) {
+		f.deviations[key] = append(f.deviations[key], fmt.Sprintf("run %d: %s", run, state))
+		diffs = append(diffs, fmt.Sprintf("%s: %s, golden outcome %s", key, state, orNone(f.want[key])))
+	}
+	for key, state := range got {
+		if f.want[key] != state {
+			note(key, state)
+		}
+	}
+	// A golden outcome the run did not produce is a deviation too, unless
+	// the run did not test that implementation at all (--provider local).
+	for key := range f.want {
+		target, _, _ := strings.Cut(key, " ")
+		if _, ok := got[key]; !ok && tested[target] {
+			note(key, "missing")
+		}
+	}
+	sort.Strings(diffs)
+	return diffs
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func (f *flakeCheck) summary(took time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d full runs in %s, %d outcomes compared with the golden table: ", f.runs, took.Round(time.Second), f.outcomes)
+	if len(f.deviations) == 0 {
+		b.WriteString("none deviated, no flake.\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d deviated.\n\n| outcome | golden | runs that differed |\n|---|---|---|\n", len(f.deviations))
+	keys := make([]string, 0, len(f.deviations))
+	for k := range f.deviations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| `%s` | %s | %d of %d: %s |\n", k, orNone(f.want[k]), len(f.deviations[k]), f.runs, strings.Join(f.deviations[k], ", "))
+	}
+	return b.String()
+}
