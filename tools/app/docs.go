@@ -17,6 +17,7 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 	sf.register(fs)
 	dir := fs.String("out", "docs", "directory to write into")
 	check := fs.Bool("check", false, "fail if the files differ from what the specs give, write nothing")
+	readme := fs.String("readme", "README.md", "README whose mutation table is generated from <out>/mutation.json")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -28,9 +29,30 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 		"traceability.md": docs.Traceability(b),
 		"register.md":     docs.Register(b),
 	}
-	stale := false
+	results, err := docs.LoadMutationResults(filepath.Join(*dir, "mutation.json"))
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform docs:", err)
+		return 1
+	}
+	paths := map[string]string{}
 	for name, text := range files {
-		path := filepath.Join(*dir, name)
+		paths[filepath.Join(*dir, name)] = text
+	}
+	if results != nil {
+		cur, err := os.ReadFile(*readme)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform docs:", err)
+			return 1
+		}
+		text, err := docs.SpliceMutationTable(string(cur), docs.MutationTable(results))
+		if err != nil {
+			fmt.Fprintf(s.Err, "draconform docs: %s: %v\n", *readme, err)
+			return 1
+		}
+		paths[*readme] = text
+	}
+	stale := false
+	for path, text := range paths {
 		if *check {
 			if cur, err := os.ReadFile(path); err != nil || string(cur) != text {
 				fmt.Fprintf(s.Err, "%s is stale: run draconform docs (or make docs)\n", path)

@@ -5,22 +5,42 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/docs"
 	"github.com/draconform/draconform/tools/runner"
 )
 
-// mutationCmd runs the whole suite against every known-broken
-// implementation and tells which cases caught it: a mutant no case kills is
-// a missing case. Each run is a process of its own (ginkgo runs one suite
-// per process), and its outcomes.json says which cases failed.
+// mutationCmd runs the whole suite against known-broken implementations and
+// records which cases caught each: a mutant no case kills is a missing case.
+// Each run is a process of its own (ginkgo runs one suite per process), and
+// its outcomes.json says which cases failed. The results are merged into
+// docs/mutation.json, and the README's table is regenerated from it.
 func mutationCmd(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("mutation", s)
 	out := fs.String("out", "", "directory for each mutant's run (default: _output/mutation-<id>)")
-	table := fs.String("table", "", "also write the table as Markdown to this file (e.g. docs/mutation.md)")
+	only := fs.String("mutants", "", "comma-separated mutants to run (default: all; see --list)")
+	list := fs.Bool("list", false, "list the mutants and exit")
+	results := fs.String("results", "", "merge the results into this JSON file (e.g. docs/mutation.json)")
+	readme := fs.String("readme", "", "regenerate the mutation table of this README from --results (e.g. README.md)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	all := providers.Mutants()
+	if *list {
+		for _, m := range all {
+			fmt.Fprintf(s.Out, "%-44s %s\n", m.Provider, m.Mistake)
+		}
+		return 0
+	}
+	selected, err := selectMutants(all, splitList(*only))
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return 2
+	}
+	if *readme != "" && *results == "" {
+		fmt.Fprintln(s.Err, "draconform: --readme needs --results, the file the table is generated from")
 		return 2
 	}
 	dir, err := outputDir(*out, "mutation-"+runner.NewRunID())
@@ -28,87 +48,103 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
-	began := time.Now()
-	var rows []mutationRow
-	survivors := 0
-	for _, m := range providers.Mutants {
-		row, err := runMutant(ctx, dir, m, s)
+	var fresh []docs.MutationResult
+	for i, m := range selected {
+		fmt.Fprintf(s.Out, "mutation: %d/%d ", i+1, len(selected))
+		r, err := runMutant(ctx, dir, m, s)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1
 		}
-		if len(row.caught) == 0 {
-			survivors++
-		}
-		rows = append(rows, row)
+		fresh = append(fresh, r)
 	}
-	md := mutationTable(rows, time.Since(began))
-	fmt.Fprint(s.Out, "\n"+md)
-	if *table != "" {
-		if err := os.WriteFile(*table, []byte(md), 0o644); err != nil {
+	rows := fresh
+	if *results != "" {
+		old, err := docs.LoadMutationResults(*results)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 1
+		}
+		order := make([]string, len(all))
+		for i, m := range all {
+			order[i] = m.Provider
+		}
+		rows = docs.MergeMutationResults(old, fresh, order)
+		if err := docs.SaveMutationResults(*results, rows); err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1
 		}
 	}
+	md := docs.MutationTable(rows)
+	fmt.Fprint(s.Out, "\n"+md)
+	if *readme != "" {
+		if err := writeMutationTable(*readme, md); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 1
+		}
+		fmt.Fprintln(s.Out, "wrote the mutation table into", *readme)
+	}
+	survivors := 0
+	for _, r := range fresh {
+		if !r.Killed() && r.Equivalent == "" {
+			survivors++
+			fmt.Fprintf(s.Err, "draconform: mutant %s survived: it needs a case that catches it\n", r.Provider)
+		}
+	}
 	if survivors > 0 {
-		fmt.Fprintf(s.Err, "draconform: %d mutants survived: each needs a case that catches it\n", survivors)
 		return 1
 	}
 	return 0
 }
 
-type mutationRow struct {
-	mutant providers.Mutant
-	caught []string
-	took   time.Duration
+func selectMutants(all []providers.Mutant, names []string) ([]providers.Mutant, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	by := map[string]providers.Mutant{}
+	for _, m := range all {
+		by[m.Provider] = m
+	}
+	var out []providers.Mutant
+	for _, n := range names {
+		m, ok := by[n]
+		if !ok {
+			m, ok = by["prototype-"+n]
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown mutant %q (draconform mutation --list)", n)
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
 
-func runMutant(ctx context.Context, dir string, m providers.Mutant, s Streams) (mutationRow, error) {
+func runMutant(ctx context.Context, dir string, m providers.Mutant, s Streams) (docs.MutationResult, error) {
 	out := filepath.Join(dir, m.Provider)
-	fmt.Fprintf(s.Out, "mutation: running the suite against %s (log %s)\n", m.Provider, filepath.Join(out, "run.log"))
+	fmt.Fprintf(s.Out, "running the suite against %s (log %s)\n", m.Provider, filepath.Join(out, "run.log"))
 	began := time.Now()
 	outcomes, err := childRun(ctx, out, "--provider", m.Provider)
 	if err != nil {
-		return mutationRow{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
+		return docs.MutationResult{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
-	row := mutationRow{mutant: m, took: time.Since(began)}
+	r := docs.MutationResult{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, Caught: []string{}, Seconds: int(time.Since(began).Seconds())}
 	for _, o := range outcomes {
 		if o.State == "failed" {
-			row.caught = append(row.caught, o.ID)
+			r.Caught = append(r.Caught, o.ID)
 		}
 	}
-	fmt.Fprintf(s.Out, "mutation: %s: %d cases failed, in %s\n", m.Provider, len(row.caught), row.took.Round(time.Second))
-	return row, nil
+	fmt.Fprintf(s.Out, "mutation: %s: %d cases failed, in %s\n", m.Provider, len(r.Caught), time.Since(began).Round(time.Second))
+	return r, nil
 }
 
-func mutationTable(rows []mutationRow, took time.Duration) string {
-	var b strings.Builder
-	b.WriteString("| mutant | its mistake | killed | cases that caught it |\n|---|---|---|---|\n")
-	for _, r := range rows {
-		killed := "no"
-		if len(r.caught) > 0 {
-			killed = "yes"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.mutant.Provider, r.mutant.Mistake, killed, caughtList(r.caught))
+func writeMutationTable(readme, table string) error {
+	text, err := os.ReadFile(readme)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(&b, "\n%d mutants, generated by `draconform mutation` in %s.\n", len(rows), took.Round(time.Second))
-	return b.String()
-}
-
-func caughtList(ids []string) string {
-	if len(ids) == 0 {
-		return "none: a case is missing"
+	out, err := docs.SpliceMutationTable(string(text), table)
+	if err != nil {
+		return fmt.Errorf("%s: %w", readme, err)
 	}
-	const shown = 4
-	list := make([]string, 0, shown)
-	for i, id := range ids {
-		if i == shown {
-			break
-		}
-		list = append(list, "`"+id+"`")
-	}
-	if len(ids) > shown {
-		return fmt.Sprintf("%s and %d more", strings.Join(list, ", "), len(ids)-shown)
-	}
-	return strings.Join(list, ", ")
+	return os.WriteFile(readme, []byte(out), 0o644)
 }

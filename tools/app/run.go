@@ -36,7 +36,7 @@ type providerFlags struct {
 }
 
 func (f *providerFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-without-cache-fix (a known-broken variant), kubeconfig (any cluster; cells that set gates are skipped)")
+	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), kubeconfig, or a known-broken variant of the prototype (prototype-<mutant>, listed by `go run ./tools/prototype mutants`, and prototype-protobuf-scheduler) (any cluster; cells that set gates are skipped)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.context, "context", "", "kubeconfig context for --provider kubeconfig")
 	fs.StringVar(&f.asCell, "as-cell", "", "with --provider kubeconfig: the gate cell the cluster was configured as (it runs that cell's cases; others are skipped)")

@@ -2,9 +2,10 @@
 // kube-scheduler from the v1.37.2 module sources plus the edits in
 // tools/prototype/build.
 //
-//	go run ./tools/prototype build [-without-cache-fix]   build (or find) the binaries, print their dir
-//	go run ./tools/prototype prepare [-without-cache-fix] copy and patch the sources only
-//	go run ./tools/prototype edits [-without-cache-fix]   list the edits and the cache key
+//	go run ./tools/prototype build [-mutant NAME]   build (or find) the binaries, print their dir
+//	go run ./tools/prototype prepare [-mutant NAME] copy and patch the sources only
+//	go run ./tools/prototype edits [-mutant NAME]   list the edits and the cache key
+//	go run ./tools/prototype mutants                list the deliberately non-conformant variants
 package main
 
 import (
@@ -27,17 +28,27 @@ func main() {
 
 func run(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: prototype build|prepare|edits [-without-cache-fix] [-cache-dir DIR]")
+		fmt.Fprintln(os.Stderr, "usage: prototype build|prepare|edits [-mutant NAME] [-cache-dir DIR] | mutants")
 		return 2
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	noFix := fs.Bool("without-cache-fix", false, "leave out the backported extended resource cache fix (another cache key)")
+	mutant := fs.String("mutant", "", "build a deliberately non-conformant variant instead (see: prototype mutants)")
 	cacheDir := fs.String("cache-dir", "", "binary cache (default: <repo>/.cache/k8s)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	o := build.Options{CacheDir: *cacheDir, WithoutCacheFix: *noFix, Log: os.Stderr}
+	o := build.Options{CacheDir: *cacheDir, Mutant: *mutant, Log: os.Stderr}
+	if *mutant != "" {
+		if _, err := build.LookupMutant(*mutant); err != nil {
+			fmt.Fprintln(os.Stderr, "prototype:", err)
+			return 2
+		}
+	}
 	switch args[0] {
+	case "mutants":
+		for _, m := range build.Mutants() {
+			fmt.Printf("%-34s %s  %s\n", m.Name, build.Key(build.Options{Mutant: m.Name}), m.Mistake)
+		}
 	case "build":
 		dir, err := build.Ensure(ctx, o)
 		if err != nil {
@@ -65,7 +76,7 @@ func run(ctx context.Context, args []string) int {
 			}
 		}
 	default:
-		fmt.Fprintf(os.Stderr, "prototype: unknown command %q (build, prepare or edits)\n", args[0])
+		fmt.Fprintf(os.Stderr, "prototype: unknown command %q (build, prepare, edits or mutants)\n", args[0])
 		return 2
 	}
 	return 0

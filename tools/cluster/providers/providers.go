@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
@@ -44,30 +45,48 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		return p, func() { _ = p.StopAll(context.Background()) }, nil
 	case "prototype":
 		return prototype(ctx, c, variant{})
-	case "prototype-without-cache-fix":
-		return prototype(ctx, c, variant{withoutCacheFix: true})
-	case "prototype-protobuf-scheduler":
+	case protobufScheduler:
 		return prototype(ctx, c, variant{protobufScheduler: true})
 	}
-	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, prototype-without-cache-fix, prototype-protobuf-scheduler or kubeconfig)", c.Name)
+	if name, ok := strings.CutPrefix(c.Name, "prototype-"); ok {
+		if _, err := build.LookupMutant(name); err == nil {
+			return prototype(ctx, c, variant{mutant: name})
+		}
+	}
+	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, kubeconfig, or a mutant: %s)", c.Name, strings.Join(mutantNames(), ", "))
 }
 
+// protobufScheduler is the one mutant that is a way of running the
+// prototype rather than a build of its own.
+const protobufScheduler = "prototype-protobuf-scheduler"
+
 // Mutants are the known-broken implementations the suite must reject, by
-// provider name, with the mistake each makes.
-var Mutants = []Mutant{
-	{"prototype-without-cache-fix", "the prototype without the backported extended-resource cache fix: the scheduler keeps reading a class as it was before an update"},
-	{"prototype-protobuf-scheduler", "the prototype with kube-scheduler reading API objects as protobuf, which does not carry the field: every synthesized request loses its capacity"},
+// provider name, with the mistake each makes: every build mutant of the
+// prototype (tools/prototype/build.Mutants), then the protobuf scheduler.
+func Mutants() []Mutant {
+	var out []Mutant
+	for _, m := range build.Mutants() {
+		out = append(out, Mutant{Provider: "prototype-" + m.Name, Mistake: m.Mistake, Equivalent: m.Equivalent})
+	}
+	return append(out, Mutant{Provider: protobufScheduler, Mistake: "scheduler reads API objects as protobuf, which the prototype does not extend: every synthesized request loses its capacity"})
+}
+
+func mutantNames() []string {
+	var names []string
+	for _, m := range Mutants() {
+		names = append(names, m.Provider)
+	}
+	return names
 }
 
 // Mutant is one known-broken implementation.
-type Mutant struct{ Provider, Mistake string }
+type Mutant struct{ Provider, Mistake, Equivalent string }
 
 // variant selects a known-broken way to run the prototype, to show the
-// suite catches it: without the backported extended-resource cache fix (the
-// scheduler reads a stale class), or with the scheduler reading API objects
-// as protobuf (which the prototype does not extend, so the field is lost).
+// suite catches it: a build mutant, or the scheduler reading API objects as
+// protobuf (which the prototype does not extend, so the field is lost).
 type variant struct {
-	withoutCacheFix   bool
+	mutant            string
 	protobufScheduler bool
 }
 
@@ -81,7 +100,7 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
-	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, WithoutCacheFix: v.withoutCacheFix, Log: c.Log}
+	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Mutant: v.mutant, Log: c.Log}
 	bin, err := build.Ensure(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("prototype binaries: %w", err)

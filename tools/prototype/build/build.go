@@ -48,10 +48,11 @@ type Options struct {
 	// VanillaBinDir holds the released etcd and kube-controller-manager the
 	// prototype runs unchanged. Default <CacheDir>/v1.37.2/bin.
 	VanillaBinDir string
-	// WithoutCacheFix leaves out the backported extended resource cache fix,
-	// for proving that a case catches the v1.37.2 defect. It gives another key.
-	WithoutCacheFix bool
-	Log             io.Writer
+	// Mutant names a deliberately non-conformant variant (see Mutants) to
+	// build instead of the prototype, for proving the suite rejects it. It
+	// gives another key.
+	Mutant string
+	Log    io.Writer
 }
 
 // Binaries are the files of a prototype bin dir.
@@ -60,8 +61,10 @@ var Binaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kube-contro
 // built are the commands the prototype compiles; the others are copied.
 var built = []string{"kube-apiserver", "kube-scheduler"}
 
-// EditSet returns the edit groups for o, in the order they are applied.
+// EditSet returns the edit groups for o, in the order they are applied. An
+// unknown mutant gives the prototype's groups; Ensure and Prepare refuse it.
 func EditSet(o Options) []Group {
+	m, _ := LookupMutant(o.Mutant)
 	groups := []Group{
 		apiTypesEdits(),
 		conversionsEdits(),
@@ -70,11 +73,21 @@ func EditSet(o Options) []Group {
 		validationEdits(),
 		openAPIEdits(),
 		schedulerEdits(),
+		cacheFixEdits(),
 	}
-	if !o.WithoutCacheFix {
-		groups = append(groups, cacheFixEdits())
+	if o.Mutant == "" {
+		return groups
 	}
-	return groups
+	var out []Group
+	for _, g := range groups {
+		if g.Name != m.Omit {
+			out = append(out, g)
+		}
+	}
+	if len(m.Edits) > 0 {
+		out = append(out, Group{Name: "mutant " + m.Name, Edits: m.Edits})
+	}
+	return out
 }
 
 // Key is the short hash naming o's binaries: it changes whenever an edit,
@@ -86,8 +99,8 @@ func Key(o Options) string {
 // Version is the provider's name for the binaries.
 func Version(o Options) string {
 	v := "prototype-" + BaseVersion + "+kep6406"
-	if o.WithoutCacheFix {
-		v += "-nocachefix"
+	if o.Mutant != "" {
+		v += "-mutant-" + o.Mutant
 	}
 	return v
 }
@@ -95,6 +108,11 @@ func Version(o Options) string {
 func (o *Options) defaults() error {
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.Mutant != "" {
+		if _, err := LookupMutant(o.Mutant); err != nil {
+			return err
+		}
 	}
 	o.Log = buildcache.NewSyncWriter(o.Log)
 	if o.RepoRoot == "" {
@@ -155,7 +173,7 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 
 	start := time.Now()
 	work := filepath.Join(o.WorkDir, key)
-	fmt.Fprintf(o.Log, "prototype: key %s (%d edit groups%s); work dir %s\n", key, len(EditSet(o)), map[bool]string{true: ", without the cache fix"}[o.WithoutCacheFix], work)
+	fmt.Fprintf(o.Log, "prototype: key %s (%d edit groups%s); work dir %s\n", key, len(EditSet(o)), map[bool]string{true: ", mutant " + o.Mutant}[o.Mutant != ""], work)
 	modDir, err := prepare(ctx, o, work)
 	if err != nil {
 		return "", err

@@ -52,16 +52,33 @@ func TestApplyText(t *testing.T) {
 	}
 }
 
-func TestKeyDependsOnCacheFix(t *testing.T) {
-	with, without := Key(Options{}), Key(Options{WithoutCacheFix: true})
-	if with == without || len(with) != 12 {
-		t.Fatalf("keys %q and %q: want two distinct 12-character keys", with, without)
+func TestEveryMutantHasItsOwnKey(t *testing.T) {
+	seen := map[string]string{Key(Options{}): "the prototype"}
+	for _, m := range Mutants() {
+		k := Key(Options{Mutant: m.Name})
+		if len(k) != 12 {
+			t.Errorf("mutant %s: key %q, want 12 characters", m.Name, k)
+		}
+		if other, ok := seen[k]; ok {
+			t.Errorf("mutant %s has the key of %s: it would reuse its binaries", m.Name, other)
+		}
+		seen[k] = m.Name
+		if m.Omit == "" && len(m.Edits) == 0 {
+			t.Errorf("mutant %s changes nothing", m.Name)
+		}
+	}
+	if _, err := LookupMutant("no-such"); err == nil || !strings.Contains(err.Error(), "without-cache-fix") {
+		t.Errorf("unknown mutant: error %v, want one listing the mutants", err)
+	}
+	if err := (&Options{Mutant: "no-such", RepoRoot: t.TempDir()}).defaults(); err == nil {
+		t.Error("options with an unknown mutant are accepted")
 	}
 }
 
-// TestEditsApplyToBaseSources applies every edit to the v1.37.2 sources from
-// the module cache, so that an anchor that stopped matching fails here in
-// seconds instead of in a long build. Nothing is compiled.
+// TestEditsApplyToBaseSources applies the edits of the prototype and of
+// every mutant to the v1.37.2 sources from the module cache, so that an
+// anchor that stopped matching fails here in seconds instead of in a long
+// build. Nothing is compiled.
 func TestEditsApplyToBaseSources(t *testing.T) {
 	if testing.Short() {
 		t.Skip("copies the Kubernetes sources")
@@ -73,43 +90,59 @@ func TestEditsApplyToBaseSources(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip(err)
 	}
-	tmp := t.TempDir()
-	roots := map[Module]string{}
+	modDirs := map[Module]string{}
 	for mod, ver := range map[Module]string{Kubernetes: KubernetesVersion, API: StagingVersion, DRA: StagingVersion} {
 		dir, err := moduleDir(context.Background(), root, string(mod)+"@"+ver)
 		if err != nil {
 			t.Skipf("module cache: %v", err)
 		}
-		// Copy only the files the edits touch.
-		dst := filepath.Join(tmp, filepath.Base(string(mod)))
-		roots[mod] = dst
-		for _, o := range []Options{{}, {WithoutCacheFix: true}} {
+		modDirs[mod] = dir
+	}
+	variants := []Options{{}}
+	for _, m := range Mutants() {
+		variants = append(variants, Options{Mutant: m.Name})
+	}
+	for _, o := range variants {
+		name := o.Mutant
+		if name == "" {
+			name = "prototype"
+		}
+		t.Run(name, func(t *testing.T) {
+			// Copy only the files the edits touch.
+			tmp := t.TempDir()
+			roots := map[Module]string{}
+			var all []Edit
 			for _, g := range EditSet(o) {
 				for _, e := range g.Edits {
-					if e.Module != mod {
+					all = append(all, e)
+					dst := filepath.Join(tmp, filepath.Base(string(e.Module)))
+					roots[e.Module] = dst
+					to := filepath.Join(dst, filepath.FromSlash(e.File))
+					if _, err := os.Stat(to); err == nil {
 						continue
 					}
-					to := filepath.Join(dst, filepath.FromSlash(e.File))
 					if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 						t.Fatal(err)
 					}
-					if err := copyFile(filepath.Join(dir, filepath.FromSlash(e.File)), to, 0o644); err != nil {
+					if err := copyFile(filepath.Join(modDirs[e.Module], filepath.FromSlash(e.File)), to, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
-		}
+			files, err := ApplyEdits(roots, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d edits applied to %d files", len(all), len(files))
+		})
 	}
-	var all []Edit
-	for _, g := range EditSet(Options{}) {
-		all = append(all, g.Edits...)
-	}
-	files, err := ApplyEdits(roots, all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d edits applied to %d files", len(all), len(files))
+}
 
+func TestBuildModuleReplacesThePatchedModules(t *testing.T) {
+	root, err := buildcache.FindRepoRoot()
+	if err != nil {
+		t.Skip(err)
+	}
 	goMod, err := os.ReadFile(filepath.Join(root, "tools", "k8sbin", "go.mod"))
 	if err != nil {
 		t.Fatal(err)

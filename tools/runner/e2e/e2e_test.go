@@ -24,7 +24,7 @@ import (
 )
 
 var (
-	provider   = flag.String("draconform.provider", "local,prototype", "comma-separated providers: local, prototype, prototype-without-cache-fix, kubeconfig")
+	provider   = flag.String("draconform.provider", "local,prototype", "comma-separated providers: local, prototype, kubeconfig, or a mutant (prototype-<name>, see draconform mutation)")
 	kubeconfig = flag.String("draconform.kubeconfig", "", "kubeconfig for the kubeconfig provider")
 	version    = flag.String("draconform.k8s-version", "v1.37.2", "embedded control plane version")
 	outDir     = flag.String("draconform.out", "", "output directory (default: <repo>/_output/e2e)")

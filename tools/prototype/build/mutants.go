@@ -1,0 +1,241 @@
+package build
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+const (
+	deviceClassStorage = "pkg/registry/resource/deviceclass/storage/storage.go"
+	schedulerPlugin    = "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go"
+)
+
+// Mutant is a deliberately non-conformant variant of the prototype: a
+// plausible mistake of an implementer or a vendor fork, built on demand like
+// the prototype itself (its edits change the cache key). The suite must
+// reject every mutant; one it passes is a missing case.
+type Mutant struct {
+	Name string
+	// Mistake says, for the mutation table, what the variant gets wrong.
+	Mistake string
+	// Omit names a prototype edit group the mutant leaves out.
+	Omit string
+	// Edits are applied after the prototype's, so they anchor on its text.
+	Edits []Edit
+	// Equivalent, when set, says why no black-box case can tell the mutant
+	// from the prototype; the mutation table shows it instead of a gap.
+	Equivalent string
+}
+
+// Mutants are the variants `prototype build -mutant NAME` and the
+// prototype-<name> providers build, in the order the mutation table lists
+// them.
+func Mutants() []Mutant {
+	return []Mutant{
+		{
+			Name:    "without-cache-fix",
+			Mistake: "scheduler without the backported extended-resource cache fix: it keeps reading a class as it was before an update, until it restarts",
+			Omit:    cacheFixEdits().Name,
+		},
+		{
+			Name:    "scheduler-ignores-field",
+			Mistake: "scheduler ignores the field: KEP-5004 whole-device requests with the gate on",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+				"\t\t\t_ = class // mutant: the capacity requests are never read\n").in("func createRequestsAndMappings(")},
+		},
+		{
+			Name:    "explicit-name-only",
+			Mistake: "scheduler applies the capacity only when the pod uses the class's explicit extendedResourceName",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+				`			if class.Spec.ExtendedResourceName != nil && v1.ResourceName(*class.Spec.ExtendedResourceName) == resource {
+				classCapacity = class.Spec.ExtendedResourceCapacityRequests
+			}
+`).in("func createRequestsAndMappings(")},
+		},
+		{
+			Name:    "implicit-name-only",
+			Mistake: "scheduler applies the capacity only when the pod uses the implicit deviceclass.resource.kubernetes.io/<class> name",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+				`			if resource == v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+class.Name) {
+				classCapacity = class.Spec.ExtendedResourceCapacityRequests
+			}
+`).in("func createRequestsAndMappings(")},
+		},
+		{
+			Name:    "multiplies-count",
+			Mistake: "scheduler multiplies: one allocation of Count × each amount instead of Count allocations of the amount",
+			Edits: []Edit{
+				replace(Kubernetes, extendedDRA, "\t\t\tCount:           crq - sum, // the extra devices to request\n\t\t\tCapacity:        capacity.DeepCopy(),\n",
+					"\t\t\tCount:           mutantCount(crq-sum, capacity),\n\t\t\tCapacity:        mutantCapacity(crq-sum, capacity),\n",
+				).in("func createResourceRequestAndMappings("),
+				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantCount and mutantCapacity fold Count shares into one request.
+func mutantCount(count int64, capacity *resourceapi.CapacityRequirements) int64 {
+	if capacity == nil {
+		return count
+	}
+	return 1
+}
+
+func mutantCapacity(count int64, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
+	out := capacity.DeepCopy()
+	if out == nil {
+		return nil
+	}
+	for name, q := range out.Requests {
+		q.Mul(count)
+		out.Requests[name] = q
+	}
+	return out
+}
+
+`),
+			},
+		},
+		{
+			Name:    "no-skew-guard",
+			Mistake: "scheduler with its gate off silently falls back to whole-device requests for a class that sets the field",
+			Edits:   []Edit{noSkewGuard()},
+		},
+		{
+			Name:    "scheduler-ignores-its-gate",
+			Mistake: "scheduler copies the field whatever its own gate says",
+			Edits: []Edit{noSkewGuard(), replace(Kubernetes, extendedDRA, "\t\tif enableExtendedResourceCapacity {\n\t\t\tclassCapacity = ",
+				"\t\tif true {\n\t\t\tclassCapacity = ").in("func createRequestsAndMappings(")},
+		},
+		{
+			Name:    "leaves-unallocated-claim",
+			Mistake: "scheduler with its gate off checks the class only after creating the claim, and fails without deleting it: an unallocated ResourceClaim is left behind on every attempt",
+			Edits: []Edit{noSkewGuard(), after(Kubernetes, schedulerPlugin, `		claim, err = pl.createExtendedResourceClaimInAPI(ctx, pod, nodeName, state)
+		if err != nil {
+			return nil, nil, err
+		}
+`, `		// mutant: the skew guard, after the claim exists and before it is tracked for Unreserve.
+		if !pl.fts.EnableDRAExtendedResourceCapacity {
+			for _, r := range claim.Spec.Devices.Requests {
+				if r.Exactly == nil {
+					continue
+				}
+				if class, err := pl.draManager.DeviceClasses().Get(r.Exactly.DeviceClassName); err == nil && class.Spec.ExtendedResourceCapacityRequests != nil {
+					return nil, nil, fmt.Errorf("DeviceClass %s sets extendedResourceCapacityRequests, but the DRAExtendedResourceCapacity feature gate is disabled in kube-scheduler", class.Name)
+				}
+			}
+		}
+`).in("func (pl *DynamicResources) bindClaim(")},
+		},
+		{
+			Name:    "init-containers-without-capacity",
+			Mistake: "scheduler gives the capacity to long-lived containers' requests but not to the request of an init container that needs more devices than they do",
+			Edits: []Edit{replace(Kubernetes, extendedDRA,
+				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
+				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])",
+			).in("func createRequestsAndMappings(")},
+		},
+		{
+			Name:       "no-deep-copy",
+			Mistake:    "scheduler puts the class's own CapacityRequirements into the synthesized request instead of a deep copy",
+			Equivalent: "in v1.37.2 nothing writes through the shared pointer: informers replace a cached class instead of changing it, the allocator only reads request capacity, and the claim is deep-copied before it is created (createExtendedResourceClaimInAPI)",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        capacity,\n").
+				in("func createResourceRequestAndMappings(")},
+		},
+		{
+			Name:    "no-drop-on-disable",
+			Mistake: "API server keeps the field on create and update when its gate is off",
+			Edits:   []Edit{keepWhenDisabled()},
+		},
+		{
+			Name:    "drops-field-in-use",
+			Mistake: "API server with its gate off drops the field from a class that already has it, on the next update",
+			Edits: []Edit{replace(Kubernetes, deviceClassStrategy, "\tif oldClass != nil && oldClass.Spec.ExtendedResourceCapacityRequests != nil {\n\t\treturn\n\t}\n", "").
+				in("func dropDisabledDRAExtendedResourceCapacityFields(")},
+		},
+		{
+			Name:    "hides-instead-of-drops",
+			Mistake: "API server with its gate off stores the field but hides it from readers: it comes back when the gate is turned on again",
+			Edits: []Edit{
+				keepWhenDisabled(),
+				after(Kubernetes, deviceClassStorage, "\t\"k8s.io/kubernetes/pkg/apis/resource\"\n",
+					"\tutilfeature \"k8s.io/apiserver/pkg/util/feature\"\n\t\"k8s.io/kubernetes/pkg/features\"\n"),
+				after(Kubernetes, deviceClassStorage, "\t\tReturnDeletedObject: true,\n", "\t\tDecorator:           hideDisabledCapacityRequests,\n").
+					in("func NewREST("),
+				before(Kubernetes, deviceClassStorage, "// NewREST returns", `// hideDisabledCapacityRequests is the mutant's read-side "drop".
+func hideDisabledCapacityRequests(obj runtime.Object) {
+	if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResourceCapacity) {
+		return
+	}
+	switch o := obj.(type) {
+	case *resource.DeviceClass:
+		o.Spec.ExtendedResourceCapacityRequests = nil
+	case *resource.DeviceClassList:
+		for i := range o.Items {
+			o.Items[i].Spec.ExtendedResourceCapacityRequests = nil
+		}
+	}
+}
+
+`),
+			},
+		},
+		{
+			Name:    "without-consumable-capacity",
+			Mistake: "API server accepts the field with DRAConsumableCapacity off: the gate does not depend on it and validation does not check it",
+			Edits: []Edit{
+				replace(Kubernetes, kubeFeatures, "\tDRAExtendedResourceCapacity: {DRAConsumableCapacity, DRAExtendedResource},\n",
+					"\tDRAExtendedResourceCapacity: {DRAExtendedResource},\n"),
+				replace(Kubernetes, resourceValidation, "\tif !utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity) {\n\t\tallErrs = append(allErrs, field.Forbidden(fldPath, \"requires the DRAConsumableCapacity feature gate\"))\n\t}\n", "").
+					in("func validateExtendedResourceCapacityRequests("),
+			},
+		},
+		{
+			Name:    "accepts-unqualified-key",
+			Mistake: "API server accepts any string as a capacity name",
+			Edits: []Edit{replace(Kubernetes, resourceValidation, "attributeAndCapacityMaxKeyLength, validateQualifiedName,",
+				"attributeAndCapacityMaxKeyLength, func(resource.QualifiedName, *field.Path) field.ErrorList { return nil },").
+				in("func validateExtendedResourceCapacityRequests(")},
+		},
+		{
+			Name:    "accepts-zero",
+			Mistake: "API server accepts a zero quantity",
+			Edits:   []Edit{quantityCheck("if quantity.Sign() < 0 {")},
+		},
+		{
+			Name:    "accepts-negative",
+			Mistake: "API server accepts a negative quantity",
+			Edits:   []Edit{quantityCheck("if quantity.Sign() == 0 {")},
+		},
+		{
+			Name:    "validates-create-only",
+			Mistake: "API server validates the field when a class is created, not when it is updated",
+			Edits: []Edit{replace(Kubernetes, resourceValidation, "\tif spec.ExtendedResourceCapacityRequests != nil {\n\t\tvar oldRequests",
+				"\tif spec.ExtendedResourceCapacityRequests != nil && oldSpec == nil {\n\t\tvar oldRequests").in("func validateDeviceClassSpec(")},
+		},
+	}
+}
+
+func noSkewGuard() Edit {
+	return replace(Kubernetes, extendedDRA, "\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
+		"\t\tif mutantGuard := false; mutantGuard && class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
+	).in("func createRequestsAndMappings(")
+}
+
+func keepWhenDisabled() Edit {
+	return replace(Kubernetes, deviceClassStrategy, "\tnewClass.Spec.ExtendedResourceCapacityRequests = nil\n", "\t_ = newClass // mutant: nothing is dropped\n").
+		in("func dropDisabledDRAExtendedResourceCapacityFields(")
+}
+
+func quantityCheck(check string) Edit {
+	return replace(Kubernetes, resourceValidation, "if quantity.Sign() <= 0 {", check).in("func validateExtendedResourceCapacityRequests(")
+}
+
+// LookupMutant finds a mutant by name.
+func LookupMutant(name string) (Mutant, error) {
+	var names []string
+	for _, m := range Mutants() {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	sort.Strings(names)
+	return Mutant{}, fmt.Errorf("unknown prototype mutant %q (one of: %s)", name, strings.Join(names, ", "))
+}
