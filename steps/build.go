@@ -28,6 +28,8 @@ func Build(st *spec.Step) (Step, error) {
 		return &ExpectUnschedulable{Spec: st.ExpectUnschedulable}, nil
 	case st.ExpectClaim != nil:
 		return &ExpectClaim{Spec: st.ExpectClaim}, nil
+	case st.ExpectRunning != nil:
+		return &ExpectRunning{Spec: st.ExpectRunning}, nil
 	case st.ExpectNoClaim != nil:
 		return &ExpectNoClaim{Spec: st.ExpectNoClaim}, nil
 	case st.ExpectSameDevice != nil:

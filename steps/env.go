@@ -38,6 +38,9 @@ type Clients struct {
 	// NewDynamic builds a client whose requests report warnings to h; writes
 	// use it to check what the API server warned about.
 	NewDynamic func(h rest.WarningHandler) (dynamic.Interface, error)
+	// Logs reads a container's log; nil reads it through Kube. The fakes
+	// set it, since client-go's fake serves one fixed text for every log.
+	Logs func(ctx context.Context, namespace, pod, container string) (string, error)
 }
 
 // Env is what a step acts on: one case instance on one cluster.

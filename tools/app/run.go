@@ -87,7 +87,7 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 	verbose := fs.Bool("v", false, "print every step as it runs")
 	caseTimeout := fs.Duration("case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	golden := fs.String("golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
-	updateGolden := fs.Bool("update-golden", false, "write the --golden table from this run instead of comparing")
+	updateGolden := fs.Bool("update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

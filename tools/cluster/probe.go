@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -26,11 +27,23 @@ type Capabilities struct {
 	CapacityRequestsField string
 	ConsumableCapacity    string // enabled or disabled
 	Restart               bool
+	// TestDriverNodes are the Ready nodes where the draconform test driver
+	// (drivers/) publishes devices: there pods really start, with the
+	// allocation in their environment. None on the embedded control plane,
+	// which has no kubelet.
+	TestDriverNodes []string
 }
 
+// TestDriverName is the driver name of drivers/cmd/draconform-driver.
+const TestDriverName = "testdriver.draconform.dev"
+
 func (c Capabilities) String() string {
-	return fmt.Sprintf("DeviceClassSpec.extendedResourceCapacityRequests: %s; DRAConsumableCapacity fields: %s; restart components: %t",
-		c.CapacityRequestsField, c.ConsumableCapacity, c.Restart)
+	driver := "none"
+	if len(c.TestDriverNodes) > 0 {
+		driver = strings.Join(c.TestDriverNodes, ",")
+	}
+	return fmt.Sprintf("DeviceClassSpec.extendedResourceCapacityRequests: %s; DRAConsumableCapacity fields: %s; restart components: %t; nodes with the test driver: %s",
+		c.CapacityRequestsField, c.ConsumableCapacity, c.Restart, driver)
 }
 
 // Describe says in words what the field state means, for the run's header.
@@ -49,6 +62,7 @@ func (c Capabilities) Describe() string {
 var (
 	deviceClasses  = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"}
 	resourceSlices = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"}
+	nodesGVR       = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 )
 
 // Probe asks the API server, with dry-run creates that store nothing, what it
@@ -109,7 +123,48 @@ func Probe(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities
 			caps.ConsumableCapacity = "enabled"
 		}
 	}
+	if caps.TestDriverNodes, err = testDriverNodes(ctx, dyn); err != nil {
+		return caps, err
+	}
 	return caps, nil
+}
+
+// testDriverNodes lists the Ready nodes with a ResourceSlice of the test
+// driver. A slice alone is not enough: the suite's own Node objects have no
+// kubelet, and a stale slice may outlive its node.
+func testDriverNodes(ctx context.Context, dyn dynamic.Interface) ([]string, error) {
+	slices, err := dyn.Resource(resourceSlices).List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + TestDriverName})
+	if err != nil {
+		return nil, fmt.Errorf("listing the test driver's ResourceSlices: %w", err)
+	}
+	seen := map[string]bool{}
+	var nodes []string
+	for _, s := range slices.Items {
+		name, _, _ := unstructured.NestedString(s.Object, "spec", "nodeName")
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		node, err := dyn.Resource(nodesGVR).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			continue // gone: its slice is stale
+		}
+		if nodeReady(node) {
+			nodes = append(nodes, name)
+		}
+	}
+	sort.Strings(nodes)
+	return nodes, nil
+}
+
+func nodeReady(node *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(node.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
 }
 
 type warningSink struct {

@@ -55,6 +55,13 @@ func TestMalformedSpecs(t *testing.T) {
 			},
 		},
 		{
+			name:  "expectRunning where no pod can run",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectRunning: {pod: p1}\n"),
+			want: []string{
+				`suites/s.yaml:10: expectRunning needs requires: {testDriver: true}: pods only run where a kubelet and the test driver are`,
+			},
+		},
+		{
 			name:  "type error",
 			suite: suite("- id: a\n  title: t\n  steps:\n  - expectUnschedulable: {pod: p1, within: soon}\n"),
 			want: []string{
@@ -80,7 +87,7 @@ func TestMalformedSpecs(t *testing.T) {
 		{
 			name:  "step with two actions",
 			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
-			want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices)`},
+			want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectRunning)`},
 		},
 		{
 			name:  "undefined variable",

@@ -321,6 +321,11 @@ func (cc *caseCheck) step(st *spec.Step) {
 		cc.claim(st.ExpectClaim, p)
 	case st.ExpectNoClaim != nil:
 		cc.need(p, spec.RefOf("Pod", st.ExpectNoClaim.Pod))
+	case st.ExpectRunning != nil:
+		cc.need(p, spec.RefOf("Pod", st.ExpectRunning.Pod))
+		if !cc.c.Requires.TestDriver {
+			cc.probs.add(p.File, p.Line, "", "expectRunning needs requires: {testDriver: true}: pods only run where a kubelet and the test driver are")
+		}
 	case st.ExpectSameDevice != nil, st.ExpectDistinct != nil:
 		pods := append(st.ExpectSameDevice, st.ExpectDistinct...)
 		if len(pods) < 2 {

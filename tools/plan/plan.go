@@ -116,6 +116,11 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 	if pc.Serial {
 		pc.Labels = append(pc.Labels, "restart")
 	}
+	// Where no kubelet runs, --label-filter '!kubelet' leaves these out
+	// instead of reporting them skipped.
+	if c.Requires.TestDriver {
+		pc.Labels = append(pc.Labels, "kubelet")
+	}
 	return pc
 }
 

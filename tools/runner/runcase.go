@@ -87,6 +87,9 @@ func unmet(c plan.Case, caps cluster.Capabilities) string {
 	if r.ConsumableCapacity != "" && r.ConsumableCapacity != caps.ConsumableCapacity {
 		return fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity)
 	}
+	if r.TestDriver && len(caps.TestDriverNodes) == 0 {
+		return "needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded control plane has no kubelet: use --provider kind, or deploy drivers/deploy/testdriver.yaml)"
+	}
 	if c.Serial && !caps.Restart {
 		return "restarts a component, which this provider cannot do"
 	}

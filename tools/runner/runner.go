@@ -4,8 +4,10 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -119,7 +121,19 @@ func checkGolden(opts Options, outcomes []report.Outcome) {
 	case opts.Golden == "":
 		return
 	case opts.UpdateGolden:
-		if err := report.GoldenOf(outcomes).Save(opts.Golden); err != nil {
+		// A run of some suites or cells updates their outcomes and keeps
+		// the rest of the table.
+		g, err := report.LoadGolden(opts.Golden)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			Fail(err.Error())
+		}
+		if g == nil {
+			g = report.Golden{}
+		}
+		for k, v := range report.GoldenOf(outcomes) {
+			g[k] = v
+		}
+		if err := g.Save(opts.Golden); err != nil {
 			Fail("writing golden outcomes: " + err.Error())
 		}
 		fmt.Fprintf(opts.Log, "golden outcomes written to %s\n", opts.Golden)

@@ -26,6 +26,7 @@ type Step struct {
 	ExpectNoClaim       *ExpectNoClaim       `yaml:"expectNoClaim" doc:"no ResourceClaim exists for a pod"`
 	ExpectSameDevice    []string             `yaml:"expectSameDevice" doc:"these pods' allocations are all on one device"`
 	ExpectDistinct      []string             `yaml:"expectDistinctDevices" doc:"no two of these pods share a device"`
+	ExpectRunning       *ExpectRunning       `yaml:"expectRunning" doc:"a pod runs on a real kubelet, and its container saw these DRACONFORM_* variables (needs requires.testDriver)"`
 
 	Pos Pos `yaml:"-"`
 }
@@ -111,6 +112,16 @@ type ClaimMapping struct {
 	Container string `yaml:"container"`
 	Resource  string `yaml:"resource"`
 	Request   string `yaml:"request"`
+}
+
+// ExpectRunning waits for a pod to run on a kubelet and checks what its
+// container really got: the test driver's CDI spec puts the allocation into
+// the environment, and the workload prints it (drivers/README.md).
+type ExpectRunning struct {
+	Pod       string            `yaml:"pod"`
+	Container string            `yaml:"container" doc:"whose log to read; default the first container"`
+	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty"`
+	Within    Duration          `yaml:"within" doc:"default 2m (image pull and CDI injection included)"`
 }
 
 // ExpectNoClaim asserts that no claim belongs to a pod.

@@ -50,6 +50,7 @@ type Requires struct {
 	CapacityRequestsField string `yaml:"extendedResourceCapacityRequests" doc:"how the API server treats DeviceClassSpec.extendedResourceCapacityRequests: unknown (no KEP-6406), dropped (known, gate off) or kept"`
 	ConsumableCapacity    string `yaml:"consumableCapacity" doc:"whether the API server keeps KEP-5075 fields: enabled or disabled"`
 	Restart               bool   `yaml:"restart" doc:"the provider must restart components; implied by a restart step"`
+	TestDriver            bool   `yaml:"testDriver" doc:"nodes with a running kubelet where the draconform test driver (drivers/) publishes devices, so pods really start; an expectRunning step needs it"`
 }
 
 // Vars maps variable names to YAML values; a value that is a whole

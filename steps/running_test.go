@@ -1,0 +1,110 @@
+package steps_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/steps/stepstest"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+const runningStatus = `status:
+  phase: Running
+  containerStatuses:
+  - {name: main, state: {running: {startedAt: "2026-11-30T00:00:00Z"}}}
+`
+
+const printed = `DRACONFORM_0_CONSUMED_SHARES=1
+DRACONFORM_0_DEVICE=shared-0
+DRACONFORM_0_REQUEST=container-0-request-0
+DRACONFORM_0_SHARE_ID=6f1c
+DRACONFORM_CLAIM=ns/p1-extended-resources-x
+`
+
+// logs serves container logs from a map that a test may change while the
+// step waits, as a container that prints after it starts would.
+type logs struct {
+	mu   sync.Mutex
+	text map[string]string // pod/container -> log
+	err  error
+}
+
+func (l *logs) set(key, text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.text[key] = text
+}
+
+func (l *logs) read(_ context.Context, ns, pod, container string) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ns != stepstest.Namespace {
+		return "", fmt.Errorf("log read in namespace %s", ns)
+	}
+	if l.err != nil {
+		return "", l.err
+	}
+	return l.text[pod+"/"+container], nil
+}
+
+func TestExpectRunning(t *testing.T) {
+	wantShare := map[string]string{"DRACONFORM_0_DEVICE": "shared-0", "DRACONFORM_0_SHARE_ID": "<any>", "DRACONFORM_0_CONSUMED_SHARES": "1"}
+	tests := []struct {
+		name     string
+		status   string
+		node     string
+		log      string
+		logLater string // printed 100ms into the step
+		logErr   error
+		env      map[string]string
+		fails    []string
+	}{
+		{name: "running with its share", node: node1, status: runningStatus, log: printed, env: wantShare},
+		{name: "running, no env asked", node: node1, status: runningStatus},
+		{name: "prints after a while", node: node1, status: runningStatus, logLater: printed, env: wantShare},
+		{name: "whole device instead of a share", node: node1, status: runningStatus,
+			log: "DRACONFORM_0_DEVICE=shared-0\nDRACONFORM_0_SHARE_ID=\nDRACONFORM_0_CONSUMED_SHARES=4\n", env: wantShare,
+			fails: []string{"the container got DRACONFORM_0_CONSUMED_SHARES=\"4\", want \"1\"", "it printed: DRACONFORM_0_CONSUMED_SHARES=4"}},
+		{name: "empty shareID is not set", node: node1, status: runningStatus,
+			log: "DRACONFORM_0_DEVICE=shared-0\nDRACONFORM_0_SHARE_ID=\nDRACONFORM_0_CONSUMED_SHARES=1\n", env: wantShare,
+			fails: []string{"did not print DRACONFORM_0_SHARE_ID"}},
+		{name: "nothing printed", node: node1, status: runningStatus, env: wantShare,
+			fails: []string{"did not print DRACONFORM_0_CONSUMED_SHARES, DRACONFORM_0_DEVICE, DRACONFORM_0_SHARE_ID (it printed: nothing)"}},
+		{name: "log unreadable", node: node1, status: runningStatus, logErr: fmt.Errorf("kubelet unreachable"), env: wantShare,
+			fails: []string{"reading the log of pod p1, container main: kubelet unreachable"}},
+		{name: "not bound", status: unschedulableStatus,
+			fails: []string{"pod p1 must run", "pod p1 is not bound", "cannot allocate all claims"}},
+		{name: "container cannot be created", node: node1, status: `status:
+  phase: Pending
+  containerStatuses:
+  - {name: main, state: {waiting: {reason: CreateContainerError, message: "CDI device injection failed"}}}
+`, fails: []string{"container main is waiting: CreateContainerError CDI device injection failed"}},
+		{name: "bound, not started", node: node1, status: "status: {phase: Pending}\n",
+			fails: []string{"pod p1 is Pending on node " + node1 + "; container main has not started"}},
+		{name: "workload exited", node: node1, status: `status:
+  phase: Running
+  containerStatuses:
+  - {name: main, state: {terminated: {reason: Error, exitCode: 2}}}
+`, fails: []string{"container main terminated: Error (exit 2)"}},
+		{name: "pod failed", node: node1, status: "status: {phase: Failed}\n", fails: []string{"pod p1 ended (phase Failed)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			l := &logs{text: map[string]string{}, err: tt.logErr}
+			f.Env.Clients.Logs = l.read
+			name := f.SeedYAML("p1", podYAML("p1", tt.node, tt.status)).Object.GetName()
+			l.set(name+"/main", tt.log)
+			if tt.logLater != "" {
+				f.Later(100*time.Millisecond, func() { l.set(name+"/main", tt.logLater) })
+			}
+			err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: tt.env, Within: spec.Duration(short + 2*time.Second)}})
+			check(t, err, tt.fails)
+		})
+	}
+}
