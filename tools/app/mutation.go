@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster/providers"
@@ -24,6 +26,7 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 	list := fs.Bool("list", false, "list the mutants and exit")
 	results := fs.String("results", "", "merge the results into this JSON file (e.g. docs/mutation.json)")
 	readme := fs.String("readme", "", "regenerate the mutation table of this README from --results (e.g. README.md)")
+	parallel := fs.Int("parallel", 1, "how many mutants to run at once")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -48,33 +51,45 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
-	var fresh []docs.MutationResult
+	order := make([]string, len(all))
+	for i, m := range all {
+		order[i] = m.Provider
+	}
+	rec := &mutationRecorder{path: *results, order: order}
+	if err := rec.load(); err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return 1
+	}
+	// Runs are mostly waiting (a killed mutant's failing cases wait out
+	// their bounds), so a few at once use the machine better; each has its
+	// own control planes on free ports.
+	sem := make(chan struct{}, max(1, *parallel))
+	var wg sync.WaitGroup
+	var failed atomic.Bool
 	for i, m := range selected {
-		fmt.Fprintf(s.Out, "mutation: %d/%d ", i+1, len(selected))
-		r, err := runMutant(ctx, dir, m, s)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform:", err)
-			return 1
-		}
-		fresh = append(fresh, r)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			r, err := runMutant(ctx, dir, m, i+1, len(selected), s)
+			if err == nil {
+				err = rec.add(r)
+			}
+			if err != nil {
+				fmt.Fprintln(s.Err, "draconform:", err)
+				failed.Store(true)
+			}
+		}()
 	}
-	rows := fresh
-	if *results != "" {
-		old, err := docs.LoadMutationResults(*results)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform:", err)
-			return 1
-		}
-		order := make([]string, len(all))
-		for i, m := range all {
-			order[i] = m.Provider
-		}
-		rows = docs.MergeMutationResults(old, fresh, order)
-		if err := docs.SaveMutationResults(*results, rows); err != nil {
-			fmt.Fprintln(s.Err, "draconform:", err)
-			return 1
-		}
+	wg.Wait()
+	if failed.Load() {
+		return 1
 	}
+	fresh, rows := rec.fresh, rec.rows
 	md := docs.MutationTable(rows)
 	fmt.Fprint(s.Out, "\n"+md)
 	if *readme != "" {
@@ -119,9 +134,9 @@ func selectMutants(all []providers.Mutant, names []string) ([]providers.Mutant, 
 	return out, nil
 }
 
-func runMutant(ctx context.Context, dir string, m providers.Mutant, s Streams) (docs.MutationResult, error) {
+func runMutant(ctx context.Context, dir string, m providers.Mutant, i, n int, s Streams) (docs.MutationResult, error) {
 	out := filepath.Join(dir, m.Provider)
-	fmt.Fprintf(s.Out, "running the suite against %s (log %s)\n", m.Provider, filepath.Join(out, "run.log"))
+	fmt.Fprintf(s.Out, "mutation: %d/%d: running the suite against %s (log %s)\n", i, n, m.Provider, filepath.Join(out, "run.log"))
 	began := time.Now()
 	outcomes, err := childRun(ctx, out, "--provider", m.Provider)
 	if err != nil {
@@ -147,4 +162,35 @@ func writeMutationTable(readme, table string) error {
 		return fmt.Errorf("%s: %w", readme, err)
 	}
 	return os.WriteFile(readme, []byte(out), 0o644)
+}
+
+// mutationRecorder merges each finished mutant into the results file at
+// once, so an interrupted run keeps what it measured (rerun the rest with
+// --mutants).
+type mutationRecorder struct {
+	path  string
+	order []string
+	mu    sync.Mutex
+	rows  []docs.MutationResult
+	fresh []docs.MutationResult
+}
+
+func (r *mutationRecorder) load() error {
+	if r.path == "" {
+		return nil
+	}
+	old, err := docs.LoadMutationResults(r.path)
+	r.rows = old
+	return err
+}
+
+func (r *mutationRecorder) add(res docs.MutationResult) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fresh = append(r.fresh, res)
+	r.rows = docs.MergeMutationResults(r.rows, []docs.MutationResult{res}, r.order)
+	if r.path == "" {
+		return nil
+	}
+	return docs.SaveMutationResults(r.path, r.rows)
 }
