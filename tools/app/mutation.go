@@ -67,14 +67,14 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 	var wg sync.WaitGroup
 	var failed atomic.Bool
 	for i, m := range selected {
+		sem <- struct{}{} // in list order, so builds are awaited in order
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				return
-			}
 			r, err := runMutant(ctx, dir, m, i+1, len(selected), s)
 			if err == nil {
 				err = rec.add(r)
