@@ -6,8 +6,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -39,10 +41,15 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 	if err := check(); err != nil {
 		return err
 	}
+	uid := string(c.Object.GetUID())
+	if s.Spec.Ever {
+		if err := noClaimSince(ctx, env, c.Object.GetResourceVersion(), uid, s.Spec.Pod); err != nil {
+			return err
+		}
+	}
 	if s.Spec.For == 0 {
 		return nil
 	}
-	uid := string(c.Object.GetUID())
 	err = holdFor(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), "", time.Duration(s.Spec.For), func(u *unstructured.Unstructured) error {
 		if ownedBy(u, uid) {
 			return fmt.Errorf("claim %s appeared for pod %s", u.GetName(), s.Spec.Pod)
@@ -71,4 +78,45 @@ func noClaimFor(ctx context.Context, env *Env, pod *corev1.Pod, local string) er
 		return fmt.Errorf("pod %s must have no claim, but it owns %v", local, names)
 	}
 	return nil
+}
+
+// replayWindow bounds how long noClaimSince reads the replayed events; the
+// API server sends the history at once, so this only has to outlast a
+// loaded machine's delivery.
+const replayWindow = 2 * time.Second
+
+// noClaimSince replays the claim events of the namespace from the pod's
+// creation: a claim created for the pod and deleted again before this step
+// (a scheduler that creates the claim, fails, and lets the next attempt
+// clean up) is invisible to a list, but not to the watch history.
+func noClaimSince(ctx context.Context, env *Env, podRV, uid, local string) error {
+	if podRV == "" {
+		return fmt.Errorf("pod %s has no resourceVersion from its creation to replay claim events from", local)
+	}
+	w, err := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: podRV})
+	if err != nil {
+		return fmt.Errorf("replaying claim events since pod %s was created: %w", local, err)
+	}
+	defer w.Stop()
+	timer := time.NewTimer(replayWindow)
+	defer timer.Stop()
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return fmt.Errorf("replaying claim events since pod %s was created: the watch closed early", local)
+			}
+			if ev.Type == watch.Error {
+				return fmt.Errorf("replaying claim events since pod %s was created (resourceVersion %s): %w; the API server's watch history may no longer reach back that far", local, podRV, apierrors.FromObject(ev.Object))
+			}
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if ok && ev.Type == watch.Added && ownedBy(u, uid) {
+				return fmt.Errorf("pod %s must never have had a claim, but claim %s was created for it (seen replaying the claim events since the pod was created)", local, u.GetName())
+			}
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }

@@ -4,7 +4,10 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
@@ -81,4 +84,52 @@ func TestExpectNoClaimStatusDuringHold(t *testing.T) {
 func TestExpectNoClaimUnknownPod(t *testing.T) {
 	f := stepstest.New(t)
 	mustFail(t, run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p9"}}), "pod/p9 was not created by this case")
+}
+
+// The claim history: a scripted watch stands in for the API server's replay
+// of claim events since the pod's resourceVersion, which the fake tracker
+// does not keep.
+func TestExpectNoClaimEver(t *testing.T) {
+	tests := []struct {
+		name   string
+		rv     string
+		events func(w *watch.FakeWatcher, f *stepstest.Fake)
+		fails  []string
+	}{
+		{name: "no claim ever", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
+			w.Add(stepstest.Obj(t, ownedClaim("claim-other", "other")))
+		}},
+		{name: "created and deleted before the step", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
+			c := stepstest.Obj(t, ownedClaim("p1-extended-resources-x", "p1"))
+			w.Add(c)
+			w.Delete(c)
+		}, fails: []string{"pod p1 must never have had a claim, but claim p1-extended-resources-x was created for it"}},
+		{name: "history too short", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
+			w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 41 (900)"})
+		}, fails: []string{"replaying claim events since pod p1 was created (resourceVersion 41)", "too old resource version", "no longer reach back"}},
+		{name: "no resourceVersion", fails: []string{"pod p1 has no resourceVersion from its creation"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			pod := stepstest.Obj(t, podYAML("p1", "", ""))
+			pod.SetResourceVersion(tt.rv)
+			f.Seed("p1", pod)
+			w := watch.NewFakeWithChanSize(4, false)
+			var gotRV string
+			f.Dyn.PrependWatchReactor("resourceclaims", func(a k8stesting.Action) (bool, watch.Interface, error) {
+				gotRV = a.(k8stesting.WatchActionImpl).WatchRestrictions.ResourceVersion
+				return true, w, nil
+			})
+			if tt.events != nil {
+				tt.events(w, f)
+			}
+			err := run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Ever: true}})
+			check(t, err, tt.fails)
+			if tt.rv != "" && gotRV != tt.rv {
+				t.Errorf("the claim watch started at resourceVersion %q, want the pod's %q", gotRV, tt.rv)
+			}
+		})
+	}
 }
