@@ -126,9 +126,9 @@ type ExpectRunning struct {
 
 // ExpectNoClaim asserts that no claim belongs to a pod.
 type ExpectNoClaim struct {
-	Pod string   `yaml:"pod"`
-	For Duration `yaml:"for" doc:"keep checking this long (default: check once)"`
-	Ever bool    `yaml:"ever" doc:"also no claim that existed and is gone: replays the claim events since the pod was created"`
+	Pod  string   `yaml:"pod"`
+	For  Duration `yaml:"for" doc:"keep checking this long (default: check once)"`
+	Ever bool     `yaml:"ever" doc:"also no claim that existed and is gone: replays the claim events since the pod was created"`
 }
 
 // Duration is a time.Duration written as "30s".
