@@ -9,7 +9,7 @@ ARGS      ?=
 RUNS      ?= 20
 DRACONFORM = $(GO) run ./tools/cmd/draconform
 
-.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check
+.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check gate-matrix
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -30,6 +30,15 @@ lint:
 	$(DRACONFORM) lint
 	@$(DRACONFORM) schema | diff -u docs/schema.json - || (echo "docs/schema.json is stale: run make schema"; exit 1)
 	$(DRACONFORM) docs --check
+	$(DRACONFORM) kind-configs --check
+
+## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed (ARGS go to draconform run)
+gate-matrix:
+	@out=$$(docker info --format '{{.ServerVersion}}' 2>&1) || { \
+	  echo "make gate-matrix needs a Docker engine for its kind clusters, and docker info failed: $$(echo "$$out" | tail -n 1)"; \
+	  echo "The embedded default, make conformance, runs without Docker."; \
+	  exit 1; }
+	$(DRACONFORM) run --provider kind $(ARGS)
 
 ## binaries: build (or reuse) the Kubernetes binaries: vanilla v1.37.2 and the KEP-6406 prototype
 binaries:

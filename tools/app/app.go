@@ -36,6 +36,7 @@ func verbs() []verb {
 		{"lint", "load and validate suites and fixtures; report every problem with file:line", lintCmd},
 		{"plan", "list the cases a run would execute, with their labels", planCmd},
 		{"docs", "write docs/traceability.md and docs/register.md from the specs (--check verifies them)", docsCmd},
+		{"kind-configs", "write kind-configs/<cell>.yaml, a kind cluster config per gate cell (--check verifies them)", kindConfigsCmd},
 		{"schema", "print the JSON Schema of suite, fixture and cell files, for editors", schemaCmd},
 		{"cleanup", "delete what draconform runs left on a cluster (objects carrying its run label)", cleanupCmd},
 		{"up", "start an embedded control plane for one cell and keep it until Ctrl-C", upCmd},

@@ -17,7 +17,7 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 	sf.register(fs)
 	dir := fs.String("out", "docs", "directory to write into")
 	check := fs.Bool("check", false, "fail if the files differ from what the specs give, write nothing")
-	readme := fs.String("readme", "README.md", "README whose mutation table is generated from <out>/mutation.json")
+	readme := fs.String("readme", "", "README whose mutation table is generated from <out>/mutation.json (default <out>/../README.md)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -37,6 +37,9 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 	paths := map[string]string{}
 	for name, text := range files {
 		paths[filepath.Join(*dir, name)] = text
+	}
+	if *readme == "" {
+		*readme = filepath.Join(*dir, "..", "README.md")
 	}
 	if results != nil {
 		cur, err := os.ReadFile(*readme)

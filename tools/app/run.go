@@ -33,19 +33,27 @@ func (f *planFlags) filter() plan.Filter {
 // providerFlags choose and configure the cluster provider.
 type providerFlags struct {
 	provider, kubeconfig, context, version, cacheDir, asCell string
+	kindCluster, kindImage, kindKEPBinDir                    string
+	kindKeep, kindNoDriver                                   bool
 }
 
 func (f *providerFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), kubeconfig, or a known-broken variant of the prototype (prototype-<mutant>, listed by `go run ./tools/prototype mutants`, and prototype-protobuf-scheduler) (any cluster; cells that set gates are skipped)")
+	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), kubeconfig (any cluster; cells that set gates are skipped), kind (kind clusters in Docker with the test driver, for cases that need a kubelet), or a known-broken variant of the prototype (see draconform mutation --list)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.context, "context", "", "kubeconfig context for --provider kubeconfig")
 	fs.StringVar(&f.asCell, "as-cell", "", "with --provider kubeconfig: the gate cell the cluster was configured as (it runs that cell's cases; others are skipped)")
 	fs.StringVar(&f.version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
+	fs.StringVar(&f.kindCluster, "kind-cluster", "", "with --provider kind: name of the first cluster (default draconform)")
+	fs.StringVar(&f.kindImage, "kind-image", "", "with --provider kind: node image (default: kind v0.33.0's)")
+	fs.StringVar(&f.kindKEPBinDir, "kind-kep-bin-dir", "", "with --provider kind: directory of static linux kube-apiserver and kube-scheduler binaries implementing KEP-6406, run in place of the node image's")
+	fs.BoolVar(&f.kindKeep, "kind-keep", false, "with --provider kind: keep the clusters after the run")
+	fs.BoolVar(&f.kindNoDriver, "kind-no-driver", false, "with --provider kind: do not install the test driver (cases that need a kubelet are skipped)")
 }
 
 func (f *providerFlags) config(name, outDir string, s Streams) providers.Config {
-	return providers.Config{Name: name, Kubeconfig: f.kubeconfig, Context: f.context, AsCell: f.asCell, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out}
+	return providers.Config{Name: name, Kubeconfig: f.kubeconfig, Context: f.context, AsCell: f.asCell, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out,
+		KindCluster: f.kindCluster, KindImage: f.kindImage, KindKEPBinDir: f.kindKEPBinDir, KindKeep: f.kindKeep, KindNoDriver: f.kindNoDriver}
 }
 
 // targets builds every provider named by --provider, each writing under its

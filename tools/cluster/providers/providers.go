@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/kind"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/prototype/build"
@@ -18,7 +19,8 @@ import (
 type Config struct {
 	// Name is local (an embedded control plane of real binaries), prototype
 	// (the same with the KEP-6406 prototype kube-apiserver and
-	// kube-scheduler, see tools/prototype) or kubeconfig (any cluster).
+	// kube-scheduler, see tools/prototype), kubeconfig (any cluster) or
+	// kind (kind clusters in Docker, with the test driver).
 	Name       string
 	Kubeconfig string
 	Context    string
@@ -29,6 +31,14 @@ type Config struct {
 	CacheDir string
 	OutDir   string
 	Log      io.Writer
+	// Kind* configure the kind provider (tools/cluster/kind): the first
+	// cluster's name, the node image, KEP-6406 binaries to run in it,
+	// whether clusters outlive the run, and whether to skip the test driver.
+	KindCluster   string
+	KindImage     string
+	KindKEPBinDir string
+	KindKeep      bool
+	KindNoDriver  bool
 }
 
 // New returns the provider and a function that stops everything it started.
@@ -43,6 +53,20 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		}
 		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log})
 		return p, func() { _ = p.StopAll(context.Background()) }, nil
+	case "kind":
+		if err := kind.CheckDocker(ctx, kind.ExecRunner); err != nil {
+			return nil, nil, err
+		}
+		p, err := kind.New(kind.Options{ClusterName: c.KindCluster, Image: c.KindImage, KEPBinDir: c.KindKEPBinDir,
+			KeepCluster: c.KindKeep, InstallDriver: !c.KindNoDriver, OutDir: c.OutDir, Log: c.Log})
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, func() {
+			if err := p.Close(context.Background()); err != nil && c.Log != nil {
+				fmt.Fprintln(c.Log, err)
+			}
+		}, nil
 	case "prototype":
 		return prototype(ctx, c, variant{})
 	case protobufScheduler:
@@ -53,7 +77,7 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 			return prototype(ctx, c, variant{mutant: name})
 		}
 	}
-	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, kubeconfig, or a mutant: %s)", c.Name, strings.Join(mutantNames(), ", "))
+	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutantNames(), ", "))
 }
 
 // protobufScheduler is the one mutant that is a way of running the

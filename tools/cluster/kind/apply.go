@@ -1,0 +1,90 @@
+package kind
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+)
+
+// decodeManifests splits a multi-document YAML stream into objects,
+// skipping empty documents (a leading "---", comments only).
+func decodeManifests(data []byte) ([]*unstructured.Unstructured, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var out []*unstructured.Unstructured
+	for i := 1; ; i++ {
+		var obj map[string]any
+		err := dec.Decode(&obj)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if u.GetKind() == "" || u.GetAPIVersion() == "" || u.GetName() == "" {
+			return nil, fmt.Errorf("document %d has no apiVersion, kind or metadata.name", i)
+		}
+		out = append(out, u)
+	}
+}
+
+// applyManifests creates every object of data, in order, or replaces it
+// where it exists: the driver's namespace comes first in its file, and a
+// second run of the same cluster (KeepCluster) must not fail on
+// AlreadyExists. Returns "Kind namespace/name" of each, for the log.
+func applyManifests(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, data []byte) ([]string, error) {
+	objs, err := decodeManifests(data)
+	if err != nil {
+		return nil, err
+	}
+	var applied []string
+	for _, obj := range objs {
+		gvk := obj.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return applied, fmt.Errorf("%s: %w", describeObject(obj), err)
+		}
+		var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
+		if m.Scope.Name() == meta.RESTScopeNameNamespace {
+			if obj.GetNamespace() == "" {
+				obj.SetNamespace(metav1.NamespaceDefault)
+			}
+			ri = dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
+		} else {
+			obj.SetNamespace("")
+		}
+		ref := describeObject(obj)
+		cur, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			_, err = ri.Create(ctx, obj, metav1.CreateOptions{})
+		case err == nil:
+			obj.SetResourceVersion(cur.GetResourceVersion())
+			_, err = ri.Update(ctx, obj, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			return applied, fmt.Errorf("applying %s: %w", ref, err)
+		}
+		applied = append(applied, ref)
+	}
+	return applied, nil
+}
+
+func describeObject(o *unstructured.Unstructured) string {
+	if o.GetNamespace() != "" {
+		return fmt.Sprintf("%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
+	}
+	return o.GetKind() + " " + o.GetName()
+}

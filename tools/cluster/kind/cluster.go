@@ -1,0 +1,58 @@
+package kind
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+// Cluster is one cell's hold on a kind cluster, from Start to Stop.
+type Cluster struct {
+	p    *Provider
+	kc   *kindCluster
+	cell string
+}
+
+// Name is e.g. "kind-v1.37.0/defaults".
+func (c *Cluster) Name() string { return c.p.Name() + "/" + c.cell }
+
+// KindCluster is the kind cluster the cell runs on, for kubectl --context
+// kind-<name> or kind export logs --name <name>.
+func (c *Cluster) KindCluster() string { return c.kc.name }
+
+// RESTConfig returns a fresh admin config each call.
+func (c *Cluster) RESTConfig() *rest.Config { return c.kc.restConfig() }
+
+// Gates reports the gates the manifests give each component now.
+func (c *Cluster) Gates() cluster.GateState { return c.kc.currentGates() }
+
+// LogFiles is empty: component logs live in the node containers, and a
+// file named here would have to be current when a case fails, which only
+// a log streamer per component would achieve. The logs of every cluster
+// are exported with kind's CollectLogs into the run's output at Close, and
+// a component that refuses its gates has its log in the Start or Restart
+// error.
+func (c *Cluster) LogFiles() map[cluster.Component]string { return map[cluster.Component]string{} }
+
+// Restart starts comp again with gates, through its manifest as a cell
+// start does, and returns once it serves; with unchanged gates its
+// container is stopped and the kubelet starts a new one. On failure the
+// previous gates are back.
+func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates cluster.Gates) error {
+	if !slices.Contains(cluster.Components, comp) {
+		return fmt.Errorf("kind: cannot restart %q in cell %s: not a control-plane component", comp, c.cell)
+	}
+	want := c.kc.currentGates()
+	if want == nil {
+		want = cluster.GateState{}
+	}
+	want[comp] = gates
+	if err := c.kc.apply(ctx, want, comp); err != nil {
+		return fmt.Errorf("kind: restarting %s in cell %s with gates %q: %w", comp, c.cell, gates.Flag(), err)
+	}
+	return nil
+}

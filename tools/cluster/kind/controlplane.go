@@ -1,0 +1,320 @@
+package kind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+// kindCluster is one kind cluster the provider created or adopted. Cells
+// take turns on it: each changes the control plane's gates in place, which
+// takes seconds where a new cluster takes minutes.
+type kindCluster struct {
+	name       string
+	kubeconfig string
+	nodes      []nodes.Node
+	cp         nodes.Node // the control-plane node, where the static pods run
+	cfg        *rest.Config
+	client     kubernetes.Interface
+	api        controlPlaneAPI
+	gateCache  *gateCache
+	timing     timing
+	logf       func(format string, args ...any)
+
+	mu    sync.Mutex
+	cell  string // the cell on it, "" when free
+	gates cluster.GateState
+}
+
+// timing bounds the waits; tests shorten it.
+type timing struct {
+	interval, apiserver, component, reconnect time.Duration
+}
+
+var defaultTiming = timing{interval: 2 * time.Second, apiserver: 4 * time.Minute, component: 3 * time.Minute, reconnect: time.Minute}
+
+func (kc *kindCluster) restConfig() *rest.Config { return rest.CopyConfig(kc.cfg) }
+
+func (kc *kindCluster) currentGates() cluster.GateState {
+	kc.mu.Lock()
+	defer kc.mu.Unlock()
+	return kc.gates.Clone()
+}
+
+// apply brings every component to want. It asks the binaries first, so a
+// gate they lack is a skip before anything changes; a component that then
+// refuses its gates has its previous ones put back, with the others
+// already changed, so the next cell finds a working control plane. force
+// restarts those components even where their gates stay.
+func (kc *kindCluster) apply(ctx context.Context, want cluster.GateState, force ...cluster.Component) error {
+	kc.mu.Lock()
+	defer kc.mu.Unlock()
+	old := kc.gates.Clone()
+	var plan []cluster.Component
+	for _, c := range cluster.Components {
+		if !equalGates(old[c], want[c]) || slices.Contains(force, c) {
+			plan = append(plan, c)
+		}
+	}
+	for _, c := range plan {
+		if len(want[c]) == 0 {
+			continue
+		}
+		known, err := kc.gateCache.get(ctx, kc.cp, c)
+		if err != nil {
+			return err
+		}
+		if missing := unknownGates(c, known, want[c]); len(missing) > 0 {
+			return fmt.Errorf("%s: %w", strings.Join(missing, "; "), cluster.ErrUnsupported)
+		}
+	}
+	for i, c := range plan {
+		if err := kc.setComponent(ctx, c, want[c], slices.Contains(force, c)); err != nil {
+			if rerr := kc.restore(ctx, plan[:i+1], old); rerr != nil {
+				return fmt.Errorf("%w (putting the previous gates back failed too, cluster %s is unusable: %v)", err, kc.name, rerr)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (kc *kindCluster) restore(ctx context.Context, comps []cluster.Component, old cluster.GateState) error {
+	var errs []error
+	for _, c := range comps {
+		if err := kc.setComponent(ctx, c, old[c], false); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// setComponent gives c the gates by rewriting its static pod manifest, which
+// the kubelet answers with a new pod, and waits until that pod serves. With
+// the gates unchanged it writes nothing, and restarts the container only if
+// force is set.
+func (kc *kindCluster) setComponent(ctx context.Context, c cluster.Component, gates cluster.Gates, force bool) error {
+	began := time.Now()
+	data, err := readManifest(ctx, kc.cp, c)
+	if err != nil {
+		return err
+	}
+	cur, err := FeatureGatesOf(data, c)
+	if err != nil {
+		return fmt.Errorf("%s of %s: %w", manifestPath(c), kc.name, err)
+	}
+	changing := !equalGates(cur, gates)
+	if !changing && !force {
+		return kc.waitServing(ctx, c, gates, nil, "")
+	}
+	before, err := listContainers(ctx, kc.cp, c)
+	if err != nil {
+		return err
+	}
+	holder := ""
+	if name := leaseName(c); name != "" {
+		if l, err := kc.api.lease(ctx, name); err == nil {
+			holder = leaseHolder(l)
+		}
+	}
+	if changing {
+		edited, err := SetFeatureGates(data, c, gates)
+		if err != nil {
+			return fmt.Errorf("%s of %s: %w", manifestPath(c), kc.name, err)
+		}
+		if err := writeManifest(ctx, kc.cp, c, edited); err != nil {
+			return err
+		}
+	} else if err := stopRunning(ctx, kc.cp, before); err != nil {
+		return err
+	}
+	if err := kc.waitServing(ctx, c, gates, containerIDs(before), holder); err != nil {
+		return fmt.Errorf("%s with --feature-gates=%q on %s: %w", c, gates.Flag(), kc.name, err)
+	}
+	if len(gates) == 0 {
+		delete(kc.gates, c)
+	} else {
+		kc.gates[c] = cloneGates(gates)
+	}
+	kc.logf("kind: %s on %s serves with --feature-gates=%q after %.0fs", c, kc.name, gates.Flag(), time.Since(began).Seconds())
+	if c == cluster.APIServer {
+		return kc.waitReconnected(ctx)
+	}
+	return nil
+}
+
+func stopRunning(ctx context.Context, n nodes.Node, cs []criContainer) error {
+	for _, ctr := range cs {
+		if ctr.running() {
+			if _, err := nodeRun(ctx, n, nil, "crictl", "stop", ctr.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// waitServing waits until the kubelet runs c anew (a container not in
+// before, unless before is nil) with gates, Ready, and, for the API server,
+// answering /readyz; a scheduler or controller manager must also have
+// taken its leader lease from oldHolder, or it would not act yet. A new
+// container that exits is the component refusing its flags: its log is
+// the error, which is how a cell's accepted start refusal reaches the
+// runner.
+func (kc *kindCluster) waitServing(ctx context.Context, c cluster.Component, gates cluster.Gates, before map[string]bool, oldHolder string) error {
+	timeout := kc.timing.component
+	if c == cluster.APIServer {
+		timeout = kc.timing.apiserver
+	}
+	last := "nothing observed yet"
+	err := poll(ctx, timeout, kc.timing.interval, func(ctx context.Context) (bool, error) {
+		if before != nil {
+			all, err := listContainers(ctx, kc.cp, c)
+			if err != nil {
+				last = err.Error()
+				return false, nil
+			}
+			fresh := newContainers(all, before)
+			for _, ctr := range fresh {
+				if ctr.exited() {
+					logs, _ := nodeCombined(ctx, kc.cp, crictlLogsArgv(ctr.ID)...)
+					return false, refusal(c, string(logs))
+				}
+			}
+			if !anyRunning(fresh) {
+				last = "the kubelet has not started a new " + string(c) + " container yet"
+				return false, nil
+			}
+		}
+		pod, err := kc.api.mirrorPod(ctx, mirrorPodName(c, kc.cp.String()))
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		if ok, why := servingWith(pod, c, gates); !ok {
+			last = why
+			return false, nil
+		}
+		if c == cluster.APIServer {
+			if err := kc.api.readyz(ctx); err != nil {
+				last = "/readyz: " + err.Error()
+				return false, nil
+			}
+		}
+		if name := leaseName(c); name != "" && before != nil && oldHolder != "" {
+			l, err := kc.api.lease(ctx, name)
+			if err != nil {
+				last = err.Error()
+				return false, nil
+			}
+			if h := leaseHolder(l); h == "" || h == oldHolder {
+				last = fmt.Sprintf("lease %s is still held by %q", name, oldHolder)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w; last: %s", err, last)
+	}
+	return err
+}
+
+// waitReconnected waits, after the API server came back, until the
+// scheduler and controller manager have each renewed their lease through
+// it. They reconnect by themselves, but on the embedded control plane
+// relisting took up to 40 s, during which the scheduler saw no nodes; a
+// renewal at least proves they reach the new server before a case starts.
+func (kc *kindCluster) waitReconnected(ctx context.Context) error {
+	for _, c := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager} {
+		name := leaseName(c)
+		var first time.Time
+		err := poll(ctx, kc.timing.reconnect, kc.timing.interval, func(ctx context.Context) (bool, error) {
+			l, err := kc.api.lease(ctx, name)
+			if err != nil {
+				return false, nil
+			}
+			if first.IsZero() {
+				first = leaseRenewed(l)
+				return false, nil
+			}
+			return leaseRenewed(l).After(first), nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s on %s did not renew its lease after kube-apiserver restarted: %w", c, kc.name, err)
+		}
+	}
+	return nil
+}
+
+// refusal is the error of a component that exited under new flags. An
+// unknown gate is a binary without the KEP, hence unsupported; anything
+// else (a gate dependency, a bad value) is the component's answer.
+func refusal(c cluster.Component, log string) error {
+	msg := fmt.Sprintf("%s exited; the end of its log:\n%s", c, indent(strings.TrimSpace(log)))
+	if unrecognizedGate(log) {
+		return fmt.Errorf("%s: %w", msg, cluster.ErrUnsupported)
+	}
+	return errors.New(msg)
+}
+
+func anyRunning(cs []criContainer) bool {
+	for _, c := range cs {
+		if c.running() {
+			return true
+		}
+	}
+	return false
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+func cloneGates(g cluster.Gates) cluster.Gates {
+	out := cluster.Gates{}
+	for k, v := range g {
+		out[k] = v
+	}
+	return out
+}
+
+// gateCache keeps what each component's binary said about its gates: every
+// cluster of a provider runs the same binaries.
+type gateCache struct {
+	mu    sync.Mutex
+	known map[cluster.Component]map[string]bool
+}
+
+func newGateCache() *gateCache { return &gateCache{known: map[cluster.Component]map[string]bool{}} }
+
+func (g *gateCache) lookup(c cluster.Component) (map[string]bool, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	k, ok := g.known[c]
+	return k, ok
+}
+
+func (g *gateCache) get(ctx context.Context, n nodes.Node, c cluster.Component) (map[string]bool, error) {
+	if k, ok := g.lookup(c); ok {
+		return k, nil
+	}
+	k, err := askGates(ctx, n, c)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	g.known[c] = k
+	g.mu.Unlock()
+	return k, nil
+}

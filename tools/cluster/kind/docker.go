@@ -1,0 +1,63 @@
+package kind
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// CommandRunner runs a command on the host and returns its combined
+// output. The provider takes one so that what it asks of Docker can be
+// tested without Docker.
+type CommandRunner func(ctx context.Context, name string, args ...string) ([]byte, error)
+
+// ExecRunner runs commands with os/exec.
+func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return exec.CommandContext(ctx, name, args...).CombinedOutput()
+}
+
+// dockerInfoArgs asks for the server version only: it fails, like any
+// `docker info`, when there is a client but no reachable engine, and keeps
+// the output short.
+var dockerInfoArgs = []string{"info", "--format", "{{.ServerVersion}}"}
+
+// CheckDocker fails fast, with what is missing, where kind would otherwise
+// fail deep inside cluster creation.
+func CheckDocker(ctx context.Context, run CommandRunner) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := run(ctx, "docker", dockerInfoArgs...)
+	return dockerError(out, err)
+}
+
+// dockerError words the result of `docker info` for someone who may not
+// know the kind provider needs Docker at all.
+func dockerError(out []byte, err error) error {
+	if err == nil {
+		return nil
+	}
+	detail := err.Error()
+	// docker prints its error last, after headings such as "Server:".
+	if msg := lastLines(string(out), 1); msg != "" {
+		detail += ": " + msg
+	}
+	return fmt.Errorf("the kind provider needs a Docker engine: `docker info` failed: %s (the embedded providers, local and prototype, run without Docker: make conformance)", detail)
+}
+
+// lastLines keeps the end of a command's output, where its error is, on
+// one line.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var kept []string
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, " / ")
+}
