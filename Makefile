@@ -25,7 +25,7 @@ unit:
 
 ## lint: formatting, vet, the YAML specs, and the checked-in schema
 lint:
-	@out=$$(gofmt -l tools steps suites fixtures); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l tools steps suites fixtures drivers); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(DRACONFORM) lint
 	@$(DRACONFORM) schema | diff -u docs/schema.json - || (echo "docs/schema.json is stale: run make schema"; exit 1)

@@ -1,0 +1,140 @@
+package deploy
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/draconform/draconform/drivers/internal/driver"
+)
+
+const (
+	name       = "draconform-driver"
+	configName = "draconform-driver-config"
+	configDir  = "/etc/draconform-driver"
+	configFile = "config.yaml"
+
+	// The driver's sockets and the CDI specs must be at these paths on the
+	// host, where the kubelet and the container runtime look for them; the
+	// container uses the same paths so the socket path it registers is
+	// valid for the kubelet.
+	pluginDir   = "/var/lib/kubelet/plugins/" + driver.DriverName
+	registryDir = "/var/lib/kubelet/plugins_registry"
+	cdiDir      = "/var/run/cdi"
+
+	// configHashAnnotation changes with the config, so that applying a new
+	// config restarts the driver pods.
+	configHashAnnotation = "draconform.dev/config-sha256"
+)
+
+func objects(o Options, configYAML, configHash string) []runtime.Object {
+	labels := map[string]string{"app.kubernetes.io/name": name}
+	meta := func(namespace, objName string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: objName, Namespace: namespace, Labels: labels}
+	}
+	return []runtime.Object{
+		&corev1.Namespace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: meta("", o.Namespace),
+		},
+		&corev1.ServiceAccount{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+			ObjectMeta: meta(o.Namespace, name),
+		},
+		&rbacv1.ClusterRole{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+			ObjectMeta: meta("", name),
+			Rules: []rbacv1.PolicyRule{
+				// kubeletplugin reads each claim it is asked to prepare.
+				{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims"}, Verbs: []string{"get"}},
+				// The ResourceSlice controller watches the node's slices and
+				// creates, updates and deletes them.
+				{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceslices"}, Verbs: []string{"list", "watch", "create", "update", "delete"}},
+				// It reads the node once for the slices' owner reference.
+				{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get"}},
+			},
+		},
+		&rbacv1.ClusterRoleBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+			ObjectMeta: meta("", name),
+			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: o.Namespace}},
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
+		},
+		&corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: meta(o.Namespace, configName),
+			Data:       map[string]string{configFile: configYAML},
+		},
+		daemonSet(o, labels, configHash),
+	}
+}
+
+func daemonSet(o Options, labels map[string]string, configHash string) *appsv1.DaemonSet {
+	hostPath := func(volume, path string, kind corev1.HostPathType) corev1.Volume {
+		return corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{
+			HostPath: &corev1.HostPathVolumeSource{Path: path, Type: &kind},
+		}}
+	}
+	no, yes := false, true
+	return &appsv1.DaemonSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.Namespace, Labels: labels},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{
+					Labels:      labels,
+					Annotations: map[string]string{configHashAnnotation: configHash},
+				},
+				Spec: corev1.PodSpec{
+					ServiceAccountName: name,
+					// A node agent: run on every node, control plane included
+					// (a one-node kind cluster has only that).
+					Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+					Containers: []corev1.Container{{
+						Name:            "driver",
+						Image:           o.Image,
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Command:         []string{"/draconform-driver"},
+						Args: []string{
+							"--config=" + configDir + "/" + configFile,
+							"--cdi-dir=" + cdiDir,
+							"--plugin-dir=" + pluginDir,
+							"--registrar-dir=" + registryDir,
+						},
+						Env: []corev1.EnvVar{{
+							Name: "NODE_NAME",
+							ValueFrom: &corev1.EnvVarSource{
+								FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
+							},
+						}},
+						// Root (the image has no other user) may write the
+						// root-owned host directories without privileges.
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: &no,
+							ReadOnlyRootFilesystem:   &yes,
+						},
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: "plugin", MountPath: pluginDir},
+							{Name: "registry", MountPath: registryDir},
+							{Name: "cdi", MountPath: cdiDir},
+							{Name: "config", MountPath: configDir, ReadOnly: true},
+						},
+					}},
+					Volumes: []corev1.Volume{
+						hostPath("plugin", pluginDir, corev1.HostPathDirectoryOrCreate),
+						// The kubelet creates its registry; if it is missing,
+						// there is no kubelet to register with.
+						hostPath("registry", registryDir, corev1.HostPathDirectory),
+						hostPath("cdi", cdiDir, corev1.HostPathDirectoryOrCreate),
+						{Name: "config", VolumeSource: corev1.VolumeSource{
+							ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configName}},
+						}},
+					},
+				},
+			},
+		},
+	}
+}
