@@ -24,6 +24,7 @@ func TestBuildCoversEveryAction(t *testing.T) {
 		"ExpectUnschedulable": reflect.TypeOf(&steps.ExpectUnschedulable{}),
 		"ExpectClaim":         reflect.TypeOf(&steps.ExpectClaim{}),
 		"ExpectNoClaim":       reflect.TypeOf(&steps.ExpectNoClaim{}),
+		"ExpectRunning":       reflect.TypeOf(&steps.ExpectRunning{}),
 		"ExpectSameDevice":    reflect.TypeOf(&steps.Devices{}),
 		"ExpectDistinct":      reflect.TypeOf(&steps.Devices{}),
 	}
