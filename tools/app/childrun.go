@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/draconform/draconform/tools/report"
 )
@@ -31,6 +32,10 @@ func childRun(ctx context.Context, out string, args ...string) ([]report.Outcome
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, self, append([]string{"run", "--out", out}, args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
+	// Interrupted, the run stops its control planes and cleans up as on
+	// Ctrl-C; only if it hangs is it killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = time.Minute
 	_ = cmd.Run()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted (see %s): %w", logPath, ctx.Err())

@@ -49,6 +49,11 @@ func flakeCheckCmd(ctx context.Context, args []string, s Streams) int {
 		runDir := filepath.Join(dir, fmt.Sprintf("run-%02d", i))
 		start := time.Now()
 		outcomes, err := childRun(ctx, runDir, runArgs...)
+		if err != nil && ctx.Err() != nil && fc.runs > 0 {
+			// Interrupted: the finished runs still count, and say so.
+			fmt.Fprintf(s.Out, "\nflake-check: interrupted during run %d; the summary covers the %d finished runs\n", i, fc.runs)
+			break
+		}
 		if err != nil {
 			fmt.Fprintf(s.Err, "draconform: run %d: %v\n", i, err)
 			return 1
@@ -67,6 +72,10 @@ func flakeCheckCmd(ctx context.Context, args []string, s Streams) int {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1
 		}
+	}
+	if fc.runs < *runs {
+		fmt.Fprintf(s.Err, "draconform: only %d of %d runs finished\n", fc.runs, *runs)
+		return 1
 	}
 	if len(fc.deviations) > 0 {
 		fmt.Fprintf(s.Err, "draconform: %d outcomes differed from the golden table in at least one run\n", len(fc.deviations))
