@@ -34,9 +34,9 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform docs:", err)
 		return 1
 	}
-	paths := map[string]string{}
+	paths := map[string][]byte{}
 	for name, text := range files {
-		paths[filepath.Join(*dir, name)] = text
+		paths[filepath.Join(*dir, name)] = []byte(text)
 	}
 	if *readme == "" {
 		*readme = filepath.Join(*dir, "..", "README.md")
@@ -52,22 +52,12 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 			fmt.Fprintf(s.Err, "draconform docs: %s: %v\n", *readme, err)
 			return 1
 		}
-		paths[*readme] = text
+		paths[*readme] = []byte(text)
 	}
-	stale := false
-	for path, text := range paths {
-		if *check {
-			if cur, err := os.ReadFile(path); err != nil || string(cur) != text {
-				fmt.Fprintf(s.Err, "%s is stale: run draconform docs (or make docs)\n", path)
-				stale = true
-			}
-			continue
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			fmt.Fprintln(s.Err, "draconform docs:", err)
-			return 1
-		}
-		fmt.Fprintln(s.Out, "wrote", path)
+	stale, err := writeOrCheck(paths, *check, "draconform docs (or make docs)", s)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform docs:", err)
+		return 1
 	}
 	if stale {
 		return 1

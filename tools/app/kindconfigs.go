@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/draconform/draconform/tools/kindconfig"
 	"github.com/draconform/draconform/tools/spec"
@@ -42,10 +41,7 @@ func kindConfigsCmd(_ context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform kind-configs:", err)
 		return 1
 	}
-	if *check {
-		return checkKindConfigs(*dir, files, s)
-	}
-	return writeKindConfigs(*dir, files, s)
+	return syncKindConfigs(*dir, files, *check, s)
 }
 
 // kindConfigFiles renders the configs, and with KEP binaries their kubeadm
@@ -78,55 +74,40 @@ func kindConfigFiles(cells []spec.Cell, dir, image, kepBin string) (map[string][
 	return files, nil
 }
 
-func checkKindConfigs(dir string, files map[string][]byte, s Streams) int {
-	stale := false
-	for _, name := range sortedNames(files) {
-		path := filepath.Join(dir, name)
-		if cur, err := os.ReadFile(path); err != nil || !bytes.Equal(cur, files[name]) {
-			fmt.Fprintf(s.Err, "%s is stale: run draconform kind-configs\n", path)
+// syncKindConfigs writes or checks the configs, then removes (or, with
+// check, names) generated configs whose cell is gone.
+func syncKindConfigs(dir string, files map[string][]byte, check bool, s Streams) int {
+	paths := make(map[string][]byte, len(files))
+	for name, data := range files {
+		paths[filepath.Join(dir, name)] = data
+	}
+	stale, err := writeOrCheck(paths, check, "draconform kind-configs", s)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform kind-configs:", err)
+		return 1
+	}
+	extra, err := leftoverConfigs(dir, files)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform kind-configs:", err)
+		return 1
+	}
+	for _, path := range extra {
+		if check {
+			fmt.Fprintf(s.Err, "%s is generated from no cell: run draconform kind-configs, which removes it\n", path)
 			stale = true
+			continue
 		}
-	}
-	extra, err := leftoverConfigs(dir, files)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform kind-configs:", err)
-		return 1
-	}
-	for _, path := range extra {
-		fmt.Fprintf(s.Err, "%s is generated from no cell: run draconform kind-configs, which removes it\n", path)
-		stale = true
-	}
-	if stale {
-		return 1
-	}
-	fmt.Fprintf(s.Out, "ok: %d kind configs in %s match the cells\n", len(files), dir)
-	return 0
-}
-
-func writeKindConfigs(dir string, files map[string][]byte, s Streams) int {
-	for _, name := range sortedNames(files) {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			fmt.Fprintln(s.Err, "draconform kind-configs:", err)
-			return 1
-		}
-		if err := os.WriteFile(path, files[name], 0o644); err != nil {
-			fmt.Fprintln(s.Err, "draconform kind-configs:", err)
-			return 1
-		}
-		fmt.Fprintln(s.Out, "wrote", path)
-	}
-	extra, err := leftoverConfigs(dir, files)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform kind-configs:", err)
-		return 1
-	}
-	for _, path := range extra {
 		if err := os.Remove(path); err != nil {
 			fmt.Fprintln(s.Err, "draconform kind-configs:", err)
 			return 1
 		}
 		fmt.Fprintln(s.Out, "removed", path, "(its cell is gone)")
+	}
+	if stale {
+		return 1
+	}
+	if check {
+		fmt.Fprintf(s.Out, "ok: %d kind configs in %s match the cells\n", len(files), dir)
 	}
 	return 0
 }
@@ -152,13 +133,4 @@ func leftoverConfigs(dir string, files map[string][]byte) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-func sortedNames(files map[string][]byte) []string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
