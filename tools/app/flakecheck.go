@@ -58,7 +58,11 @@ func flakeCheckCmd(ctx context.Context, args []string, s Streams) int {
 			fmt.Fprintf(s.Err, "draconform: run %d: %v\n", i, err)
 			return 1
 		}
-		diffs := fc.add(i, outcomes)
+		diffs, err := fc.add(i, outcomes)
+		if err != nil {
+			fmt.Fprintf(s.Err, "draconform: %v (is --golden the table of these implementations?)\n", err)
+			return 1
+		}
 		fmt.Fprintf(s.Out, "flake-check: run %d/%d: %d outcomes, %d differ from %s, in %s (%s)\n",
 			i, *runs, len(outcomes), len(diffs), *golden, time.Since(start).Round(time.Second), runDir)
 		for _, d := range diffs {
@@ -94,34 +98,40 @@ type flakeCheck struct {
 }
 
 // add records one run and returns how it differs from the golden table.
-func (f *flakeCheck) add(run int, outcomes []report.Outcome) []string {
+// A full run must produce every golden outcome of each implementation it
+// ran; one it ran not at all (--provider local) is not compared.
+func (f *flakeCheck) add(run int, outcomes []report.Outcome) ([]string, error) {
+	known, compared := f.want.Targets(), 0
+	for _, o := range outcomes {
+		if known[o.Target] {
+			compared++
+		}
+	}
+	if compared == 0 {
+		// Nothing to compare would pass every run: a check that cannot fail.
+		return nil, fmt.Errorf("run %d has no outcome of an implementation the golden table knows (%s)", run, strings.Join(sortedKeys(known), ", "))
+	}
 	f.runs++
 	f.outcomes += len(outcomes)
-	got := report.GoldenOf(outcomes)
-	tested := map[string]bool{}
-	for _, o := range outcomes {
-		tested[o.Target] = true
-	}
 	var diffs []string
-	note := func(key, state string) {
-		f.deviations[key] = append(f.deviations[key], fmt.Sprintf("run %d: %s", run, state))
-		diffs = append(diffs, fmt.Sprintf("%s: %s, golden outcome %s", key, state, orNone(f.want[key])))
-	}
-	for key, state := range got {
-		if f.want[key] != state {
-			note(key, state)
+	for _, d := range f.want.Deviations(outcomes, true) {
+		got := d.Got
+		if got == "" {
+			got = "missing"
 		}
+		f.deviations[d.Key()] = append(f.deviations[d.Key()], fmt.Sprintf("run %d: %s", run, got))
+		diffs = append(diffs, d.String())
 	}
-	// A golden outcome the run did not produce is a deviation too, unless
-	// the run did not test that implementation at all (--provider local).
-	for key := range f.want {
-		target, _, _ := strings.Cut(key, " ")
-		if _, ok := got[key]; !ok && tested[target] {
-			note(key, "missing")
-		}
+	return diffs, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	sort.Strings(diffs)
-	return diffs
+	sort.Strings(keys)
+	return keys
 }
 
 func orNone(s string) string {

@@ -31,26 +31,31 @@ func TestFlakeCheckTellsFlakesFromStableRuns(t *testing.T) {
 		{Target: "prototype", ID: "a/y@on", State: "skipped"},
 		{Target: "local", ID: "a/x@on", State: "skipped"},
 	}
-	if d := fc.add(1, stable); len(d) != 0 {
-		t.Fatalf("a run equal to the golden table deviates: %v", d)
+	if d, err := fc.add(1, stable); len(d) != 0 || err != nil {
+		t.Fatalf("a run equal to the golden table deviates: %v, %v", d, err)
 	}
 	flaky := []report.Outcome{
 		{Target: "prototype", ID: "a/x@on", State: "failed"},
 		{Target: "local", ID: "a/x@on", State: "skipped"},
 		{Target: "local", ID: "a/new@on", State: "passed"},
 	}
-	d := fc.add(2, flaky)
+	d, _ := fc.add(2, flaky)
 	wantDiffs := []string{
-		"local a/new@on: passed, golden outcome none",
-		"prototype a/x@on: failed, golden outcome passed",
-		"prototype a/y@on: missing, golden outcome skipped",
+		"[local] a/new@on: passed, and the golden table has no outcome for it",
+		"[prototype] a/x@on: failed, golden outcome passed",
+		"[prototype] a/y@on: missing from the run, golden outcome skipped",
 	}
 	if strings.Join(d, "\n") != strings.Join(wantDiffs, "\n") {
 		t.Errorf("diffs:\n%s\nwant:\n%s", strings.Join(d, "\n"), strings.Join(wantDiffs, "\n"))
 	}
 	// A run of one implementation only does not make the other's outcomes missing.
-	if d := fc.add(3, stable[2:]); len(d) != 0 {
-		t.Errorf("a local-only run deviates: %v", d)
+	if d, err := fc.add(3, stable[2:]); len(d) != 0 || err != nil {
+		t.Errorf("a local-only run deviates: %v, %v", d, err)
+	}
+	// A run of implementations the table does not know compares nothing,
+	// and would pass whatever happened: refused, and not counted.
+	if _, err := fc.add(4, []report.Outcome{{Target: "kubeconfig", ID: "a/x@on", State: "failed"}}); err == nil || !strings.Contains(err.Error(), "local, prototype") {
+		t.Errorf("a run of unknown implementations: %v", err)
 	}
 	md := fc.summary(time.Minute)
 	for _, s := range []string{
@@ -62,7 +67,9 @@ func TestFlakeCheckTellsFlakesFromStableRuns(t *testing.T) {
 		}
 	}
 	clean := flakeCheck{want: want, deviations: map[string][]string{}}
-	clean.add(1, stable)
+	if _, err := clean.add(1, stable); err != nil {
+		t.Fatal(err)
+	}
 	if md := clean.summary(time.Second); !strings.Contains(md, "none deviated, no flake") {
 		t.Errorf("clean summary: %s", md)
 	}

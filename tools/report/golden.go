@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 )
 
 // Golden is the expected state (passed, failed, skipped) of every case in
@@ -47,33 +48,75 @@ func (g Golden) Save(path string) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// Compare lists how outcomes differ from g. Implementations g does not know
-// (a kubeconfig cluster, a broken variant) are not compared; a case g does
-// not know on one it does know is reported, so a new case needs its golden
-// outcome written down.
-func (g Golden) Compare(outcomes []Outcome) []string {
+// Targets are the implementations g has outcomes of.
+func (g Golden) Targets() map[string]bool {
 	targets := map[string]bool{}
 	for k := range g {
-		for i := range k {
-			if k[i] == ' ' {
-				targets[k[:i]] = true
-				break
+		target, _, _ := strings.Cut(k, " ")
+		targets[target] = true
+	}
+	return targets
+}
+
+// A Deviation is one outcome of a run that differs from the golden table.
+type Deviation struct {
+	Target, ID string
+	Got        string // "" when the run did not produce the outcome
+	Want       string // "" when the golden table has no outcome for it
+}
+
+// Key is the deviation's key in the golden table.
+func (d Deviation) Key() string { return d.Target + " " + d.ID }
+
+func (d Deviation) String() string {
+	name := Outcome{Target: d.Target, ID: d.ID}.Name()
+	switch {
+	case d.Want == "":
+		return fmt.Sprintf("%s: %s, and the golden table has no outcome for it", name, d.Got)
+	case d.Got == "":
+		return fmt.Sprintf("%s: missing from the run, golden outcome %s", name, d.Want)
+	}
+	return fmt.Sprintf("%s: %s, golden outcome %s", name, d.Got, d.Want)
+}
+
+// Deviations lists, sorted by key, how outcomes differ from g.
+// Implementations g does not know (a kubeconfig cluster, a broken variant)
+// are not compared; a case g does not know on one it does know is a
+// deviation, so a new case needs its golden outcome written down. With
+// complete, the run claims to be whole: every golden outcome of an
+// implementation it ran must be in it, so a case that silently stops
+// running is seen. A focused run passes false.
+func (g Golden) Deviations(outcomes []Outcome, complete bool) []Deviation {
+	known := g.Targets()
+	var out []Deviation
+	ran, produced := map[string]bool{}, map[string]bool{}
+	for _, o := range outcomes {
+		if !known[o.Target] {
+			continue
+		}
+		ran[o.Target] = true
+		produced[goldenKey(o)] = true
+		if want := g[goldenKey(o)]; want != o.State {
+			out = append(out, Deviation{Target: o.Target, ID: o.ID, Got: o.State, Want: want})
+		}
+	}
+	if complete {
+		for k, want := range g {
+			target, id, _ := strings.Cut(k, " ")
+			if ran[target] && !produced[k] {
+				out = append(out, Deviation{Target: target, ID: id, Want: want})
 			}
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	return out
+}
+
+// Compare lists, as sentences, how a run that may be focused differs from g.
+func (g Golden) Compare(outcomes []Outcome) []string {
 	var diffs []string
-	for _, o := range outcomes {
-		if !targets[o.Target] {
-			continue
-		}
-		want, ok := g[goldenKey(o)]
-		switch {
-		case !ok:
-			diffs = append(diffs, fmt.Sprintf("%s: %s, and the golden table has no outcome for it", o.Name(), o.State))
-		case want != o.State:
-			diffs = append(diffs, fmt.Sprintf("%s: %s, golden outcome %s", o.Name(), o.State, want))
-		}
+	for _, d := range g.Deviations(outcomes, false) {
+		diffs = append(diffs, d.String())
 	}
-	sort.Strings(diffs)
 	return diffs
 }

@@ -39,3 +39,26 @@ func TestGoldenCompare(t *testing.T) {
 		t.Errorf("a run must match its own golden table: %v", d)
 	}
 }
+
+// A complete run must produce every golden outcome of the implementations
+// it ran; a focused one need not, and neither blames an implementation the
+// run did not touch.
+func TestGoldenDeviationsOfACompleteRun(t *testing.T) {
+	g := Golden{
+		"local a/x@on":     "passed",
+		"local a/y@on":     "skipped",
+		"prototype a/x@on": "passed",
+	}
+	run := []Outcome{{ID: "a/x@on", Target: "local", State: "passed"}}
+	if d := g.Deviations(run, false); len(d) != 0 {
+		t.Errorf("a focused run deviates: %v", d)
+	}
+	d := g.Deviations(run, true)
+	want := []Deviation{{Target: "local", ID: "a/y@on", Want: "skipped"}}
+	if !reflect.DeepEqual(d, want) {
+		t.Fatalf("complete run:\n got %+v\nwant %+v", d, want)
+	}
+	if s := d[0].String(); s != "[local] a/y@on: missing from the run, golden outcome skipped" {
+		t.Errorf("String: %q", s)
+	}
+}
