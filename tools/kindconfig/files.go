@@ -62,7 +62,8 @@ func header(c spec.Cell, o Options) string {
 			KEPGate+" exists only in KEP-6406 builds (tools/prototype),",
 			"in no released node image: with the image below, kube-apiserver and",
 			"kube-scheduler exit with \"unrecognized feature gate\". To run statically",
-			"linked prototype binaries instead: draconform kind-configs --kep-bin-dir DIR")
+			"linked prototype binaries instead (go run ./tools/prototype build -static):",
+			"draconform kind-configs --kep-bin-dir DIR")
 	}
 	if c.StartRefusal != "" {
 		lines = append(lines, "", "The cell accepts a control plane that refuses to start with:", "  "+c.StartRefusal)

@@ -41,7 +41,7 @@ func checkStaticBinary(path, goarch string) error {
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("KEP binary %s is dynamically linked, and the distroless component image has no loader for it: rebuild it with CGO_ENABLED=0", path)
+			return fmt.Errorf("KEP binary %s is dynamically linked, and the distroless component image has no loader for it: rebuild it with CGO_ENABLED=0 (the prototype: go run ./tools/prototype build -static)", path)
 		}
 	}
 	return nil

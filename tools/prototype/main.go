@@ -2,7 +2,9 @@
 // kube-scheduler from the v1.37.2 module sources plus the edits in
 // tools/prototype/build.
 //
-//	go run ./tools/prototype build [-mutant NAME]   build (or find) the binaries, print their dir
+//	go run ./tools/prototype build [-mutant NAME] [-static]
+//	                                                build (or find) the binaries, print their dir;
+//	                                                -static for kind (--kind-kep-bin-dir)
 //	go run ./tools/prototype prepare [-mutant NAME] copy and patch the sources only
 //	go run ./tools/prototype edits [-mutant NAME]   list the edits and the cache key
 //	go run ./tools/prototype mutants                list the deliberately non-conformant variants
@@ -28,16 +30,17 @@ func main() {
 
 func run(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: prototype build|prepare|edits [-mutant NAME] [-cache-dir DIR] | mutants")
+		fmt.Fprintln(os.Stderr, "usage: prototype build|prepare|edits [-mutant NAME] [-static] [-cache-dir DIR] | mutants")
 		return 2
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	mutant := fs.String("mutant", "", "build a deliberately non-conformant variant instead (see: prototype mutants)")
 	cacheDir := fs.String("cache-dir", "", "binary cache (default: <repo>/.cache/k8s)")
+	static := fs.Bool("static", false, "link kube-apiserver and kube-scheduler statically (CGO_ENABLED=0), as kind's distroless component images need")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	o := build.Options{CacheDir: *cacheDir, Mutant: *mutant, Log: os.Stderr}
+	o := build.Options{CacheDir: *cacheDir, Mutant: *mutant, Static: *static, Log: os.Stderr}
 	if *mutant != "" {
 		if _, err := build.LookupMutant(*mutant); err != nil {
 			fmt.Fprintln(os.Stderr, "prototype:", err)

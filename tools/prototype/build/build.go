@@ -52,6 +52,11 @@ type Options struct {
 	// build instead of the prototype, for proving the suite rejects it. It
 	// gives another key.
 	Mutant string
+	// Static builds kube-apiserver and kube-scheduler with CGO_ENABLED=0,
+	// for images with no libc or dynamic loader (kind's distroless
+	// component images). It gives another key; the embedded default keeps
+	// the host's ordinary build, which is the one the suite was measured on.
+	Static bool
 	Log    io.Writer
 }
 
@@ -93,14 +98,24 @@ func EditSet(o Options) []Group {
 // Key is the short hash naming o's binaries: it changes whenever an edit,
 // the set of groups or a base version changes.
 func Key(o Options) string {
-	return hashEdits([]string{formatVersion, KubernetesVersion, StagingVersion, goModEditsText()}, EditSet(o))[:12]
+	parts := []string{formatVersion, KubernetesVersion, StagingVersion, goModEditsText()}
+	if o.Static {
+		parts = append(parts, staticEnv)
+	}
+	return hashEdits(parts, EditSet(o))[:12]
 }
+
+// staticEnv is the build environment of a Static build.
+const staticEnv = "CGO_ENABLED=0"
 
 // Version is the provider's name for the binaries.
 func Version(o Options) string {
 	v := "prototype-" + BaseVersion + "+kep6406"
 	if o.Mutant != "" {
 		v += "-mutant-" + o.Mutant
+	}
+	if o.Static {
+		v += "-static"
 	}
 	return v
 }
@@ -184,7 +199,7 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 	}
 	defer os.RemoveAll(tmp)
 	for _, name := range built {
-		if err := goBuild(ctx, o.Log, modDir, tmp, "k8s.io/kubernetes/cmd/"+name); err != nil {
+		if err := goBuild(ctx, o.Log, modDir, tmp, "k8s.io/kubernetes/cmd/"+name, o.Static); err != nil {
 			return "", err
 		}
 	}
@@ -396,7 +411,7 @@ func writeDiff(path string, files []string, roots, orig map[Module]string) {
 	_ = os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string) error {
+func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string, static bool) error {
 	// -trimpath keeps the work dir (which has the key in it) out of the
 	// build cache's action IDs, so that a variant of the patch recompiles
 	// only what its edits touch.
@@ -404,12 +419,17 @@ func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string) err
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = modDir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
+	env := ""
+	if static {
+		cmd.Env = append(cmd.Env, staticEnv)
+		env = staticEnv + " "
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	// Cancelling must also stop the compilers go build spawns.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
-	fmt.Fprintf(log, "prototype: (cd %s && go %s)\n", modDir, strings.Join(args, " "))
+	fmt.Fprintf(log, "prototype: (cd %s && %sgo %s)\n", modDir, env, strings.Join(args, " "))
 	start := time.Now()
 	stop := buildcache.Heartbeat(log, time.Minute, "prototype: still building "+filepath.Base(pkg))
 	err := cmd.Run()
