@@ -80,7 +80,7 @@ func Build(cell spec.Cell, o Options) (*v1alpha4.Cluster, error) {
 		RuntimeConfig:           map[string]string{"resource.k8s.io/v1": "true"},
 		ContainerdConfigPatches: []string{cdiPatch},
 	}
-	if patch, err := featureGatesPatch(gates); err != nil {
+	if patch, err := componentArgsPatch(gates, o.KEPBinDir != ""); err != nil {
 		return nil, fmt.Errorf("kind config of cell %s: %w", cell.Name, err)
 	} else if patch != "" {
 		cfg.KubeadmConfigPatches = []string{patch}

@@ -53,6 +53,21 @@ func decodeStrict(t *testing.T, data string, v any) {
 func flags(t *testing.T, cfg *v1alpha4.Cluster) map[string]string {
 	t.Helper()
 	out := map[string]string{}
+	for comp, args := range extraArgs(t, cfg) {
+		for _, a := range args {
+			if a.Name != "feature-gates" {
+				t.Errorf("%s: unexpected extra arg %s", comp, a.Name)
+			}
+			out[comp] = a.Value
+		}
+	}
+	return out
+}
+
+// extraArgs are the ClusterConfiguration patch's extraArgs by component.
+func extraArgs(t *testing.T, cfg *v1alpha4.Cluster) map[string][]arg {
+	t.Helper()
+	out := map[string][]arg{}
 	if len(cfg.KubeadmConfigPatches) == 0 {
 		return out
 	}
@@ -65,14 +80,8 @@ func flags(t *testing.T, cfg *v1alpha4.Cluster) map[string]string {
 		t.Errorf("patch targets %s %s, want kubeadm.k8s.io/v1beta4 ClusterConfiguration", p.APIVersion, p.Kind)
 	}
 	for comp, sec := range map[string]*componentArgs{"kube-apiserver": p.APIServer, "kube-controller-manager": p.ControllerManager, "kube-scheduler": p.Scheduler} {
-		if sec == nil {
-			continue
-		}
-		for _, a := range sec.ExtraArgs {
-			if a.Name != "feature-gates" {
-				t.Errorf("%s: unexpected extra arg %s", comp, a.Name)
-			}
-			out[comp] = a.Value
+		if sec != nil {
+			out[comp] = sec.ExtraArgs
 		}
 	}
 	return out
@@ -216,6 +225,34 @@ func TestBuildWithKEPBinaries(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"InitConfiguration", "JoinConfiguration"}, kinds); diff != "" {
 		t.Errorf("node patches (-want +got):\n%s", diff)
+	}
+}
+
+// KEP binaries keep the field only over JSON: the API server must store
+// JSON and the scheduler must read JSON, next to the cell's gates.
+func TestKEPBinariesSpeakJSON(t *testing.T) {
+	cell := spec.Cell{Name: "x", Gates: map[string]map[string]bool{"kube-scheduler": {KEPGate: true}}}
+	cfg, err := Build(cell, Options{KEPBinDir: "/host/bin", PatchesDir: "/host/patches"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]arg{
+		"kube-apiserver": {{Name: "storage-media-type", Value: "application/json"}},
+		"kube-scheduler": {
+			{Name: "feature-gates", Value: KEPGate + "=true"},
+			{Name: "kube-api-content-type", Value: "application/json"},
+		},
+	}
+	if diff := cmp.Diff(want, extraArgs(t, cfg)); diff != "" {
+		t.Errorf("extraArgs with KEP binaries (-want +got):\n%s", diff)
+	}
+	// The node image's own binaries keep their defaults.
+	cfg, err = Build(cell, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string][]arg{"kube-scheduler": {{Name: "feature-gates", Value: KEPGate + "=true"}}}, extraArgs(t, cfg)); diff != "" {
+		t.Errorf("extraArgs without KEP binaries (-want +got):\n%s", diff)
 	}
 }
 

@@ -37,17 +37,38 @@ type clusterConfigurationPatch struct {
 	Scheduler         *componentArgs `yaml:"scheduler,omitempty"`
 }
 
-// featureGatesPatch is the ClusterConfiguration patch giving each component
-// its own --feature-gates, or "" when no component has gates. kind's
-// top-level featureGates cannot be used: it sets the same gates on every
-// component and the kubelet, and cells differ per component on purpose.
-func featureGatesPatch(gates cluster.GateState) (string, error) {
+// kepJSONArgs keep KEP-6406's field on the wire and in etcd when KEP
+// binaries run: the prototype adds the field to the JSON types and not to
+// the generated protobuf code, so a protobuf client or storage drops it
+// without a word (the prototype-protobuf-scheduler mutant shows the suite
+// failing so). The embedded prototype provider runs with the same two
+// settings. A future release that has the field in protobuf needs neither.
+var kepJSONArgs = map[cluster.Component]arg{
+	cluster.APIServer: {Name: "storage-media-type", Value: "application/json"},
+	// kubeadm starts kube-scheduler without --config, so the deprecated
+	// flag is what sets clientConnection.contentType.
+	cluster.Scheduler: {Name: "kube-api-content-type", Value: "application/json"},
+}
+
+// componentArgsPatch is the ClusterConfiguration patch giving each
+// component its own --feature-gates, and with KEP binaries the JSON
+// settings they need, or "" when there is nothing to set. kind's top-level
+// featureGates cannot be used: it sets the same gates on every component
+// and the kubelet, and cells differ per component on purpose.
+func componentArgsPatch(gates cluster.GateState, kepBinaries bool) (string, error) {
 	p := clusterConfigurationPatch{APIVersion: KubeadmAPIVersion, Kind: "ClusterConfiguration"}
 	section := func(c cluster.Component) *componentArgs {
-		if len(gates[c]) == 0 {
+		var args []arg
+		if len(gates[c]) > 0 {
+			args = append(args, arg{Name: "feature-gates", Value: gates[c].Flag()})
+		}
+		if a, ok := kepJSONArgs[c]; ok && kepBinaries {
+			args = append(args, a)
+		}
+		if len(args) == 0 {
 			return nil
 		}
-		return &componentArgs{ExtraArgs: []arg{{Name: "feature-gates", Value: gates[c].Flag()}}}
+		return &componentArgs{ExtraArgs: args}
 	}
 	p.APIServer = section(cluster.APIServer)
 	p.ControllerManager = section(cluster.ControllerManager)

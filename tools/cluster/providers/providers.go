@@ -71,18 +71,25 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		return prototype(ctx, c, variant{})
 	case protobufScheduler:
 		return prototype(ctx, c, variant{protobufScheduler: true})
+	case prototypeStatic:
+		return prototype(ctx, c, variant{static: true})
 	}
 	if name, ok := strings.CutPrefix(c.Name, "prototype-"); ok {
 		if _, err := build.LookupMutant(name); err == nil {
 			return prototype(ctx, c, variant{mutant: name})
 		}
 	}
-	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutantNames(), ", "))
+	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, "+prototypeStatic+", kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutantNames(), ", "))
 }
 
 // protobufScheduler is the one mutant that is a way of running the
 // prototype rather than a build of its own.
 const protobufScheduler = "prototype-protobuf-scheduler"
+
+// prototypeStatic is the prototype linked statically, as kind's images need
+// it: running it here shows the binaries a kind cluster would get behave as
+// the measured ones do.
+const prototypeStatic = "prototype-static"
 
 // Mutants are the known-broken implementations the suite must reject, by
 // provider name, with the mistake each makes: every build mutant of the
@@ -112,6 +119,7 @@ type Mutant struct{ Provider, Mistake, Equivalent string }
 type variant struct {
 	mutant            string
 	protobufScheduler bool
+	static            bool // not broken: the kind build (build.Options.Static)
 }
 
 // prototype runs the KEP-6406 prototype kube-apiserver and kube-scheduler
@@ -124,7 +132,7 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
-	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Mutant: v.mutant, Log: c.Log}
+	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Mutant: v.mutant, Static: v.static, Log: c.Log}
 	bin, err := build.Ensure(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("prototype binaries: %w", err)
