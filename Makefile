@@ -7,9 +7,11 @@
 GO        ?= go
 ARGS      ?=
 RUNS      ?= 20
+# The cells gate-matrix-kep runs; the kind provider holds three clusters at most.
+KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
 DRACONFORM = $(GO) run ./tools/cmd/draconform
 
-.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check gate-matrix
+.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep docker-check
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -33,12 +35,19 @@ lint:
 	$(DRACONFORM) kind-configs --check
 
 ## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed (ARGS go to draconform run)
-gate-matrix:
+gate-matrix: docker-check
+	$(DRACONFORM) run --provider kind $(ARGS)
+
+## gate-matrix-kep: the KEP cells (KEP_CELLS) on kind, with the prototype's statically linked kube-apiserver and kube-scheduler in the nodes
+gate-matrix-kep: docker-check
+	$(DRACONFORM) binaries --provider prototype-static
+	$(DRACONFORM) run --provider kind --kind-kep-bin-dir "$$($(GO) run ./tools/prototype build -static)" --cells $(KEP_CELLS) $(ARGS)
+
+docker-check:
 	@out=$$(docker info --format '{{.ServerVersion}}' 2>&1) || { \
 	  echo "make gate-matrix needs a Docker engine for its kind clusters, and docker info failed: $$(echo "$$out" | tail -n 1)"; \
 	  echo "The embedded default, make conformance, runs without Docker."; \
 	  exit 1; }
-	$(DRACONFORM) run --provider kind $(ARGS)
 
 ## binaries: build (or reuse) the Kubernetes binaries: vanilla v1.37.2 and the KEP-6406 prototype
 binaries:
