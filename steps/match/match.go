@@ -3,7 +3,8 @@ package match
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -97,7 +98,7 @@ func compare(out *[]Mismatch, path string, want, got any, present bool) {
 			add(typeReason(want, got))
 			return
 		}
-		for _, k := range sortedKeys(w) {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			gv, has := g[k]
 			compare(out, keyPath(path, k), w[k], gv, has)
 		}
@@ -126,15 +127,6 @@ func compare(out *[]Mismatch, path string, want, got any, present bool) {
 
 func typeReason(want, got any) string {
 	return "type: got " + kindName(got) + ", want " + kindName(want)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Strings formats mismatches one per line, for test failure messages.

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/draconform/draconform/tools/docs"
@@ -42,14 +41,9 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 		*readme = filepath.Join(*dir, "..", "README.md")
 	}
 	if results != nil {
-		cur, err := os.ReadFile(*readme)
+		text, err := readmeWithMutationTable(*readme, docs.MutationTable(results))
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform docs:", err)
-			return 1
-		}
-		text, err := docs.SpliceMutationTable(string(cur), docs.MutationTable(results))
-		if err != nil {
-			fmt.Fprintf(s.Err, "draconform docs: %s: %v\n", *readme, err)
 			return 1
 		}
 		paths[*readme] = []byte(text)

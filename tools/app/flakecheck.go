@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -109,7 +111,7 @@ func (f *flakeCheck) add(run int, outcomes []report.Outcome) ([]string, error) {
 	}
 	if compared == 0 {
 		// Nothing to compare would pass every run: a check that cannot fail.
-		return nil, fmt.Errorf("run %d has no outcome of an implementation the golden table knows (%s)", run, strings.Join(sortedKeys(known), ", "))
+		return nil, fmt.Errorf("run %d has no outcome of an implementation the golden table knows (%s)", run, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 	}
 	f.runs++
 	f.outcomes += len(outcomes)
@@ -123,15 +125,6 @@ func (f *flakeCheck) add(run int, outcomes []report.Outcome) ([]string, error) {
 		diffs = append(diffs, d.String())
 	}
 	return diffs, nil
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func orNone(s string) string {

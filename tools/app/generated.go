@@ -3,9 +3,10 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 )
 
 // writeOrCheck writes each generated file (path → content) or, with check,
@@ -14,7 +15,7 @@ import (
 // reads the same way, for the docs and for the kind configs. hint is the
 // command that brings a stale file up to date.
 func writeOrCheck(files map[string][]byte, check bool, hint string, s Streams) (stale bool, err error) {
-	for _, path := range sortedPaths(files) {
+	for _, path := range slices.Sorted(maps.Keys(files)) {
 		if check {
 			if cur, err := os.ReadFile(path); err != nil || !bytes.Equal(cur, files[path]) {
 				fmt.Fprintf(s.Err, "%s is stale: run %s\n", path, hint)
@@ -31,13 +32,4 @@ func writeOrCheck(files map[string][]byte, check bool, hint string, s Streams) (
 		fmt.Fprintln(s.Out, "wrote", path)
 	}
 	return stale, nil
-}
-
-func sortedPaths(files map[string][]byte) []string {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return paths
 }

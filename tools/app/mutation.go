@@ -153,15 +153,25 @@ func runMutant(ctx context.Context, dir string, m providers.Mutant, i, n int, s 
 }
 
 func writeMutationTable(readme, table string) error {
-	text, err := os.ReadFile(readme)
+	text, err := readmeWithMutationTable(readme, table)
 	if err != nil {
 		return err
 	}
+	return os.WriteFile(readme, []byte(text), 0o644)
+}
+
+// readmeWithMutationTable is the README at path with its generated mutation
+// table replaced by table; both the mutation and the docs verbs write it.
+func readmeWithMutationTable(path, table string) (string, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
 	out, err := docs.SpliceMutationTable(string(text), table)
 	if err != nil {
-		return fmt.Errorf("%s: %w", readme, err)
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(readme, []byte(out), 0o644)
+	return out, nil
 }
 
 // mutationRecorder merges each finished mutant into the results file at

@@ -5,6 +5,8 @@ package docs
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,7 +68,7 @@ func Traceability(b *loader.Bundle) string {
 				cells[c] = true
 			}
 		}
-		fmt.Fprintf(&w, "| %s | %s | %s |\n", sec, strings.Join(ids, "<br>"), strings.Join(sortedSet(cells), ", "))
+		fmt.Fprintf(&w, "| %s | %s | %s |\n", sec, strings.Join(ids, "<br>"), strings.Join(slices.Sorted(maps.Keys(cells)), ", "))
 	}
 	fmt.Fprintf(&w, "\n%d sections, %d without a case", len(spec.KEPSections), len(gaps))
 	if len(gaps) > 0 {
@@ -133,13 +135,4 @@ func codeList(xs []string) string {
 		out[i] = "`" + x + "`"
 	}
 	return strings.Join(out, ", ")
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,10 +2,11 @@ package kindconfig
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 )
@@ -70,12 +71,7 @@ func WritePatchFiles(dir string) error {
 		return fmt.Errorf("creating the kubeadm patches directory: %w", err)
 	}
 	files := PatchFiles()
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(files[n]), 0o644); err != nil {
 			return fmt.Errorf("writing kubeadm patch %s: %w", n, err)
 		}
