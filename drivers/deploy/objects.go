@@ -1,6 +1,9 @@
 package deploy
 
 import (
+	"net"
+	"path"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -16,13 +19,9 @@ const (
 	configDir  = "/etc/draconform-driver"
 	configFile = "config.yaml"
 
-	// The driver's sockets and the CDI specs must be at these paths on the
-	// host, where the kubelet and the container runtime look for them; the
-	// container uses the same paths so the socket path it registers is
-	// valid for the kubelet.
-	pluginDir   = "/var/lib/kubelet/plugins/" + driver.DriverName
-	registryDir = "/var/lib/kubelet/plugins_registry"
-	cdiDir      = "/var/run/cdi"
+	// The CDI specs' path in the container; on the host it is Options.CDIDir,
+	// where the container runtime looks for them.
+	cdiDir = "/var/run/cdi"
 
 	// configHashAnnotation changes with the config, so that applying a new
 	// config restarts the driver pods.
@@ -78,7 +77,29 @@ func daemonSet(o Options, labels map[string]string, configHash string) *appsv1.D
 		}}
 	}
 	no, yes := false, true
-	return &appsv1.DaemonSet{
+	// The driver's sockets must be where the kubelet looks for them, and at
+	// the same path in the container, so the socket path it registers is
+	// valid for the kubelet.
+	pluginDir := path.Join(o.KubeletDir, "plugins", driver.DriverName)
+	registryDir := path.Join(o.KubeletDir, "plugins_registry")
+	env := []corev1.EnvVar{{
+		Name: "NODE_NAME",
+		ValueFrom: &corev1.EnvVarSource{
+			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
+		},
+	}}
+	hostNetwork := false
+	if o.APIServer != "" {
+		host, port, _ := net.SplitHostPort(o.APIServer)
+		// The kubelet sets these to the kubernetes Service; a container's
+		// own env wins over them, and client-go's in-cluster config reads
+		// them.
+		env = append(env,
+			corev1.EnvVar{Name: "KUBERNETES_SERVICE_HOST", Value: host},
+			corev1.EnvVar{Name: "KUBERNETES_SERVICE_PORT", Value: port})
+		hostNetwork = true
+	}
+	ds := &appsv1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.Namespace, Labels: labels},
 		Spec: appsv1.DaemonSetSpec{
@@ -90,6 +111,8 @@ func daemonSet(o Options, labels map[string]string, configHash string) *appsv1.D
 				},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: name,
+					HostNetwork:        hostNetwork,
+					NodeSelector:       o.NodeSelector,
 					// A node agent: run on every node, control plane included
 					// (a one-node kind cluster has only that).
 					Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
@@ -104,12 +127,7 @@ func daemonSet(o Options, labels map[string]string, configHash string) *appsv1.D
 							"--plugin-dir=" + pluginDir,
 							"--registrar-dir=" + registryDir,
 						},
-						Env: []corev1.EnvVar{{
-							Name: "NODE_NAME",
-							ValueFrom: &corev1.EnvVarSource{
-								FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
-							},
-						}},
+						Env: env,
 						// Root (the image has no other user) may write the
 						// root-owned host directories without privileges.
 						SecurityContext: &corev1.SecurityContext{
@@ -128,7 +146,7 @@ func daemonSet(o Options, labels map[string]string, configHash string) *appsv1.D
 						// The kubelet creates its registry; if it is missing,
 						// there is no kubelet to register with.
 						hostPath("registry", registryDir, corev1.HostPathDirectory),
-						hostPath("cdi", cdiDir, corev1.HostPathDirectoryOrCreate),
+						hostPath("cdi", o.CDIDir, corev1.HostPathDirectoryOrCreate),
 						{Name: "config", VolumeSource: corev1.VolumeSource{
 							ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configName}},
 						}},
@@ -137,4 +155,5 @@ func daemonSet(o Options, labels map[string]string, configHash string) *appsv1.D
 			},
 		},
 	}
+	return ds
 }

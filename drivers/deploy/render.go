@@ -33,6 +33,23 @@ type Options struct {
 	// Config is the device config put into the ConfigMap; default
 	// config.Default().
 	Config *config.Config
+
+	// KubeletDir is the kubelet's root directory on the node; default
+	// /var/lib/kubelet. The driver's sockets live under it, at the same path
+	// in the container, since the kubelet dials the path the driver
+	// registers.
+	KubeletDir string
+	// CDIDir is where the container runtime reads CDI specs on the node;
+	// default /var/run/cdi.
+	CDIDir string
+	// NodeSelector keeps the driver off nodes without a kubelet, such as
+	// the Node objects a suite creates beside a real node; default none.
+	NodeSelector map[string]string
+	// APIServer, as host:port, runs the driver in the node's network
+	// namespace and points it at that address, for a node that has no
+	// kube-proxy to route the kubernetes Service; default: the in-cluster
+	// Service, in the pod's own network.
+	APIServer string
 }
 
 func (o Options) withDefaults() Options {
@@ -44,6 +61,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Config == nil {
 		o.Config = config.Default()
+	}
+	if o.KubeletDir == "" {
+		o.KubeletDir = "/var/lib/kubelet"
+	}
+	if o.CDIDir == "" {
+		o.CDIDir = "/var/run/cdi"
 	}
 	return o
 }

@@ -244,3 +244,61 @@ func renderDaemonSet(t *testing.T, o Options) *appsv1.DaemonSet {
 	objs, _ := decodeAll(t, data)
 	return objs[len(objs)-1].(*appsv1.DaemonSet)
 }
+
+// A node whose kubelet keeps its state elsewhere, with no kube-proxy, as the
+// embedded provider's node: the sockets move with the kubelet's directory,
+// the CDI specs go where that node's runtime reads them, and the driver
+// reaches the API server on the host's network.
+func TestRenderForANodeOfItsOwn(t *testing.T) {
+	ds := renderDaemonSet(t, Options{
+		KubeletDir:   "/var/lib/draconform/n1/kubelet",
+		CDIDir:       "/var/lib/draconform/n1/cdi",
+		NodeSelector: map[string]string{"kubernetes.io/hostname": "n1"},
+		APIServer:    "127.0.0.1:6443",
+	})
+	pod := ds.Spec.Template.Spec
+	if !pod.HostNetwork {
+		t.Error("hostNetwork is off: without kube-proxy the driver cannot reach the kubernetes Service")
+	}
+	if diff := cmp.Diff(map[string]string{"kubernetes.io/hostname": "n1"}, pod.NodeSelector); diff != "" {
+		t.Errorf("nodeSelector (-want +got):\n%s", diff)
+	}
+	c := pod.Containers[0]
+	wantArgs := []string{
+		"--config=/etc/draconform-driver/config.yaml",
+		"--cdi-dir=/var/run/cdi",
+		"--plugin-dir=/var/lib/draconform/n1/kubelet/plugins/testdriver.draconform.dev",
+		"--registrar-dir=/var/lib/draconform/n1/kubelet/plugins_registry",
+	}
+	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	if env["KUBERNETES_SERVICE_HOST"] != "127.0.0.1" || env["KUBERNETES_SERVICE_PORT"] != "6443" {
+		t.Errorf("env %v does not point the in-cluster config at 127.0.0.1:6443", env)
+	}
+	hostPaths := map[string]string{}
+	for _, v := range pod.Volumes {
+		if v.HostPath != nil {
+			hostPaths[v.Name] = v.HostPath.Path
+		}
+	}
+	wantPaths := map[string]string{
+		"plugin":   "/var/lib/draconform/n1/kubelet/plugins/testdriver.draconform.dev",
+		"registry": "/var/lib/draconform/n1/kubelet/plugins_registry",
+		"cdi":      "/var/lib/draconform/n1/cdi",
+	}
+	if diff := cmp.Diff(wantPaths, hostPaths); diff != "" {
+		t.Errorf("host paths (-want +got):\n%s", diff)
+	}
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.Name] = m.MountPath
+	}
+	if mounts["plugin"] != wantPaths["plugin"] || mounts["registry"] != wantPaths["registry"] || mounts["cdi"] != "/var/run/cdi" {
+		t.Errorf("mounts %v: the sockets must be at the host's paths, the CDI dir at the driver's --cdi-dir", mounts)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/cluster/providers"
 )
 
@@ -17,16 +18,34 @@ func binariesCmd(ctx context.Context, args []string, s Streams) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// The providers write only what a run would (the node's own tools and
+	// images); the caches they fill are what this command is for.
+	scratch, err := os.MkdirTemp("", "draconform-binaries-")
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return 1
+	}
+	defer os.RemoveAll(scratch)
 	for _, name := range splitList(prov.provider) {
 		if name == "kubeconfig" {
 			continue
 		}
-		_, stop, err := providers.New(ctx, prov.config(name, os.TempDir(), s))
+		p, stop, err := providers.New(ctx, prov.config(name, scratch, s))
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1
 		}
 		stop()
+		// The node's container runtime too, so that a run's first node
+		// does not wait for its build.
+		if np, ok := p.(interface {
+			NodeBinaries(context.Context) (localcp.NodeBinaries, error)
+		}); ok {
+			if _, err := np.NodeBinaries(ctx); err != nil {
+				fmt.Fprintln(s.Err, "draconform:", err)
+				return 1
+			}
+		}
 		fmt.Fprintf(s.Out, "binaries for %s are ready\n", name)
 	}
 	return 0

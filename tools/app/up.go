@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/runner"
@@ -21,6 +22,7 @@ func upCmd(ctx context.Context, args []string, s Streams) int {
 	var prov providerFlags
 	prov.register(fs)
 	out := fs.String("out", "", "directory for logs and the kubeconfig (default: _output/up-<id>)")
+	withNode := fs.Bool("node", false, "also start a kubelet node with containerd and the test driver (root, Linux)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -52,6 +54,17 @@ func upCmd(ctx context.Context, args []string, s Streams) int {
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform up:", err)
 		return 1
+	}
+	if *withNode {
+		adder, ok := p.(cluster.NodeAdder)
+		if !ok {
+			fmt.Fprintf(s.Err, "draconform up: provider %s cannot add a node\n", prov.provider)
+			return 1
+		}
+		if err := adder.AddNode(ctx, c); err != nil {
+			fmt.Fprintln(s.Err, "draconform up:", err)
+			return 1
+		}
 	}
 	kc := filepath.Join(dir, "kubeconfig")
 	if err := kubeconfig.Write(c.RESTConfig(), kc); err != nil {

@@ -21,7 +21,13 @@ const (
 	ControllerManager Component = "kube-controller-manager"
 )
 
-// Components lists every component in start order.
+// A node's components, as keys of LogFiles where a provider runs them.
+const (
+	Kubelet    Component = "kubelet"
+	Containerd Component = "containerd"
+)
+
+// Components lists every control-plane component in start order.
 var Components = []Component{APIServer, Scheduler, ControllerManager}
 
 // Gates holds explicit feature-gate settings for one component. A gate that is
@@ -81,6 +87,17 @@ type Cluster interface {
 // serially, since every case on the cluster sees the restart.
 type Restarter interface {
 	Restart(ctx context.Context, c Component, gates Gates) error
+}
+
+// NodeAdder is implemented by providers whose clusters start without a
+// kubelet (the embedded control plane) but can add a node that really runs
+// pods, with the test driver on it. The runner asks only for cells with
+// cases that need one: a node takes seconds and a container runtime.
+type NodeAdder interface {
+	// AddNode returns once the node is Ready and the test driver publishes
+	// its devices there. Where this machine cannot run a node, the error
+	// wraps ErrUnsupported and says why.
+	AddNode(ctx context.Context, c Cluster) error
 }
 
 // Provider creates the cluster for one gate cell and tears it down.

@@ -9,11 +9,13 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/testdriver"
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -45,6 +47,8 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 			if st := p.Status.ExtendedResourceClaimStatus; st != nil {
 				fmt.Fprintf(&b, "  extendedResourceClaimStatus: claim %s, mappings %+v\n", st.ResourceClaimName, st.RequestMappings)
 			}
+			writeContainerStatuses(&b, p.Status.InitContainerStatuses)
+			writeContainerStatuses(&b, p.Status.ContainerStatuses)
 		}
 	}
 	section("events")
@@ -82,9 +86,23 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 		}
 		writeYAML(&b, got)
 	}
-	if logs := env.Cluster.LogFiles(); logs[cluster.Scheduler] != "" {
+	logs := env.Cluster.LogFiles()
+	if logs[cluster.Scheduler] != "" {
 		section("kube-scheduler log, last 40 lines (" + logs[cluster.Scheduler] + ")")
 		b.WriteString(tail(logs[cluster.Scheduler], 40))
+	}
+	if c.Case.Requires.TestDriver {
+		// Where a pod must really run, the cause of a failure is as often
+		// on the node as in the scheduler.
+		for _, comp := range []cluster.Component{cluster.Kubelet, cluster.Containerd} {
+			if logs[comp] != "" {
+				section(string(comp) + " log, last 60 lines (" + logs[comp] + ")")
+				b.WriteString(tail(logs[comp], 60))
+			}
+		}
+		if err := writeDriverLogs(ctx, &b, env, section); err != nil {
+			errs = append(errs, "test driver logs: "+err.Error())
+		}
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return "", err
@@ -122,4 +140,42 @@ func tail(path string, n int) string {
 		}
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+func writeContainerStatuses(b *strings.Builder, statuses []corev1.ContainerStatus) {
+	for _, cs := range statuses {
+		state := "unknown"
+		switch {
+		case cs.State.Running != nil:
+			state = "running since " + cs.State.Running.StartedAt.Format("15:04:05")
+		case cs.State.Waiting != nil:
+			state = fmt.Sprintf("waiting: %s %s", cs.State.Waiting.Reason, cs.State.Waiting.Message)
+		case cs.State.Terminated != nil:
+			t := cs.State.Terminated
+			state = fmt.Sprintf("terminated: %s (exit %d) %s", t.Reason, t.ExitCode, t.Message)
+		}
+		fmt.Fprintf(b, "  container %s: %s, ready=%t, restarts=%d, image %s\n", cs.Name, state, cs.Ready, cs.RestartCount, cs.Image)
+	}
+}
+
+// writeDriverLogs adds the last lines of every test driver pod's log, read
+// through the API, so it works on any provider.
+func writeDriverLogs(ctx context.Context, b *strings.Builder, env *steps.Env, section func(string)) error {
+	core := env.Clients.Kube.CoreV1()
+	pods, err := core.Pods(testdriver.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	lines := int64(40)
+	for _, p := range pods.Items {
+		section(fmt.Sprintf("test driver pod %s/%s on node %s, last %d lines", p.Namespace, p.Name, p.Spec.NodeName, lines))
+		writeContainerStatuses(b, p.Status.ContainerStatuses)
+		raw, err := core.Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: &lines}).Do(ctx).Raw()
+		if err != nil {
+			fmt.Fprintf(b, "(cannot read its log: %v)\n", err)
+			continue
+		}
+		b.Write(raw)
+	}
+	return nil
 }

@@ -31,7 +31,13 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		GinkgoWriter.Printf("outcome: the control plane refused to start with these gates: %s\n", st.Refused)
 		return
 	}
+	if c.Case.Requires.TestDriver && st.NodeFailed != "" {
+		Fail("cell " + c.Cell.Name + ": the kubelet node this case needs failed to start: " + st.NodeFailed)
+	}
 	if reason := unmet(c, st.Caps); reason != "" {
+		if c.Case.Requires.TestDriver && st.NoNode != "" {
+			reason += "; " + st.NoNode
+		}
 		Skip(reason)
 	}
 	env, err := newEnv(s, c, st, cl, clients)
@@ -88,7 +94,7 @@ func unmet(c plan.Case, caps cluster.Capabilities) string {
 		return fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity)
 	}
 	if r.TestDriver && len(caps.TestDriverNodes) == 0 {
-		return "needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded control plane has no kubelet: use --provider kind, or deploy drivers/deploy/testdriver.yaml)"
+		return "needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, or use --provider kind)"
 	}
 	if c.Serial && !caps.Restart {
 		return "restarts a component, which this provider cannot do"

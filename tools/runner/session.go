@@ -39,6 +39,11 @@ type cellState struct {
 	Unsupported string
 	// Refused is the start-up error the cell accepts as an outcome.
 	Refused string
+	// NoNode is why the provider could not add a kubelet node the cell's
+	// cases need: those cases skip. NodeFailed is why adding one failed:
+	// those cases fail.
+	NoNode     string
+	NodeFailed string
 }
 
 // session holds the clusters of a run, one per cell.
@@ -98,6 +103,7 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	}
 	s.started[key], s.live[key] = c, c
 	s.providers[key] = t.Provider
+	s.addNode(ctx, t, cell, c, st)
 	st.Cluster, st.Logs = c.Name(), c.LogFiles()
 	if g := c.Gates(); g != nil {
 		st.Gates = g
@@ -115,6 +121,37 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 		return
 	}
 	s.logf("%s: %s\n  %s\n  %s", key, c.Name(), caps.Describe(), caps)
+}
+
+// addNode gives the cluster a kubelet node with the test driver, where the
+// provider can add one and the cell has cases that need it.
+func (s *session) addNode(ctx context.Context, t Target, cell *spec.Cell, c cluster.Cluster, st *cellState) {
+	adder, ok := t.Provider.(cluster.NodeAdder)
+	if !ok || !needsNode(s.opts.Plan, t.Name, cell.Name) {
+		return
+	}
+	key := stateKey(t.Name, cell.Name)
+	s.logf("%s: adding a kubelet node with the test driver, for the cases that need pods to run", key)
+	err := adder.AddNode(ctx, c)
+	switch {
+	case errors.Is(err, cluster.ErrUnsupported):
+		st.NoNode = err.Error()
+		s.logf("%s: no node: %v", key, err)
+	case err != nil:
+		st.NodeFailed = err.Error()
+		s.logf("%s: the node failed to start: %v", key, err)
+	}
+}
+
+// needsNode says whether a case of the cell, on this target, needs nodes
+// where pods run.
+func needsNode(cases []plan.Case, target, cell string) bool {
+	for _, c := range cases {
+		if c.Cell.Name == cell && (c.Target == "" || c.Target == target) && c.Case.Requires.TestDriver {
+			return true
+		}
+	}
+	return false
 }
 
 // adopt is what processes other than the first do with the shared states.

@@ -15,8 +15,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/dynamic-resource-allocation/kubeletplugin"
 	"k8s.io/dynamic-resource-allocation/resourceslice"
+	"k8s.io/klog/v2"
 
 	"github.com/draconform/draconform/drivers/config"
+	"github.com/draconform/draconform/drivers/mutant"
 )
 
 // DriverName is the name under which the driver registers and publishes.
@@ -45,6 +47,7 @@ type Driver struct {
 	helper   *kubeletplugin.Helper
 	nodeName string
 	devices  map[string]bool
+	config   *config.Config
 	cdi      cdiDir
 	// fatal carries the first error after which the driver cannot serve.
 	fatal chan error
@@ -84,6 +87,12 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 	if err := o.Config.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	if m := mutant.Active; m != "" {
+		if _, known := mutant.Known[m]; !known {
+			return nil, fmt.Errorf("built as unknown mutant %q", m)
+		}
+		klog.FromContext(ctx).Info("DELIBERATELY BROKEN BUILD, for draconform mutation", "mutant", m, "mistake", mutant.Known[m])
+	}
 	if o.PluginDataDir == "" {
 		o.PluginDataDir = filepath.Join(kubeletplugin.KubeletPluginsDir, DriverName)
 	}
@@ -101,6 +110,7 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 	d := &Driver{
 		nodeName: o.NodeName,
 		devices:  map[string]bool{},
+		config:   o.Config,
 		cdi:      cdiDir(o.CDIDir),
 		fatal:    make(chan error, 1),
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/draconform/draconform/drivers/envcontract"
+	"github.com/draconform/draconform/drivers/mutant"
 )
 
 // PrepareResourceClaims implements kubeletplugin.DRAPlugin. The helper has
@@ -46,6 +47,9 @@ func (d *Driver) prepareClaim(ctx context.Context, claim *resourceapi.ResourceCl
 		}
 		if !d.devices[result.Device] {
 			return nil, fmt.Errorf("request %q: device %q is not one of this driver's devices %v", result.Request, result.Device, slices.Sorted(maps.Keys(d.devices)))
+		}
+		if mutant.Active != "" {
+			result = mutate(result, d.config.Devices)
 		}
 		i := len(spec.Devices)
 		env, err := envcontract.ResultEnv(i, result)

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/testdriver"
 )
 
 // kindCluster is one kind cluster the provider created or adopted. Cells
@@ -177,7 +178,7 @@ func (kc *kindCluster) waitServing(ctx context.Context, c cluster.Component, gat
 		timeout = kc.timing.apiserver
 	}
 	last := "nothing observed yet"
-	err := poll(ctx, timeout, kc.timing.interval, func(ctx context.Context) (bool, error) {
+	err := testdriver.Poll(ctx, timeout, kc.timing.interval, func(ctx context.Context) (bool, error) {
 		if before != nil {
 			all, err := listContainers(ctx, kc.cp, c)
 			if err != nil {
@@ -239,7 +240,7 @@ func (kc *kindCluster) waitReconnected(ctx context.Context) error {
 	for _, c := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager} {
 		name := leaseName(c)
 		var first time.Time
-		err := poll(ctx, kc.timing.reconnect, kc.timing.interval, func(ctx context.Context) (bool, error) {
+		err := testdriver.Poll(ctx, kc.timing.reconnect, kc.timing.interval, func(ctx context.Context) (bool, error) {
 			l, err := kc.api.lease(ctx, name)
 			if err != nil {
 				return false, nil

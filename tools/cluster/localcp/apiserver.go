@@ -38,6 +38,14 @@ func apiserverArgs(p apiserverParams) []string {
 		// nothing in the suite needs the kubernetes service endpoints.
 		"--endpoint-reconciler-type=none",
 		"--runtime-config=resource.k8s.io/v1=true,resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+		// For a node's kubelet (logs): the API server proves itself with a
+		// client certificate, checks the kubelet's serving certificate
+		// against the cell's CA, and dials the node's IP, since the node
+		// name does not resolve.
+		"--kubelet-client-certificate=" + p.pki.KubeletClientCert,
+		"--kubelet-client-key=" + p.pki.KubeletClientKey,
+		"--kubelet-certificate-authority=" + p.pki.CACert,
+		"--kubelet-preferred-address-types=InternalIP",
 	}
 	if f := p.gates.Flag(); f != "" {
 		args = append(args, "--feature-gates="+f)

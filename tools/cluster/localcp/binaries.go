@@ -16,14 +16,15 @@ import (
 	"github.com/draconform/draconform/tools/buildcache"
 )
 
-// DefaultPackages are the commands the tools/k8sbin module builds: the four
-// binaries the provider runs.
+// DefaultPackages are the commands the tools/k8sbin module builds: the control
+// plane the provider runs, and the kubelet of its node.
 func DefaultPackages() []string {
 	return []string{
 		"./etcd",
 		"k8s.io/kubernetes/cmd/kube-apiserver",
 		"k8s.io/kubernetes/cmd/kube-scheduler",
 		"k8s.io/kubernetes/cmd/kube-controller-manager",
+		"k8s.io/kubernetes/cmd/kubelet",
 	}
 }
 
@@ -38,7 +39,12 @@ type BuildOptions struct {
 	// Packages to build; the binary name is the last path element. Defaults
 	// to DefaultPackages().
 	Packages []string
-	Log      io.Writer
+	// What names the binaries in progress lines; default "Kubernetes
+	// <Version> binaries".
+	What string
+	// Env is added to the build's environment (CGO_ENABLED, GOFLAGS).
+	Env []string
+	Log io.Writer
 }
 
 // EnsureBinaries returns <CacheDir>/<Version>/bin once every binary is there,
@@ -67,8 +73,8 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 	if len(missing) == 0 {
 		return binDir, nil
 	}
-	fmt.Fprintf(o.Log, "local: building Kubernetes %s binaries (a cold build takes ~10-17 min on 2 cores) from %s; missing: %s\n",
-		o.Version, o.ModuleDir, strings.Join(missing, ", "))
+	fmt.Fprintf(o.Log, "local: building %s (a cold build takes minutes: Kubernetes ~10-17 min on 2 cores) from %s; missing: %s\n",
+		o.What, o.ModuleDir, strings.Join(missing, ", "))
 	start := time.Now()
 	if err := build(ctx, o, keyDir, binDir); err != nil {
 		return "", err
@@ -76,7 +82,7 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 	if missing := missingBinaries(binDir, o.Packages); len(missing) > 0 {
 		return "", fmt.Errorf("build of %s finished but %s still missing in %s", o.Version, strings.Join(missing, ", "), binDir)
 	}
-	fmt.Fprintf(o.Log, "local: built Kubernetes %s binaries in %s\n", o.Version, time.Since(start).Round(time.Second))
+	fmt.Fprintf(o.Log, "local: built %s in %s\n", o.What, time.Since(start).Round(time.Second))
 	return binDir, nil
 }
 
@@ -91,6 +97,9 @@ func (o *BuildOptions) defaults() error {
 	o.Log = buildcache.NewSyncWriter(o.Log)
 	if len(o.Packages) == 0 {
 		o.Packages = DefaultPackages()
+	}
+	if o.What == "" {
+		o.What = "Kubernetes " + o.Version + " binaries"
 	}
 	if o.RepoRoot == "" && (o.ModuleDir == "" || o.CacheDir == "") {
 		root, err := FindRepoRoot()
@@ -143,7 +152,7 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 	cmd.Dir = o.ModuleDir
 	// The module dir is its own module; a go.work higher up must not pull it
 	// into the suite's build list.
-	cmd.Env = append(os.Environ(), "GOWORK=off")
+	cmd.Env = append(append(os.Environ(), "GOWORK=off"), o.Env...)
 	cmd.Stdout = o.Log
 	cmd.Stderr = o.Log
 	// Cancelling must also stop the compilers and linkers go build spawns.
@@ -153,11 +162,11 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 	fmt.Fprintf(o.Log, "local: (cd %s && go %s)\n", o.ModuleDir, strings.Join(args, " "))
 	// go build is silent until it fails or ends; a heartbeat shows a long
 	// cold build is alive.
-	stopBeat := buildcache.Heartbeat(o.Log, time.Minute, "local: still building Kubernetes "+o.Version)
+	stopBeat := buildcache.Heartbeat(o.Log, time.Minute, "local: still building "+o.What)
 	err = cmd.Run()
 	stopBeat()
 	if err != nil {
-		return fmt.Errorf("building Kubernetes %s binaries in %s: %w", o.Version, o.ModuleDir, err)
+		return fmt.Errorf("building %s in %s: %w", o.What, o.ModuleDir, err)
 	}
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", binDir, err)

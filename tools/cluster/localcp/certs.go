@@ -25,8 +25,12 @@ type pki struct {
 	ServingKey  string
 	SAKey       string // service-account signing key (private; public half is derived)
 	TokenFile   string // static token file with the admin token
-	CAPEM       []byte
-	AdminToken  string
+	// KubeletClientCert and Key are what kube-apiserver shows a kubelet
+	// (for logs and exec); a node's kubelet trusts the CA.
+	KubeletClientCert string
+	KubeletClientKey  string
+	CAPEM             []byte
+	AdminToken        string
 }
 
 // servingHosts are the names the apiserver is reached by: loopback from the
@@ -54,6 +58,9 @@ func writePKI(dir string) (*pki, error) {
 		ServingKey:  filepath.Join(dir, "apiserver.key"),
 		SAKey:       filepath.Join(dir, "sa.key"),
 		TokenFile:   filepath.Join(dir, "tokens.csv"),
+
+		KubeletClientCert: filepath.Join(dir, "apiserver-kubelet-client.crt"),
+		KubeletClientKey:  filepath.Join(dir, "apiserver-kubelet-client.key"),
 	}
 	now := time.Now()
 
@@ -127,7 +134,74 @@ func writePKI(dir string) (*pki, error) {
 			return nil, fmt.Errorf("writing %s: %w", f.path, err)
 		}
 	}
+	// system:masters, so that a kubelet's webhook authorization lets the
+	// API server read logs without a role of its own.
+	kubeletClient := clientCertTemplate("kube-apiserver-kubelet-client", adminGroup)
+	if err := p.issue(kubeletClient, p.KubeletClientCert, p.KubeletClientKey); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+func clientCertTemplate(cn string, orgs ...string) *x509.Certificate {
+	now := time.Now()
+	return &x509.Certificate{
+		SerialNumber: randomSerial(),
+		Subject:      pkix.Name{CommonName: cn, Organization: orgs},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+}
+
+// issue signs tmpl with the cell's CA and writes the certificate and a new
+// key, as PEM files.
+func (p *pki) issue(tmpl *x509.Certificate, certPath, keyPath string) error {
+	ca, caKey, err := p.loadCA()
+	if err != nil {
+		return err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("generating a key for %s: %w", tmpl.Subject.CommonName, err)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return fmt.Errorf("signing a certificate for %s: %w", tmpl.Subject.CommonName, err)
+	}
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", certPath, err)
+	}
+	if err := os.WriteFile(keyPath, ecKeyPEM(key), 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", keyPath, err)
+	}
+	return nil
+}
+
+func (p *pki) loadCA() (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	certPEM, err := os.ReadFile(p.CACert)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the CA: %w", err)
+	}
+	keyPEM, err := os.ReadFile(p.CAKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the CA key: %w", err)
+	}
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return nil, nil, fmt.Errorf("the CA files %s, %s hold no PEM", p.CACert, p.CAKey)
+	}
+	ca, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parsing the CA: %w", err)
+	}
+	key, err := x509.ParseECPrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parsing the CA key: %w", err)
+	}
+	return ca, key, nil
 }
 
 func ecKeyPEM(k *ecdsa.PrivateKey) []byte {

@@ -32,6 +32,7 @@ type Cluster struct {
 	gates   cluster.GateState
 	procs   map[cluster.Component]*process
 	started []int // every pid ever started, for leak checks
+	node    *node // nil until addNode
 }
 
 func newCluster(opts Options, log *buildcache.SyncWriter, name, cell string, gates cluster.GateState) *Cluster {
@@ -77,7 +78,37 @@ func (c *Cluster) LogFiles() map[cluster.Component]string {
 	for _, comp := range cluster.Components {
 		out[comp] = c.logPath(comp)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.node != nil {
+		out[cluster.Kubelet] = c.node.logPath(cluster.Kubelet)
+		out[cluster.Containerd] = c.node.logPath(cluster.Containerd)
+	}
 	return out
+}
+
+// addNode starts a kubelet node beside the control plane. On failure
+// nothing of the node stays on the machine.
+func (c *Cluster) addNode(ctx context.Context, bins NodeBinaries) error {
+	c.mu.Lock()
+	if c.node != nil {
+		c.mu.Unlock()
+		return fmt.Errorf("local: cell %s has a node already", c.cell)
+	}
+	n := newNode(c.cell, c.dir, c.log)
+	c.node = n
+	c.mu.Unlock()
+	if err := n.start(ctx, bins, c.pki, c.apiPort, c.RESTConfig()); err != nil {
+		if serr := n.stop(); serr != nil {
+			c.log.Printf("local: %v", serr)
+		}
+		c.mu.Lock()
+		c.node = nil
+		c.started = append(c.started, n.started...)
+		c.mu.Unlock()
+		return fmt.Errorf("local: starting a node for cell %s: %w", c.cell, err)
+	}
+	return nil
 }
 
 func (c *Cluster) logPath(comp cluster.Component) string {
@@ -268,6 +299,14 @@ func (c *Cluster) refreshClients(ctx context.Context) error {
 func (c *Cluster) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The node first, while the API server still answers its last calls.
+	if c.node != nil {
+		if err := c.node.stop(); err != nil {
+			c.log.Printf("local: %v", err)
+		}
+		c.started = append(c.started, c.node.started...)
+		c.node = nil
+	}
 	for _, comp := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager, cluster.APIServer, Etcd} {
 		if p := c.procs[comp]; p != nil {
 			p.stop(stopGrace(comp))

@@ -27,6 +27,12 @@ type process struct {
 // process gets its own group, so stopping it also stops anything it forked,
 // and dies with its parent so that an interrupted test leaves nothing behind.
 func startProcess(name, bin string, args []string, logPath, gates string) (*process, error) {
+	return startProcessEnv(name, bin, args, logPath, gates, nil)
+}
+
+// startProcessEnv is startProcess with the environment replaced by env,
+// unless env is nil.
+func startProcessEnv(name, bin string, args []string, logPath, gates string, env []string) (*process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s log: %w", name, err)
@@ -39,6 +45,7 @@ func startProcess(name, bin string, args []string, logPath, gates string) (*proc
 		headerMark, time.Now().UTC().Format(time.RFC3339Nano), name, gates, headerMark, bin, strings.Join(args, " "))
 
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -31,7 +31,10 @@ type Options struct {
 	// StorageMediaType is kube-apiserver --storage-media-type; empty keeps the
 	// default.
 	StorageMediaType string
-	Log              io.Writer // progress lines; nil discards them
+	// Node says how to build a node's binaries; nil, and AddNode says this
+	// provider has none.
+	Node *NodeBuildOptions
+	Log  io.Writer // progress lines; nil discards them
 }
 
 // Provider starts one local control plane per cell.
@@ -42,10 +45,14 @@ type Provider struct {
 	mu        sync.Mutex
 	clusters  map[string]*Cluster // running, by cell
 	gateCache map[cluster.Component]map[string]bool
+
+	nodeMu   sync.Mutex
+	nodeBins *NodeBinaries // built on the first AddNode
 }
 
 var (
 	_ cluster.Provider  = (*Provider)(nil)
+	_ cluster.NodeAdder = (*Provider)(nil)
 	_ cluster.Cluster   = (*Cluster)(nil)
 	_ cluster.Restarter = (*Cluster)(nil)
 )
@@ -115,6 +122,49 @@ func (p *Provider) StopAll(_ context.Context) error {
 		c.stop()
 	}
 	return nil
+}
+
+// AddNode starts a kubelet node beside c's control plane, with the test
+// driver on it. Its binaries are built on first use, so a run without
+// kubelet cases never builds a container runtime.
+func (p *Provider) AddNode(ctx context.Context, c cluster.Cluster) error {
+	lc, ok := c.(*Cluster)
+	if !ok {
+		return fmt.Errorf("local: AddNode given a %T, not a local cluster", c)
+	}
+	if p.opts.Node == nil {
+		return fmt.Errorf("local: this provider was set up without a node: %w", cluster.ErrUnsupported)
+	}
+	if err := hostSupport(); err != nil {
+		return err
+	}
+	bins, err := p.NodeBinaries(ctx)
+	if err != nil {
+		return fmt.Errorf("local: the node's binaries: %w", err)
+	}
+	return lc.addNode(ctx, bins)
+}
+
+// NodeBinaries builds (once) and returns what a node runs.
+func (p *Provider) NodeBinaries(ctx context.Context) (NodeBinaries, error) {
+	p.nodeMu.Lock()
+	defer p.nodeMu.Unlock()
+	if p.nodeBins != nil {
+		return *p.nodeBins, nil
+	}
+	if p.opts.Node == nil {
+		return NodeBinaries{}, fmt.Errorf("local: this provider was set up without a node: %w", cluster.ErrUnsupported)
+	}
+	o := *p.opts.Node
+	if o.Log == nil {
+		o.Log = p.log
+	}
+	bins, err := EnsureNodeBinaries(ctx, o)
+	if err != nil {
+		return NodeBinaries{}, err
+	}
+	p.nodeBins = &bins
+	return bins, nil
 }
 
 func (p *Provider) forget(c *Cluster) {

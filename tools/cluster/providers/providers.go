@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/draconform/draconform/drivers/mutant"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kind"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
@@ -51,7 +52,7 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
-		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log})
+		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log, Node: nodeOptions(c, bin)})
 		return p, func() { _ = p.StopAll(context.Background()) }, nil
 	case "kind":
 		if err := kind.CheckDocker(ctx, kind.ExecRunner); err != nil {
@@ -79,6 +80,11 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 			return prototype(ctx, c, variant{mutant: name})
 		}
 	}
+	if name, ok := strings.CutPrefix(c.Name, driverMutantPrefix); ok {
+		if _, known := mutant.Known[name]; known {
+			return prototype(ctx, c, variant{driverMutant: name})
+		}
+	}
 	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, "+prototypeStatic+", kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutantNames(), ", "))
 }
 
@@ -99,8 +105,16 @@ func Mutants() []Mutant {
 	for _, m := range build.Mutants() {
 		out = append(out, Mutant{Provider: "prototype-" + m.Name, Mistake: m.Mistake, Equivalent: m.Equivalent})
 	}
-	return append(out, Mutant{Provider: protobufScheduler, Mistake: "scheduler reads API objects as protobuf, which the prototype does not extend: every synthesized request loses its capacity"})
+	out = append(out, Mutant{Provider: protobufScheduler, Mistake: "scheduler reads API objects as protobuf, which the prototype does not extend: every synthesized request loses its capacity"})
+	for _, name := range mutant.Names() {
+		out = append(out, Mutant{Provider: driverMutantPrefix + name, Mistake: mutant.Known[name]})
+	}
+	return out
 }
+
+// driverMutantPrefix names the prototype run with a broken build of the
+// test driver on its node: the kubelet half of the suite must catch it.
+const driverMutantPrefix = "prototype-driver-"
 
 func mutantNames() []string {
 	var names []string
@@ -120,6 +134,7 @@ type variant struct {
 	mutant            string
 	protobufScheduler bool
 	static            bool // not broken: the kind build (build.Options.Static)
+	driverMutant      string
 }
 
 // prototype runs the KEP-6406 prototype kube-apiserver and kube-scheduler
@@ -143,7 +158,17 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func
 	if v.protobufScheduler {
 		contentType, version = "", version+"-protobuf-scheduler"
 	}
+	node := nodeOptions(c, vanilla)
+	if v.driverMutant != "" {
+		node.DriverMutant, version = v.driverMutant, version+"-driver-"+v.driverMutant
+	}
 	p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: version, Log: c.Log,
-		SchedulerContentType: contentType, StorageMediaType: "application/json"})
+		SchedulerContentType: contentType, StorageMediaType: "application/json", Node: node})
 	return p, func() { _ = p.StopAll(context.Background()) }, nil
+}
+
+// nodeOptions gives an embedded provider its node: the v1.37.2 kubelet,
+// whatever the control plane, since KEP-6406 does not touch the kubelet.
+func nodeOptions(c Config, vanillaBinDir string) *localcp.NodeBuildOptions {
+	return &localcp.NodeBuildOptions{CacheDir: c.CacheDir, KubeletBinDir: vanillaBinDir, OutDir: c.OutDir, Log: c.Log}
 }

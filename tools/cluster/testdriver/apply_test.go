@@ -1,4 +1,4 @@
-package kind
+package testdriver
 
 import (
 	"context"
@@ -94,7 +94,7 @@ func testMapper() meta.RESTMapper {
 func TestApplyManifestsCreatesThenUpdates(t *testing.T) {
 	ctx := context.Background()
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listOf)
-	applied, err := applyManifests(ctx, dyn, testMapper(), []byte(driverManifests))
+	applied, err := ApplyManifests(ctx, dyn, testMapper(), []byte(driverManifests))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,13 +113,13 @@ func TestApplyManifestsCreatesThenUpdates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the DaemonSet was not created: %v", err)
 	}
-	if img := ds.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"]; img != DriverImage {
+	if img := ds.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"]; img != "draconform.dev/testdriver:dev" {
 		t.Errorf("image %v", img)
 	}
 	// A second run (a kept cluster) updates instead of failing on
 	// AlreadyExists, and takes the file's new content.
 	changed := strings.Replace(driverManifests, "devices: []", "devices: [gpu-0]", 1)
-	if _, err := applyManifests(ctx, dyn, testMapper(), []byte(changed)); err != nil {
+	if _, err := ApplyManifests(ctx, dyn, testMapper(), []byte(changed)); err != nil {
 		t.Fatalf("second apply: %v", err)
 	}
 	cm, err := dyn.Resource(cmGVR).Namespace("draconform-driver").Get(ctx, "draconform-driver-devices", metav1.GetOptions{})
@@ -142,7 +142,7 @@ func TestApplyManifestsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := applyManifests(context.Background(), dyn, testMapper(), []byte(tt.data))
+			_, err := ApplyManifests(context.Background(), dyn, testMapper(), []byte(tt.data))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}

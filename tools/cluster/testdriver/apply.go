@@ -1,4 +1,7 @@
-package kind
+// Package testdriver puts the draconform test DRA driver (drivers/) on a
+// cluster whose nodes have kubelets, and waits until it publishes devices:
+// kind's clusters and the embedded provider's node install it the same way.
+package testdriver
 
 import (
 	"bytes"
@@ -12,7 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 )
 
 // decodeManifests splits a multi-document YAML stream into objects,
@@ -40,11 +47,11 @@ func decodeManifests(data []byte) ([]*unstructured.Unstructured, error) {
 	}
 }
 
-// applyManifests creates every object of data, in order, or replaces it
+// ApplyManifests creates every object of data, in order, or replaces it
 // where it exists: the driver's namespace comes first in its file, and a
-// second run of the same cluster (KeepCluster) must not fail on
+// second run of the same cluster (kind's KeepCluster) must not fail on
 // AlreadyExists. Returns "Kind namespace/name" of each, for the log.
-func applyManifests(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, data []byte) ([]string, error) {
+func ApplyManifests(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, data []byte) ([]string, error) {
 	objs, err := decodeManifests(data)
 	if err != nil {
 		return nil, err
@@ -87,4 +94,17 @@ func describeObject(o *unstructured.Unstructured) string {
 		return fmt.Sprintf("%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 	}
 	return o.GetKind() + " " + o.GetName()
+}
+
+// Apply is ApplyManifests with clients made from cfg.
+func Apply(ctx context.Context, cfg *rest.Config, data []byte) ([]string, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	return ApplyManifests(ctx, dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)), data)
 }

@@ -1,0 +1,146 @@
+package localcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/draconform/draconform/drivers/deploy"
+	"github.com/draconform/draconform/drivers/mutant"
+	"github.com/draconform/draconform/tools/ociarchive"
+)
+
+// NodeBinaries is what a node runs.
+type NodeBinaries struct {
+	Kubelet string
+	// RuntimeDir holds RuntimeBinaries, built by the tools/nodebin module.
+	RuntimeDir string
+	// ToolsDir holds draconform-runc, draconform-pause and
+	// draconform-driver, built from this repository.
+	ToolsDir string
+	// PauseArchive and DriverArchive are images to import: the sandbox
+	// image (PauseImage) and the test driver's (deploy.DefaultImage).
+	PauseArchive  string
+	DriverArchive string
+}
+
+// RuntimeBinaries are the container runtime's programs, from the module
+// proxy: containerd 2 (for CDI, which containerd 1.6 lacks), its runc shim
+// and client, runc, and the CNI plugins the node's network uses.
+var RuntimeBinaries = []string{"containerd", "ctr", "containerd-shim-runc-v2", "runc", "bridge", "host-local", "loopback"}
+
+// NodeRuntimeVersion keys the runtime binaries in the build cache; it
+// changes with tools/nodebin/go.mod.
+const NodeRuntimeVersion = "node-containerd-v2.4.2"
+
+// nodebinPackages are the commands tools/nodebin builds, named as
+// RuntimeBinaries.
+var nodebinPackages = []string{
+	"github.com/containerd/containerd/v2/cmd/containerd",
+	"github.com/containerd/containerd/v2/cmd/ctr",
+	"github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2",
+	"github.com/opencontainers/runc",
+	"github.com/containernetworking/plugins/plugins/main/bridge",
+	"github.com/containernetworking/plugins/plugins/ipam/host-local",
+	"github.com/containernetworking/plugins/plugins/main/loopback",
+}
+
+// NodeBuildOptions says where to build a node's binaries.
+type NodeBuildOptions struct {
+	RepoRoot string // defaults to FindRepoRoot()
+	CacheDir string // defaults to <RepoRoot>/.cache/k8s
+	// KubeletBinDir holds the kubelet (the v1.37.2 build: KEP-6406 does not
+	// change the kubelet, so every implementation's node runs it).
+	KubeletBinDir string
+	// OutDir receives the binaries built from this repository and the
+	// image archives; they follow the checkout, so they are built anew
+	// each run (seconds, with Go's build cache).
+	OutDir string
+	// DriverMutant builds the test driver as a deliberately broken variant
+	// (drivers/mutant), for draconform mutation; empty for the real one.
+	DriverMutant string
+	Log          io.Writer
+}
+
+// EnsureNodeBinaries builds (or finds) everything a node runs.
+func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.RepoRoot == "" {
+		root, err := FindRepoRoot()
+		if err != nil {
+			return NodeBinaries{}, err
+		}
+		o.RepoRoot = root
+	}
+	kubelet := filepath.Join(o.KubeletBinDir, "kubelet")
+	if missing := missingBinaries(o.KubeletBinDir, []string{"kubelet"}); len(missing) > 0 {
+		return NodeBinaries{}, fmt.Errorf("no kubelet in %s (build it: go run ./tools/cmd/draconform binaries)", o.KubeletBinDir)
+	}
+	runtimeDir, err := EnsureBinaries(ctx, BuildOptions{
+		RepoRoot: o.RepoRoot, Version: NodeRuntimeVersion, CacheDir: o.CacheDir,
+		ModuleDir: filepath.Join(o.RepoRoot, "tools", "nodebin"),
+		Packages:  nodebinPackages, Log: o.Log, What: "container runtime (containerd, runc, CNI plugins)",
+		// runc's nsenter is C, run before the Go runtime starts.
+		Env: []string{"CGO_ENABLED=1"},
+	})
+	if err != nil {
+		return NodeBinaries{}, err
+	}
+	tools := filepath.Join(o.OutDir, "node-bin")
+	var flags []string
+	if o.DriverMutant != "" {
+		flag, err := mutant.LinkerFlag(o.DriverMutant)
+		if err != nil {
+			return NodeBinaries{}, err
+		}
+		flags = []string{"-ldflags", flag}
+	}
+	if err := goBuild(ctx, o.RepoRoot, tools, []string{"CGO_ENABLED=0"}, flags, o.Log,
+		"./tools/cmd/draconform-runc", "./tools/cmd/draconform-pause", "./drivers/cmd/draconform-driver"); err != nil {
+		return NodeBinaries{}, err
+	}
+	b := NodeBinaries{Kubelet: kubelet, RuntimeDir: runtimeDir, ToolsDir: tools,
+		PauseArchive: filepath.Join(o.OutDir, "pause-image.tar"), DriverArchive: filepath.Join(o.OutDir, "testdriver-image.tar")}
+	images := []struct {
+		archive string
+		img     ociarchive.Image
+	}{
+		{b.PauseArchive, ociarchive.Image{Ref: PauseImage, Files: map[string]string{"/pause": filepath.Join(tools, "draconform-pause")}, Entrypoint: []string{"/pause"}}},
+		{b.DriverArchive, ociarchive.Image{Ref: deploy.DefaultImage, Files: map[string]string{"/draconform-driver": filepath.Join(tools, "draconform-driver")}, Entrypoint: []string{"/draconform-driver"}}},
+	}
+	for _, im := range images {
+		if err := ociarchive.Write(im.archive, im.img); err != nil {
+			return NodeBinaries{}, err
+		}
+	}
+	return b, nil
+}
+
+// goBuild builds pkgs of the repository's own module into dir.
+func goBuild(ctx context.Context, repoRoot, dir string, env, flags []string, log io.Writer, pkgs ...string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	args := append(append(append([]string{"build", "-trimpath"}, flags...), "-o", dir+string(filepath.Separator)), pkgs...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	began := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+	}
+	fmt.Fprintf(log, "local: built %s in %.1fs\n", strings.Join(pkgs, " "), time.Since(began).Seconds())
+	return nil
+}

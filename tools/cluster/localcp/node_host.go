@@ -1,0 +1,199 @@
+package localcp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+// NodeStateRoot holds each node's state directory. Not the run's output
+// folder: unix sockets (containerd's, the driver's under the kubelet's root)
+// must stay under 108 bytes, and a checkout may live deep in the tree.
+const NodeStateRoot = "/var/lib/draconform"
+
+// hostSupport says why this machine cannot run a node, wrapped in
+// cluster.ErrUnsupported, or nil. It asks only what can be known without
+// starting anything; the rest shows as a start failure with the log tail.
+func hostSupport() error {
+	var why []string
+	if runtime.GOOS != "linux" {
+		why = append(why, "a node runs on Linux only, this is "+runtime.GOOS)
+	} else {
+		if os.Geteuid() != 0 {
+			why = append(why, "a node needs root (it mounts, creates cgroups and network namespaces): run as root, or use --provider kind")
+		}
+		if mounts, err := cgroupMounts(); err != nil || len(mounts) == 0 {
+			why = append(why, fmt.Sprintf("no cgroup filesystem is mounted (%v)", err))
+		}
+		if _, err := exec.LookPath("ip"); err != nil {
+			why = append(why, "the ip command (iproute2) is missing: it removes the node's bridge at the end")
+		}
+		if _, err := nodeIP(); err != nil {
+			why = append(why, err.Error())
+		}
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return fmt.Errorf("this machine cannot run a kubelet node: %s: %w", strings.Join(why, "; "), cluster.ErrUnsupported)
+}
+
+// nodeIP is the address the kubelet serves on and reports as InternalIP:
+// the first IPv4 address of an interface that is up, not loopback, and not
+// a bridge of another node. The kubelet refuses a loopback node IP.
+func nodeIP() (net.IP, error) {
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return nil, fmt.Errorf("listing network interfaces: %w", err)
+	}
+	for _, ifc := range ifaces {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 || strings.HasPrefix(ifc.Name, bridgePrefix) {
+			continue
+		}
+		addrs, err := ifc.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && ipn.IP.IsGlobalUnicast() {
+				return ipn.IP.To4(), nil
+			}
+		}
+	}
+	return nil, errors.New("no interface has a non-loopback IPv4 address for the kubelet to serve on")
+}
+
+// cgroupMounts lists the mount points of every cgroup hierarchy: on a
+// cgroup v1 host one per controller (and the unified one beside them), on a
+// v2 host just the one.
+func cgroupMounts() ([]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		mi, ok := parseMountInfo(sc.Text())
+		if ok && (mi.fsType == "cgroup" || mi.fsType == "cgroup2") {
+			out = append(out, mi.mountPoint)
+		}
+	}
+	return out, sc.Err()
+}
+
+type mountInfo struct{ mountPoint, fsType string }
+
+// parseMountInfo reads one line of /proc/self/mountinfo: the mount point is
+// field 5 (octal-escaped), the file system type follows the " - " separator.
+func parseMountInfo(line string) (mountInfo, bool) {
+	pre, post, ok := strings.Cut(line, " - ")
+	if !ok {
+		return mountInfo{}, false
+	}
+	fields, postFields := strings.Fields(pre), strings.Fields(post)
+	if len(fields) < 5 || len(postFields) < 1 {
+		return mountInfo{}, false
+	}
+	return mountInfo{mountPoint: unescapeMount(fields[4]), fsType: postFields[0]}, true
+}
+
+// unescapeMount undoes the kernel's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			var v int
+			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &v); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// mountsUnder lists the mount points at or below dir, deepest first, so
+// that unmounting them in order never meets a busy parent.
+func mountsUnder(dir string) ([]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dir = filepath.Clean(dir)
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		mi, ok := parseMountInfo(sc.Text())
+		if ok && (mi.mountPoint == dir || strings.HasPrefix(mi.mountPoint, dir+"/")) {
+			out = append(out, mi.mountPoint)
+		}
+	}
+	// Longer paths are deeper; a path mounted twice is unmounted twice.
+	sortDeepestFirst(out)
+	return out, sc.Err()
+}
+
+func filesystemSupported(fs string) bool {
+	data, err := os.ReadFile("/proc/filesystems")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && f[len(f)-1] == fs {
+			return true
+		}
+	}
+	return false
+}
+
+// makeCgroupRoot creates the node's cgroup root in every hierarchy: the
+// kubelet refuses a cgroupRoot that does not exist, and puts all its pods
+// below it, where the clean stop finds them. A new cpuset cgroup on cgroup
+// v1 starts with no CPUs and no memory nodes, so it gets its parent's.
+func makeCgroupRoot(rel string) error {
+	mounts, err := cgroupMounts()
+	if err != nil {
+		return fmt.Errorf("finding cgroup hierarchies: %w", err)
+	}
+	for _, m := range mounts {
+		dir := filepath.Join(m, rel)
+		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+			return fmt.Errorf("creating cgroup %s: %w", dir, err)
+		}
+		for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+			parent, err := os.ReadFile(filepath.Join(m, f))
+			if err != nil {
+				continue // not the cpuset hierarchy
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), parent, 0o644); err != nil {
+				return fmt.Errorf("setting %s of %s: %w", f, dir, err)
+			}
+		}
+	}
+	return nil
+}
+
+// podSubnet gives each node its own /24 for pod addresses, from the node's
+// id, so that nodes side by side do not hand out the same address.
+func podSubnet(id string) string {
+	var b [3]byte
+	fmt.Sscanf(id, "%02x%02x%02x", &b[0], &b[1], &b[2])
+	return fmt.Sprintf("10.%d.%d.0/24", 200+int(b[0])%50, b[1])
+}

@@ -1,0 +1,115 @@
+package localcp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/draconform/draconform/drivers/deploy"
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+// TestNodeRunsAPodAndLeavesNothing starts a real node beside a real control
+// plane: containerd, runc, CNI and the v1.37.2 kubelet, with the test
+// driver. A pod runs and its log is read through the API server (which
+// dials the kubelet with its own certificate); then the stop must leave no
+// process, mount, cgroup, bridge, log link or directory behind.
+func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane and a kubelet node")
+	}
+	if err := hostSupport(); err != nil {
+		t.Skip(err)
+	}
+	binDir := ensureTestBinaries(t)
+	out := t.TempDir()
+	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t},
+		Node: &NodeBuildOptions{KubeletBinDir: binDir, OutDir: out}})
+	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
+	// A cold build of the container runtime takes minutes; it is not what
+	// this test times.
+	if _, err := p.NodeBinaries(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := p.Start(ctx, "node", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if err := p.AddNode(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("node Ready with the test driver in %s", time.Since(began).Round(time.Millisecond))
+	lc := c.(*Cluster)
+	n := lc.node
+	if logs := c.LogFiles(); logs[cluster.Kubelet] == "" || logs[cluster.Containerd] == "" {
+		t.Errorf("LogFiles lacks the node's logs: %v", logs)
+	}
+
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := cs.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, taint := range node.Spec.Taints {
+		t.Errorf("node keeps taint %s: pods would not schedule there", taint.Key)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "hello", Namespace: "default"},
+		Spec: corev1.PodSpec{
+			TerminationGracePeriodSeconds: ptr.To[int64](1),
+			Containers: []corev1.Container{{Name: "main", Image: deploy.DefaultImage, ImagePullPolicy: corev1.PullNever,
+				Command: []string{"/draconform-driver", "print-env"}, Env: []corev1.EnvVar{{Name: "DRACONFORM_HELLO", Value: "world"}}}},
+		},
+	}
+	began = time.Now()
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var log string
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		raw, err := cs.CoreV1().Pods("default").GetLogs("hello", &corev1.PodLogOptions{}).Do(ctx).Raw()
+		if err == nil && strings.Contains(string(raw), "DRACONFORM_HELLO=world") {
+			log = string(raw)
+			break
+		}
+		if time.Now().After(deadline) {
+			got, _ := cs.CoreV1().Pods("default").Get(ctx, "hello", metav1.GetOptions{})
+			t.Fatalf("the pod's log never showed DRACONFORM_HELLO=world (last: %v, %q); pod status %+v; kubelet log:\n%s",
+				err, raw, got.Status, logTail(n.logPath(cluster.Kubelet), 40))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("pod running and its log read through the API in %s: %q", time.Since(began).Round(time.Millisecond), strings.TrimSpace(log))
+
+	if err := p.Stop(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if left := n.leftovers(); len(left) > 0 {
+		t.Errorf("after Stop the node left: %s", strings.Join(left, "; "))
+	}
+	if links := removeLogLinks(n.layout.dir); len(links) > 0 {
+		t.Errorf("after Stop the node left log links: %v", links)
+	}
+}
+
+func TestAddNodeWithoutNodeOptionsIsUnsupported(t *testing.T) {
+	p := New(Options{})
+	err := p.AddNode(context.Background(), &Cluster{})
+	if !errors.Is(err, cluster.ErrUnsupported) {
+		t.Errorf("got %v, want ErrUnsupported", err)
+	}
+}
