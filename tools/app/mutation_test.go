@@ -25,7 +25,7 @@ func TestSelectMutants(t *testing.T) {
 
 func TestFlakeCheckTellsFlakesFromStableRuns(t *testing.T) {
 	want := report.Golden{"prototype a/x@on": "passed", "prototype a/y@on": "skipped", "local a/x@on": "skipped"}
-	fc := flakeCheck{want: want, deviations: map[string][]string{}}
+	fc := flakeCheck{want: want, complete: true, deviations: map[string][]string{}}
 	stable := []report.Outcome{
 		{Target: "prototype", ID: "a/x@on", State: "passed"},
 		{Target: "prototype", ID: "a/y@on", State: "skipped"},
@@ -66,11 +66,28 @@ func TestFlakeCheckTellsFlakesFromStableRuns(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", s, md)
 		}
 	}
-	clean := flakeCheck{want: want, deviations: map[string][]string{}}
+	clean := flakeCheck{want: want, complete: true, deviations: map[string][]string{}}
 	if _, err := clean.add(1, stable); err != nil {
 		t.Fatal(err)
 	}
 	if md := clean.summary(time.Second); !strings.Contains(md, "none deviated, no flake") {
 		t.Errorf("clean summary: %s", md)
+	}
+}
+
+// A focused flake check (--partial) still compares what its runs produce,
+// but the golden outcomes they leave out are not deviations.
+func TestFocusedFlakeCheckComparesWhatRan(t *testing.T) {
+	want := report.Golden{"local a/x@on": "passed", "local a/y@on": "skipped"}
+	fc := flakeCheck{want: want, complete: false, deviations: map[string][]string{}}
+	diffs, err := fc.add(1, []report.Outcome{{Target: "local", ID: "a/x@on", State: "failed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diffs) != 1 || !strings.Contains(diffs[0], "a/x@on") {
+		t.Errorf("diffs %v: want the failed a/x only", diffs)
+	}
+	if !strings.Contains(fc.summary(time.Minute), "1 focused runs") {
+		t.Errorf("summary does not say the runs were focused:\n%s", fc.summary(time.Minute))
 	}
 }

@@ -1,0 +1,107 @@
+package app
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestUpWithNodeStopsCleanOnCtrlC is Ctrl-C for real: `draconform up --node`
+// in a process of its own, interrupted once its node runs, must leave
+// nothing of the node on the machine: no process, mount, cgroup, bridge or
+// directory.
+func TestUpWithNodeStopsCleanOnCtrlC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane and a kubelet node")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("a node needs root")
+	}
+	bin := filepath.Join(t.TempDir(), "draconform")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/draconform")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building draconform: %v\n%s", err, out)
+	}
+	// The binaries first, in a run of their own: a cold build of the node's
+	// runtime is not what this test times.
+	if out, err := exec.Command(bin, "binaries", "--provider", "local").CombinedOutput(); err != nil {
+		t.Fatalf("draconform binaries: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "up", "--provider", "local", "--cell", "defaults", "--node", "--out", t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+
+	stateDir := regexp.MustCompile(`state in (/var/lib/draconform/([0-9a-f]+)),`)
+	var dir, id string
+	up := make(chan error, 1)
+	var output strings.Builder
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			line := sc.Text()
+			output.WriteString(line + "\n")
+			if m := stateDir.FindStringSubmatch(line); m != nil {
+				dir, id = m[1], m[2]
+			}
+			if strings.Contains(line, "Ctrl-C stops it") {
+				up <- nil
+			}
+		}
+		up <- sc.Err()
+	}()
+	select {
+	case <-up:
+	case <-time.After(4 * time.Minute):
+		t.Fatalf("draconform up --node did not come up in 4 minutes:\n%s", output.String())
+	}
+	if dir == "" {
+		t.Fatalf("draconform up did not say where the node keeps its state:\n%s", output.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("draconform up exited with %v after Ctrl-C", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("draconform up did not stop within 2 minutes of Ctrl-C")
+	}
+
+	var left []string
+	if _, err := os.Stat(dir); err == nil {
+		left = append(left, "directory "+dir)
+	}
+	if mounts, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(mounts), dir) {
+		left = append(left, "mounts under "+dir)
+	}
+	if _, err := os.Stat("/sys/class/net/dcbr" + id); err == nil {
+		left = append(left, "bridge dcbr"+id)
+	}
+	cgroups, _ := filepath.Glob("/sys/fs/cgroup/*/draconform-" + id)
+	left = append(left, cgroups...)
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), dir) {
+			left = append(left, "process "+filepath.Base(filepath.Dir(p))+": "+strings.ReplaceAll(string(data), "\x00", " "))
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("after Ctrl-C the node left: %s\noutput:\n%s", strings.Join(left, "; "), output.String())
+	}
+}
