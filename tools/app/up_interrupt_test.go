@@ -69,6 +69,11 @@ func TestUpWithNodeStopsCleanOnCtrlC(t *testing.T) {
 	if dir == "" {
 		t.Fatalf("draconform up did not say where the node keeps its state:\n%s", output.String())
 	}
+	// The same look must see a running node, or finding nothing after
+	// Ctrl-C would prove nothing.
+	if running := nodeLeftovers(dir, id); len(running) < 5 {
+		t.Fatalf("a running node shows only %v: the leftover check cannot see a node", running)
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +88,15 @@ func TestUpWithNodeStopsCleanOnCtrlC(t *testing.T) {
 		t.Fatal("draconform up did not stop within 2 minutes of Ctrl-C")
 	}
 
+	left := nodeLeftovers(dir, id)
+	if len(left) > 0 {
+		t.Errorf("after Ctrl-C the node left: %s\noutput:\n%s", strings.Join(left, "; "), output.String())
+	}
+}
+
+// nodeLeftovers lists what of the node with state dir and id is on the
+// machine: its directory, mounts, bridge, cgroups and processes.
+func nodeLeftovers(dir, id string) []string {
 	var left []string
 	if _, err := os.Stat(dir); err == nil {
 		left = append(left, "directory "+dir)
@@ -101,7 +115,5 @@ func TestUpWithNodeStopsCleanOnCtrlC(t *testing.T) {
 			left = append(left, "process "+filepath.Base(filepath.Dir(p))+": "+strings.ReplaceAll(string(data), "\x00", " "))
 		}
 	}
-	if len(left) > 0 {
-		t.Errorf("after Ctrl-C the node left: %s\noutput:\n%s", strings.Join(left, "; "), output.String())
-	}
+	return left
 }

@@ -95,6 +95,14 @@ func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 	}
 	t.Logf("pod running and its log read through the API in %s: %q", time.Since(began).Round(time.Millisecond), strings.TrimSpace(log))
 
+	// The same look must see the running node, or an empty list after the
+	// stop would prove nothing.
+	running := strings.Join(n.leftovers(), "; ")
+	for _, want := range []string{"process", "shim process", "mounts", "cgroups", "network interface " + n.bridge, "CNI cache", "directory"} {
+		if !strings.Contains(running, want) {
+			t.Errorf("the leftover check does not see the running node's %s: %s", want, running)
+		}
+	}
 	if err := p.Stop(ctx, c); err != nil {
 		t.Fatal(err)
 	}
