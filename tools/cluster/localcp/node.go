@@ -351,7 +351,6 @@ func (n *node) stop() error {
 	if err := os.RemoveAll(n.layout.dir); err != nil {
 		errs = append(errs, fmt.Errorf("removing %s: %w", n.layout.dir, err))
 	}
-	_ = syscall.Rmdir(NodeStateRoot) // only once no other node is there
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)
 	}

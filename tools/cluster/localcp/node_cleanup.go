@@ -224,10 +224,8 @@ func removeCNICache(network string, sandboxes []string) {
 			_ = os.Remove(filepath.Join(cniCache, name))
 		}
 	}
-	// Left empty, the directories were made by the node's first pod; a
-	// directory in use elsewhere is not empty and stays.
-	_ = syscall.Rmdir(cniCache)
-	_ = syscall.Rmdir(filepath.Dir(cniCache))
+	// The directory stays, even empty: another node may be about to write
+	// into it.
 }
 
 // cniCacheEntries lists what of the node is in the CNI cache.
