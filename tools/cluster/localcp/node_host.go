@@ -33,6 +33,11 @@ func hostSupport() error {
 		if mounts, err := cgroupMounts(); err != nil || len(mounts) == 0 {
 			why = append(why, fmt.Sprintf("no cgroup filesystem is mounted (%v)", err))
 		}
+		if cc := cCompiler(); cc != "" {
+			if _, err := exec.LookPath(cc); err != nil {
+				why = append(why, "no C compiler ("+cc+"): runc's nsenter is C, built with cgo (apt-get install gcc)")
+			}
+		}
 		if _, err := exec.LookPath("ip"); err != nil {
 			why = append(why, "the ip command (iproute2) is missing: it removes the node's bridge at the end")
 		}
@@ -44,6 +49,14 @@ func hostSupport() error {
 		return nil
 	}
 	return fmt.Errorf("this machine cannot run a kubelet node: %s: %w", strings.Join(why, "; "), cluster.ErrUnsupported)
+}
+
+// cCompiler is the compiler cgo would use for runc.
+func cCompiler() string {
+	if cc := strings.Fields(os.Getenv("CC")); len(cc) > 0 {
+		return cc[0]
+	}
+	return "gcc"
 }
 
 // nodeIP is the address the kubelet serves on and reports as InternalIP:
