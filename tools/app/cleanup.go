@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 )
 
@@ -29,8 +31,12 @@ func cleanupCmd(ctx context.Context, args []string, s Streams) int {
 	kctx := fs.String("context", "", "kubeconfig context")
 	run := fs.String("run", "", "delete only this run's objects (default: every draconform run's)")
 	dry := fs.Bool("dry-run", false, "list what would be deleted, delete nothing")
+	nodes := fs.Bool("nodes", false, "instead: remove from this machine the embedded nodes a killed run left (processes, mounts, cgroups, bridges, state)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *nodes {
+		return cleanupNodes(s, *dry)
 	}
 	p := &kubeconfig.Provider{Path: *path, Context: *kctx}
 	c, err := p.Start(ctx, "cleanup", nil)
@@ -83,6 +89,37 @@ func cleanupCmd(ctx context.Context, args []string, s Streams) int {
 		}
 	}
 	fmt.Fprintf(s.Out, "%d objects carry the label %s\n", total, selector)
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// cleanupNodes removes the embedded nodes no running draconform owns.
+func cleanupNodes(s Streams, dry bool) int {
+	ids, err := localcp.OrphanNodes()
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform cleanup:", err)
+		return 1
+	}
+	if len(ids) == 0 {
+		fmt.Fprintf(s.Out, "no orphaned node under %s\n", localcp.NodeStateRoot)
+		return 0
+	}
+	failed := false
+	for _, id := range ids {
+		left := localcp.OrphanLeftovers(id)
+		if dry {
+			fmt.Fprintf(s.Out, "would remove node %s: %s\n", id, strings.Join(left, "; "))
+			continue
+		}
+		if err := localcp.RemoveOrphanNode(id); err != nil {
+			fmt.Fprintln(s.Err, "draconform cleanup:", err)
+			failed = true
+			continue
+		}
+		fmt.Fprintf(s.Out, "removed node %s: %s\n", id, strings.Join(left, "; "))
+	}
 	if failed {
 		return 1
 	}

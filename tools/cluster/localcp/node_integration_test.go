@@ -3,6 +3,7 @@ package localcp
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +121,61 @@ func TestAddNodeWithoutNodeOptionsIsUnsupported(t *testing.T) {
 	if !errors.Is(err, cluster.ErrUnsupported) {
 		t.Errorf("got %v, want ErrUnsupported", err)
 	}
+}
+
+// TestOrphanedNodeIsRemoved is what a killed run leaves: the kubelet and
+// containerd die with it, their shims, containers, mounts, cgroups and
+// bridge stay. draconform cleanup --nodes finds the node by its state
+// directory and removes all of it.
+func TestOrphanedNodeIsRemoved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane and a kubelet node")
+	}
+	if err := hostSupport(); err != nil {
+		t.Skip(err)
+	}
+	binDir := ensureTestBinaries(t)
+	out := t.TempDir()
+	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t},
+		Node: &NodeBuildOptions{KubeletBinDir: binDir, OutDir: out}})
+	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
+	if _, err := p.NodeBinaries(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := p.Start(ctx, "orphan", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AddNode(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	n := c.(*Cluster).node
+	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
+		t.Fatalf("a running node counts as orphaned: %v", ids)
+	}
+	// As SIGKILL to draconform would: its children die, nothing else.
+	n.kubelet.stop(0)
+	n.containerd.stop(0)
+	left := strings.Join(n.leftovers(), "; ")
+	for _, want := range []string{"shim process", "mounts", "cgroups", "directory"} {
+		if !strings.Contains(left, want) {
+			t.Errorf("a killed node should leave its %s behind for this test to mean anything: %s", want, left)
+		}
+	}
+	ids, err := OrphanNodes()
+	if err != nil || !slices.Contains(ids, n.id) {
+		t.Fatalf("OrphanNodes() = %v, %v; want it to list %s", ids, err, n.id)
+	}
+	if err := RemoveOrphanNode(n.id); err != nil {
+		t.Fatal(err)
+	}
+	if left := n.leftovers(); len(left) > 0 {
+		t.Errorf("after RemoveOrphanNode the node left: %s", strings.Join(left, "; "))
+	}
+	lc := c.(*Cluster)
+	lc.mu.Lock()
+	lc.node = nil // removed already; the provider stops the control plane
+	lc.mu.Unlock()
 }

@@ -1,0 +1,84 @@
+package localcp
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+)
+
+// A run killed outright (SIGKILL, a crash, a lost machine) takes its
+// kubelets and containerds with it (they die with their parent), but the
+// shims, containers, mounts, cgroups and bridges of their nodes stay. These
+// find and remove such orphaned nodes, by their state directories.
+
+var nodeID = regexp.MustCompile(`^[0-9a-f]{6}$`)
+
+// OrphanNodes lists the ids of nodes under NodeStateRoot that no running
+// containerd or kubelet uses.
+func OrphanNodes() ([]string, error) {
+	entries, err := os.ReadDir(NodeStateRoot)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", NodeStateRoot, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || !nodeID.MatchString(e.Name()) {
+			continue
+		}
+		if !nodeInUse(filepath.Join(NodeStateRoot, e.Name())) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// nodeInUse says whether a containerd or kubelet names dir on its command
+// line; a shim alone does not count, since shims outlive a killed run.
+func nodeInUse(dir string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(cmdline, []byte(dir+"/")) {
+			continue
+		}
+		if pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p))); pid == os.Getpid() {
+			continue
+		}
+		argv0 := string(bytes.SplitN(cmdline, []byte{0}, 2)[0])
+		if base := filepath.Base(argv0); base == "containerd" || base == "kubelet" {
+			return true
+		}
+	}
+	return false
+}
+
+// orphan is a node known only by its id, as a killed run left it.
+func orphan(id string) *node {
+	return &node{
+		name:       "orphaned node " + id,
+		id:         id,
+		layout:     nodeLayout{dir: filepath.Join(NodeStateRoot, id)},
+		cgroupRoot: "draconform-" + id,
+		bridge:     bridgePrefix + id,
+	}
+}
+
+// RemoveOrphanNode removes what the orphaned node id left on the machine.
+func RemoveOrphanNode(id string) error {
+	if !nodeID.MatchString(id) {
+		return fmt.Errorf("%q is not a node id", id)
+	}
+	if nodeInUse(filepath.Join(NodeStateRoot, id)) {
+		return fmt.Errorf("node %s is in use by a running containerd or kubelet", id)
+	}
+	return orphan(id).stop()
+}
+
+// OrphanLeftovers describes what of the orphaned node id is on the machine.
+func OrphanLeftovers(id string) []string { return orphan(id).leftovers() }
