@@ -12,8 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/draconform/draconform/steps"
-	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/cluster/localcp"
 )
 
 // Kinds draconform creates outside namespaces; everything namespaced lives in
