@@ -23,33 +23,11 @@ import (
 // dials the kubelet with its own certificate); then the stop must leave no
 // process, mount, cgroup, bridge, log link or directory behind.
 func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane and a kubelet node")
-	}
-	if err := hostSupport(); err != nil {
-		t.Skip(err)
-	}
-	binDir := ensureTestBinaries(t)
-	out := t.TempDir()
-	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t},
-		Node: &NodeBuildOptions{KubeletBinDir: binDir, OutDir: out}})
-	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
-	// A cold build of the container runtime takes minutes; it is not what
-	// this test times.
-	if _, err := p.NodeBinaries(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := p.Start(ctx, "node", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	began := time.Now()
-	if err := p.AddNode(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("node Ready with the test driver in %s", time.Since(began).Round(time.Millisecond))
+	p, c := startTestNode(ctx, t, "node")
+	t.Logf("control plane and node Ready with the test driver in %s", time.Since(began).Round(time.Millisecond))
 	lc := c.(*Cluster)
 	n := lc.node
 	if logs := c.LogFiles(); logs[cluster.Kubelet] == "" || logs[cluster.Containerd] == "" {
@@ -128,29 +106,9 @@ func TestAddNodeWithoutNodeOptionsIsUnsupported(t *testing.T) {
 // bridge stay. draconform cleanup --nodes finds the node by its state
 // directory and removes all of it.
 func TestOrphanedNodeIsRemoved(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane and a kubelet node")
-	}
-	if err := hostSupport(); err != nil {
-		t.Skip(err)
-	}
-	binDir := ensureTestBinaries(t)
-	out := t.TempDir()
-	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t},
-		Node: &NodeBuildOptions{KubeletBinDir: binDir, OutDir: out}})
-	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
-	if _, err := p.NodeBinaries(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := p.Start(ctx, "orphan", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.AddNode(ctx, c); err != nil {
-		t.Fatal(err)
-	}
+	_, c := startTestNode(ctx, t, "orphan")
 	n := c.(*Cluster).node
 	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
 		t.Fatalf("a running node counts as orphaned: %v", ids)
@@ -178,4 +136,34 @@ func TestOrphanedNodeIsRemoved(t *testing.T) {
 	lc.mu.Lock()
 	lc.node = nil // removed already; the provider stops the control plane
 	lc.mu.Unlock()
+}
+
+// startTestNode starts a control plane for cell with a node beside it, or
+// skips where this machine cannot run one. The provider stops with the test.
+func startTestNode(ctx context.Context, t *testing.T, cell string) (*Provider, cluster.Cluster) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a control plane and a kubelet node")
+	}
+	if err := hostSupport(); err != nil {
+		t.Skip(err)
+	}
+	binDir := ensureTestBinaries(t)
+	out := t.TempDir()
+	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t},
+		Node: &NodeBuildOptions{KubeletBinDir: binDir, OutDir: out}})
+	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
+	// A cold build of the container runtime takes minutes; it is not what
+	// the tests time, so it does not count against ctx.
+	if _, err := p.NodeBinaries(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Start(ctx, cell, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AddNode(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	return p, c
 }
