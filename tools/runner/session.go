@@ -9,12 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
@@ -224,15 +221,10 @@ func newClients(cfg *rest.Config) (*steps.Clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	dyn, mapper, err := cluster.DynamicClients(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("dynamic client: %w", err)
+		return nil, err
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("discovery client: %w", err)
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
 	return &steps.Clients{
 		Config: cfg, Kube: kube, Dyn: dyn, Mapper: mapper,
 		NewDynamic: func(h rest.WarningHandler) (dynamic.Interface, error) {

@@ -143,22 +143,15 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return fmt.Errorf("finding the go command to build Kubernetes binaries: %w", err)
-	}
 	args := append([]string{"build", "-o", tmp + string(filepath.Separator)}, o.Packages...)
-	cmd := exec.CommandContext(ctx, goBin, args...)
-	cmd.Dir = o.ModuleDir
 	// The module dir is its own module; a go.work higher up must not pull it
 	// into the suite's build list.
-	cmd.Env = append(append(os.Environ(), "GOWORK=off"), o.Env...)
+	cmd, err := goCommand(ctx, o.ModuleDir, append([]string{"GOWORK=off"}, o.Env...), args...)
+	if err != nil {
+		return err
+	}
 	cmd.Stdout = o.Log
 	cmd.Stderr = o.Log
-	// Cancelling must also stop the compilers and linkers go build spawns.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
 	fmt.Fprintf(o.Log, "local: (cd %s && go %s)\n", o.ModuleDir, strings.Join(args, " "))
 	// go build is silent until it fails or ends; a heartbeat shows a long
 	// cold build is alive.
@@ -178,6 +171,23 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 		}
 	}
 	return nil
+}
+
+// goCommand is the go command run in dir with env added to ours.
+// Cancelling ctx also stops the compilers and linkers it spawns, and the
+// whole build dies with this process.
+func goCommand(ctx context.Context, dir string, env []string, args ...string) (*exec.Cmd, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("finding the go command: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, goBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd, nil
 }
 
 // FindRepoRoot walks up from the working directory to this repository.

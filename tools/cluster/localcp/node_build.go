@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/draconform/draconform/drivers/deploy"
@@ -130,12 +128,10 @@ func goBuild(ctx context.Context, repoRoot, dir string, env, flags []string, log
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	args := append(append(append([]string{"build", "-trimpath"}, flags...), "-o", dir+string(filepath.Separator)), pkgs...)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
+	cmd, err := goCommand(ctx, repoRoot, env, args...)
+	if err != nil {
+		return err
+	}
 	began := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -15,11 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
+
+	"github.com/draconform/draconform/tools/cluster"
 )
 
 // decodeManifests splits a multi-document YAML stream into objects,
@@ -98,13 +97,9 @@ func describeObject(o *unstructured.Unstructured) string {
 
 // Apply is ApplyManifests with clients made from cfg.
 func Apply(ctx context.Context, cfg *rest.Config, data []byte) ([]string, error) {
-	dyn, err := dynamic.NewForConfig(cfg)
+	dyn, mapper, err := cluster.DynamicClients(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("dynamic client: %w", err)
+		return nil, err
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("discovery client: %w", err)
-	}
-	return ApplyManifests(ctx, dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)), data)
+	return ApplyManifests(ctx, dyn, mapper, data)
 }
