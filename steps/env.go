@@ -65,6 +65,11 @@ type Env struct {
 	mu      sync.Mutex
 	objects map[spec.Ref]*Created
 	cleanup []cleanupFn
+	// classVersions are the extendedResourceCapacityRequests.requests of
+	// every DeviceClass version the case wrote, by class name (nil where a
+	// version had none): a claim synthesized before an update carries one
+	// of them.
+	classVersions map[string][]map[string]any
 }
 
 // Created is an object a step wrote, under its local ref.
@@ -95,6 +100,25 @@ func (e *Env) Remember(ref spec.Ref, c *Created) {
 		e.objects = map[spec.Ref]*Created{}
 	}
 	e.objects[ref] = c
+}
+
+// recordClassVersion keeps what a DeviceClass the case wrote asked for.
+func (e *Env) recordClassVersion(class *unstructured.Unstructured) {
+	requests, _, _ := unstructured.NestedMap(class.Object, "spec", "extendedResourceCapacityRequests", "requests")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.classVersions == nil {
+		e.classVersions = map[string][]map[string]any{}
+	}
+	e.classVersions[class.GetName()] = append(e.classVersions[class.GetName()], requests)
+}
+
+// ClassVersions lists the capacity requests of every version the case
+// wrote of a class, oldest first.
+func (e *Env) ClassVersions(name string) []map[string]any {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]map[string]any(nil), e.classVersions[name]...)
 }
 
 // Lookup finds an object of the case by ref.

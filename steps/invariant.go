@@ -14,12 +14,14 @@ import (
 var deviceClassGVR = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"}
 
 // CapacityInvariant checks, after every case in every cell, the one promise
-// no cell may break: a request the scheduler synthesized for a class that
-// sets extendedResourceCapacityRequests carries exactly that capacity. It
-// catches a scheduler that silently loses the field (one reading
-// DeviceClasses as protobuf does) even where no case looks for it. Claims
-// created before their class last changed are left out: they were made
-// under the class as it was.
+// no cell may break: a request the scheduler synthesized for a class carries
+// exactly the class's extendedResourceCapacityRequests, and no capacity
+// where the class sets none. It catches a scheduler that silently loses the
+// field (one reading DeviceClasses as protobuf does) even where no case
+// looks for it. A class whose spec never changed (generation 1) is checked
+// as it is, whenever the claim was made; one that changed may have been
+// different when the claim was made, so any version the case wrote of it
+// will do, and only a class changed behind the case's back is left out.
 type CapacityInvariant struct{}
 
 // Describe implements Step.
@@ -60,15 +62,29 @@ func checkRequestCapacity(ctx context.Context, env *Env, claim *unstructured.Uns
 		return fmt.Errorf("reading class %s of claim %s: %w", className, claim.GetName(), err)
 	}
 	want, set, _ := unstructured.NestedMap(class.Object, "spec", "extendedResourceCapacityRequests", "requests")
-	if !set || changedSince(class, claim.GetCreationTimestamp()) {
-		return nil
-	}
 	got, has, _ := unstructured.NestedMap(req, "exactly", "capacity", "requests")
 	owner := "its pod"
 	if refs := claim.GetOwnerReferences(); len(refs) > 0 {
 		owner = "pod " + refs[0].Name
 	}
-	if !has {
+	if class.GetGeneration() > 1 {
+		versions := env.ClassVersions(className)
+		if len(versions) == 0 {
+			return nil // changed by someone else: what it was then is unknown
+		}
+		for _, v := range append(versions, want) {
+			if sameRequests(v, got) {
+				return nil
+			}
+		}
+		return fmt.Errorf("request %s of claim %s (for %s) asks for capacity %v, but no version of class %s the case wrote declared that (they declared %v)", name, claim.GetName(), owner, got, className, versions)
+	}
+	switch {
+	case !set && !has:
+		return nil
+	case !set:
+		return fmt.Errorf("class %s does not set extendedResourceCapacityRequests, but request %s of claim %s, synthesized for %s, asks for capacity %v", className, name, claim.GetName(), owner, got)
+	case !has:
 		return fmt.Errorf("class %s sets extendedResourceCapacityRequests %v, but request %s of claim %s, synthesized for %s, has no capacity: the scheduler lost the field (one that reads DeviceClasses as protobuf does) or ignored it", className, want, name, claim.GetName(), owner)
 	}
 	if ms := append(match.Subset(want, got), match.Subset(got, want)...); len(ms) > 0 {
@@ -77,13 +93,10 @@ func checkRequestCapacity(ctx context.Context, env *Env, claim *unstructured.Uns
 	return nil
 }
 
-// changedSince tells whether any field manager wrote the object at or after
-// t (managed field times have one-second resolution, hence "at").
-func changedSince(u *unstructured.Unstructured, t metav1.Time) bool {
-	for _, mf := range u.GetManagedFields() {
-		if mf.Time != nil && !mf.Time.Before(&t) {
-			return true
-		}
+// sameRequests compares two capacity request maps, absent equal to empty.
+func sameRequests(a, b map[string]any) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
 	}
-	return false
+	return len(match.Subset(a, b)) == 0 && len(match.Subset(b, a)) == 0
 }

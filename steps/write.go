@@ -80,6 +80,9 @@ func (w *Write) Run(ctx context.Context, env *Env) error {
 	env.logf("%s %s → %s", w.Verb, ref, stored.GetName())
 	c.Object = stored
 	env.Remember(ref, c)
+	if stored.GetKind() == "DeviceClass" {
+		env.recordClassVersion(stored)
+	}
 	if stored.GetKind() == "Node" {
 		return readyNode(ctx, env, c.Object)
 	}

@@ -3,9 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/draconform/draconform/tools/docs"
+	"github.com/draconform/draconform/tools/report"
 )
 
 // docsCmd writes (or, with --check, verifies) the documents generated from
@@ -16,7 +20,7 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 	sf.register(fs)
 	dir := fs.String("out", "docs", "directory to write into")
 	check := fs.Bool("check", false, "fail if the files differ from what the specs give, write nothing")
-	readme := fs.String("readme", "", "README whose mutation table is generated from <out>/mutation.json (default <out>/../README.md)")
+	readme := fs.String("readme", "", "README whose mutation table and golden summary are generated from <out>/mutation.json and <out>/golden-outcomes.json (default <out>/../README.md)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -40,12 +44,12 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 	if *readme == "" {
 		*readme = filepath.Join(*dir, "..", "README.md")
 	}
-	if results != nil {
-		text, err := readmeWithMutationTable(*readme, docs.MutationTable(results))
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform docs:", err)
-			return 1
-		}
+	text, err := readmeWithGenerated(*readme, results, filepath.Join(*dir, "golden-outcomes.json"))
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform docs:", err)
+		return 1
+	}
+	if text != "" {
 		paths[*readme] = []byte(text)
 	}
 	stale, err := writeOrCheck(paths, *check, "draconform docs (or make docs)", s)
@@ -57,4 +61,35 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 		return 1
 	}
 	return 0
+}
+
+// readmeWithGenerated is the README with its generated sections made from
+// the mutation results and the golden table, or "" when there is neither.
+func readmeWithGenerated(path string, results []docs.MutationResult, goldenPath string) (string, error) {
+	g, err := report.LoadGolden(goldenPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		g, err = nil, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if results == nil && g == nil {
+		return "", nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	text := string(data)
+	if results != nil {
+		if text, err = docs.SpliceMutationTable(text, docs.MutationTable(results)); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if g != nil {
+		if text, err = docs.SpliceGoldenSummary(text, docs.GoldenSummary(g)); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return text, nil
 }

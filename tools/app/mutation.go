@@ -11,6 +11,7 @@ import (
 
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/docs"
+	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
 )
 
@@ -66,6 +67,14 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 	sem := make(chan struct{}, max(1, *parallel))
 	var wg sync.WaitGroup
 	var failed atomic.Bool
+	// The unmutated prototype runs beside the mutants, under the same load:
+	// a case counts against a mutant only where it passed here.
+	ref := &reference{done: make(chan struct{})}
+	sem <- struct{}{}
+	go func() {
+		defer func() { <-sem }()
+		ref.run(ctx, dir, s)
+	}()
 	for i, m := range selected {
 		sem <- struct{}{} // in list order, so builds are awaited in order
 		if ctx.Err() != nil {
@@ -75,7 +84,7 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r, err := runMutant(ctx, dir, m, i+1, len(selected), s)
+			r, err := runMutant(ctx, dir, m, i+1, len(selected), ref, s)
 			if err == nil {
 				err = rec.add(r)
 			}
@@ -134,7 +143,49 @@ func selectMutants(all []providers.Mutant, names []string) ([]providers.Mutant, 
 	return out, nil
 }
 
-func runMutant(ctx context.Context, dir string, m providers.Mutant, i, n int, s Streams) (docs.MutationResult, error) {
+// reference is the run of the unmutated prototype the mutants' runs are
+// judged against.
+type reference struct {
+	done     chan struct{}
+	outcomes map[string]report.Outcome
+	err      error
+}
+
+func (r *reference) run(ctx context.Context, dir string, s Streams) {
+	defer close(r.done)
+	out := filepath.Join(dir, referenceProvider)
+	fmt.Fprintf(s.Out, "mutation: running the suite against the unmutated prototype, the reference (log %s)\n", filepath.Join(out, "run.log"))
+	outcomes, err := childRun(ctx, out, "--provider", referenceProvider)
+	if err != nil {
+		r.err = fmt.Errorf("the reference run of the prototype: %w", err)
+		return
+	}
+	r.outcomes = map[string]report.Outcome{}
+	var broken []string
+	for _, o := range outcomes {
+		r.outcomes[o.ID] = o
+		if o.StartFailure() {
+			broken = append(broken, o.ID)
+		}
+	}
+	if len(broken) > 0 {
+		r.err = fmt.Errorf("the reference run of the prototype could not start a cluster or node for %d cases (first %s; see %s): no mutant can be judged against it", len(broken), broken[0], out)
+	}
+}
+
+func (r *reference) wait(ctx context.Context) (map[string]report.Outcome, error) {
+	select {
+	case <-r.done:
+		return r.outcomes, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// referenceProvider is the implementation every mutant is a variant of.
+const referenceProvider = "prototype"
+
+func runMutant(ctx context.Context, dir string, m providers.Mutant, i, n int, ref *reference, s Streams) (docs.MutationResult, error) {
 	out := filepath.Join(dir, m.Provider)
 	fmt.Fprintf(s.Out, "mutation: %d/%d: running the suite against %s (log %s)\n", i, n, m.Provider, filepath.Join(out, "run.log"))
 	began := time.Now()
@@ -142,13 +193,43 @@ func runMutant(ctx context.Context, dir string, m providers.Mutant, i, n int, s 
 	if err != nil {
 		return docs.MutationResult{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
-	r := docs.MutationResult{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, Caught: []string{}, Seconds: int(time.Since(began).Seconds())}
-	for _, o := range outcomes {
-		if o.State == "failed" {
-			r.Caught = append(r.Caught, o.ID)
-		}
+	want, err := ref.wait(ctx)
+	if err != nil {
+		return docs.MutationResult{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
-	fmt.Fprintf(s.Out, "mutation: %s: %d cases failed, in %s\n", m.Provider, len(r.Caught), time.Since(began).Round(time.Second))
+	r, err := judgeMutant(m, outcomes, want)
+	if err != nil {
+		return docs.MutationResult{}, fmt.Errorf("mutant %s (see %s): %w", m.Provider, out, err)
+	}
+	r.Seconds = int(time.Since(began).Seconds())
+	fmt.Fprintf(s.Out, "mutation: %s: %d cases caught it (%d failed on the prototype too, not counted), in %s\n", m.Provider, len(r.Caught), len(r.FailedOnReference), time.Since(began).Round(time.Second))
+	return r, nil
+}
+
+// judgeMutant applies the kill rule: a case catches a mutant when it failed
+// on the mutant for what it checked, and passed on the prototype in the
+// reference run. A cluster or node that did not start is no catch but an
+// error of the mutation run, since nothing was checked.
+func judgeMutant(m providers.Mutant, outcomes []report.Outcome, reference map[string]report.Outcome) (docs.MutationResult, error) {
+	r := docs.MutationResult{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, Caught: []string{}}
+	var unstarted []string
+	for _, o := range outcomes {
+		if o.State != "failed" {
+			continue
+		}
+		if o.StartFailure() {
+			unstarted = append(unstarted, o.ID)
+			continue
+		}
+		if ref, ok := reference[o.ID]; !ok || ref.State != "passed" {
+			r.FailedOnReference = append(r.FailedOnReference, o.ID)
+			continue
+		}
+		r.Caught = append(r.Caught, o.ID)
+	}
+	if len(unstarted) > 0 {
+		return r, fmt.Errorf("%d cases failed because a cluster or node did not start (first %s), which says nothing of what the suite catches; fix the start and rerun it with --mutants", len(unstarted), unstarted[0])
+	}
 	return r, nil
 }
 

@@ -96,7 +96,13 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 	caseTimeout := fs.Duration("case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	golden := fs.String("golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
 	updateGolden := fs.Bool("update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
+	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	as, err := parseGoldenAs(*goldenAs)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
 		return 2
 	}
 	b := sf.loadOrReport(s)
@@ -125,7 +131,9 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 	// client-go's reflectors log through klog when a watch a step no longer
 	// needs is cancelled; that noise would bury the report.
 	klog.SetLogger(logr.Discard())
-	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout, Golden: *golden, UpdateGolden: *updateGolden})
+	complete := *focus == "" && *labels == "" && pf.cells == "" && pf.suites == ""
+	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout,
+		Golden: *golden, UpdateGolden: *updateGolden, Complete: complete, GoldenAs: as})
 	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
 	if *focus != "" {
 		suiteCfg.FocusStrings = []string{*focus}
@@ -165,4 +173,17 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseGoldenAs reads --golden-as: target=implementation pairs.
+func parseGoldenAs(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, pair := range splitList(s) {
+		from, to, ok := strings.Cut(pair, "=")
+		if !ok || from == "" || to == "" {
+			return nil, fmt.Errorf("--golden-as %q: want target=implementation, e.g. prototype-static=prototype", pair)
+		}
+		out[from] = to
+	}
+	return out, nil
 }

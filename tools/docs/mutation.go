@@ -18,8 +18,13 @@ type MutationResult struct {
 	Mistake  string `json:"mistake"`
 	// Equivalent, when set, says why no case can tell the mutant from the
 	// prototype: its mistake has no observable effect on this code base.
-	Equivalent string   `json:"equivalent,omitempty"`
-	Caught     []string `json:"caught"`
+	Equivalent string `json:"equivalent,omitempty"`
+	// Caught are the cases that failed on the mutant for what they checked
+	// and passed on the prototype in the same mutation run.
+	Caught []string `json:"caught"`
+	// FailedOnReference are cases that failed on the mutant and did not
+	// pass on the prototype either: not counted as catching it.
+	FailedOnReference []string `json:"failedOnReference,omitempty"`
 	// Seconds is how long the run took (the binaries were already built).
 	Seconds int `json:"seconds"`
 }
@@ -129,10 +134,5 @@ const (
 
 // SpliceMutationTable puts table between the README's markers.
 func SpliceMutationTable(readme, table string) (string, error) {
-	i := strings.Index(readme, mutationBegin)
-	j := strings.Index(readme, mutationEnd)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("the README has no mutation table markers (%q ... %q)", strings.TrimSpace(mutationBegin), strings.TrimSpace(mutationEnd))
-	}
-	return readme[:i+len(mutationBegin)] + table + readme[j:], nil
+	return splice(readme, mutationBegin, mutationEnd, table)
 }

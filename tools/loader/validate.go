@@ -199,10 +199,31 @@ func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
 	for i := range c.Steps {
 		cc.step(&c.Steps[i])
 	}
+	if c.Gap != nil {
+		cc.gap(c.Gap)
+	}
 	for _, v := range sortedKeys(c.Vars) {
 		if !cc.used[v] {
 			at("remove it, or declare it as a param of the fixture meant to take it", "case %s: variable %q is not used", c.ID, v)
 		}
+	}
+}
+
+// gap checks a gap's closed steps. They run after whichever step failed
+// and may use any object of the case: one the steps did not get to create
+// fails them at run time, with the reason.
+func (cc *caseCheck) gap(g *spec.Gap) {
+	if g.Present == "" {
+		cc.probs.add(g.Pos.File, g.Pos.Line, "say which release has the gap, and what it does", "case %s: gap.present is empty", cc.c.ID)
+	}
+	if len(g.Closed) == 0 {
+		cc.probs.add(g.Pos.File, g.Pos.Line, "a gap that cannot be seen closed would fail every cluster that closed it", "case %s: gap.closed has no steps", cc.c.ID)
+	}
+	if cc.c.Contested == "" && cc.c.KnownIssues == "" {
+		cc.probs.add(g.Pos.File, g.Pos.Line, "set contested: (the register entry) or knownIssue:", "case %s: a gap must be recorded in the register or as a known issue", cc.c.ID)
+	}
+	for i := range g.Closed {
+		cc.step(&g.Closed[i])
 	}
 }
 

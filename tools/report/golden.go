@@ -4,16 +4,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
 
-// Golden is the expected state (passed, failed, skipped) of every case in
-// every cell on every implementation the embedded default runs, keyed
-// "<target> <suite/case@cell>". Comparing each run with it shows at once a
-// change to the suite, or to an implementation, that flips an outcome,
-// including a case that quietly starts to skip.
+// Golden is the expected outcome of every case in every cell on every
+// implementation the embedded default runs, keyed "<target> <suite/case@cell>":
+// its state (passed, failed, skipped) with the cause where the state alone
+// hides it ("skipped: needs ...", "passed: the control plane refused ...")
+// and, for a case pinning an upstream gap, whether the gap is present.
+// Comparing each run with it shows at once a change to the suite, or to an
+// implementation, that flips an outcome, including a case that quietly
+// starts to skip, or to skip for another reason.
 type Golden map[string]string
+
+// GoldenValue is how the golden table records o.
+func (o Outcome) GoldenValue() string {
+	v := o.State
+	if o.Cause != "" {
+		v += ": " + o.Cause
+	}
+	if o.Gap != "" {
+		v += " (gap " + o.Gap + ")"
+	}
+	return v
+}
 
 func goldenKey(o Outcome) string { return o.Target + " " + o.ID }
 
@@ -34,7 +50,7 @@ func LoadGolden(path string) (Golden, error) {
 func GoldenOf(outcomes []Outcome) Golden {
 	g := Golden{}
 	for _, o := range outcomes {
-		g[goldenKey(o)] = o.State
+		g[goldenKey(o)] = o.GoldenValue()
 	}
 	return g
 }
@@ -96,8 +112,8 @@ func (g Golden) Deviations(outcomes []Outcome, complete bool) []Deviation {
 		}
 		ran[o.Target] = true
 		produced[goldenKey(o)] = true
-		if want := g[goldenKey(o)]; want != o.State {
-			out = append(out, Deviation{Target: o.Target, ID: o.ID, Got: o.State, Want: want})
+		if want := g[goldenKey(o)]; want != o.GoldenValue() {
+			out = append(out, Deviation{Target: o.Target, ID: o.ID, Got: o.GoldenValue(), Want: want})
 		}
 	}
 	if complete {
@@ -112,11 +128,60 @@ func (g Golden) Deviations(outcomes []Outcome, complete bool) []Deviation {
 	return out
 }
 
+// A GoldenCheck is what comparing a run with the golden table found.
+type GoldenCheck struct {
+	Diffs []string
+	// Compared and NotCompared are the run's implementations (after
+	// mapping) the table knows, and those it has no outcomes of.
+	Compared, NotCompared []string
+}
+
+// Check compares a run with g. complete says the run was not narrowed by
+// a selection (--focus, --label-filter, --cells, --suite), so every golden
+// outcome of an implementation it ran must be in it. as maps a target of
+// the run to the implementation of g its outcomes must equal (a static
+// build of the prototype, say). Outcomes of an implementation g does not
+// know are not compared, and the result says so: a caller must never
+// report a match of what it did not compare.
+func (g Golden) Check(outcomes []Outcome, complete bool, as map[string]string) (GoldenCheck, error) {
+	known := g.Targets()
+	for from, to := range as {
+		if !known[to] {
+			return GoldenCheck{}, fmt.Errorf("--golden-as %s=%s: the golden table has no outcomes of %s (it knows %s)", from, to, to, strings.Join(sortedKeys(known), ", "))
+		}
+	}
+	var res GoldenCheck
+	mapped := make([]Outcome, 0, len(outcomes))
+	for _, o := range outcomes {
+		if to, ok := as[o.Target]; ok {
+			o.Target = to
+		}
+		list := &res.NotCompared
+		if known[o.Target] {
+			list = &res.Compared
+		}
+		if !slices.Contains(*list, o.Target) {
+			*list = append(*list, o.Target)
+		}
+		mapped = append(mapped, o)
+	}
+	for _, d := range g.Deviations(mapped, complete) {
+		res.Diffs = append(res.Diffs, d.String())
+	}
+	return res, nil
+}
+
 // Compare lists, as sentences, how a run that may be focused differs from g.
 func (g Golden) Compare(outcomes []Outcome) []string {
-	var diffs []string
-	for _, d := range g.Deviations(outcomes, false) {
-		diffs = append(diffs, d.String())
+	res, _ := g.Check(outcomes, false, nil)
+	return res.Diffs
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return diffs
+	sort.Strings(out)
+	return out
 }

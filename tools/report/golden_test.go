@@ -3,6 +3,7 @@ package report
 import (
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,56 @@ func TestGoldenDeviationsOfACompleteRun(t *testing.T) {
 	}
 	if s := d[0].String(); s != "[local] a/y@on: missing from the run, golden outcome skipped" {
 		t.Errorf("String: %q", s)
+	}
+}
+
+// A skip for another reason, or a refusal counted as passed, is a
+// different outcome from a plain skip or pass.
+func TestGoldenValueCarriesCauseAndGap(t *testing.T) {
+	g := GoldenOf([]Outcome{
+		{ID: "a/x@on", Target: "local", State: "skipped", Cause: "needs extendedResourceCapacityRequests kept, found unknown"},
+		{ID: "a/r@off", Target: "local", State: "passed", Cause: CauseStartRefused},
+		{ID: "a/g@on", Target: "local", State: "passed", Gap: "present"},
+	})
+	run := []Outcome{
+		{ID: "a/x@on", Target: "local", State: "skipped", Cause: "needs nodes with the test driver"},
+		{ID: "a/r@off", Target: "local", State: "passed"},
+		{ID: "a/g@on", Target: "local", State: "passed", Gap: "closed"},
+	}
+	res, err := g.Check(run, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"[local] a/g@on: passed (gap closed), golden outcome passed (gap present)",
+		"[local] a/r@off: passed, golden outcome passed: " + CauseStartRefused,
+		"[local] a/x@on: skipped: needs nodes with the test driver, golden outcome skipped: needs extendedResourceCapacityRequests kept, found unknown",
+	}
+	if !reflect.DeepEqual(res.Diffs, want) {
+		t.Errorf("diffs:\n got %q\nwant %q", res.Diffs, want)
+	}
+}
+
+// Nothing compared is said, never reported as a match; --golden-as maps a
+// target onto a known implementation.
+func TestGoldenCheckSaysWhatItCompared(t *testing.T) {
+	g := Golden{"prototype a/x@on": "passed", "prototype a/y@on": "passed"}
+	static := []Outcome{{ID: "a/x@on", Target: "prototype-static", State: "passed"}}
+	res, err := g.Check(static, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Compared) != 0 || !reflect.DeepEqual(res.NotCompared, []string{"prototype-static"}) || len(res.Diffs) != 0 {
+		t.Errorf("unknown target: %+v", res)
+	}
+	res, err = g.Check(static, true, map[string]string{"prototype-static": "prototype"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Compared, []string{"prototype"}) || !reflect.DeepEqual(res.Diffs, []string{"[prototype] a/y@on: missing from the run, golden outcome passed"}) {
+		t.Errorf("mapped: %+v", res)
+	}
+	if _, err := g.Check(static, true, map[string]string{"prototype-static": "local"}); err == nil || !strings.Contains(err.Error(), "no outcomes of local") {
+		t.Errorf("mapping onto an unknown implementation: %v", err)
 	}
 }

@@ -114,9 +114,12 @@ func Details(outcomes []Outcome) string {
 	section("FAILED", func(o Outcome) bool { return o.State == "failed" && !o.Contested && !o.Known })
 	section("FAILED, contested reading of the KEP", func(o Outcome) bool { return o.State == "failed" && o.Contested })
 	section("FAILED, documents a known upstream defect", func(o Outcome) bool { return o.State == "failed" && o.Known && !o.Contested })
-	section("passed, contested reading of the KEP", func(o Outcome) bool { return o.State == "passed" && o.Contested })
-	section("passed, documents a known upstream defect", func(o Outcome) bool { return o.State == "passed" && o.Known })
-	section("passed, with the accepted outcome noted", func(o Outcome) bool { return o.State == "passed" && o.Note != "" })
+	// Information, not a verdict: a newer Kubernetes may close a gap.
+	section("upstream gap closed in this cluster (information)", func(o Outcome) bool { return o.State == "passed" && o.Gap == "closed" })
+	section("upstream gap present in this cluster (information)", func(o Outcome) bool { return o.State == "passed" && o.Gap == "present" })
+	section("passed, contested reading of the KEP", func(o Outcome) bool { return o.State == "passed" && o.Contested && o.Gap == "" })
+	section("passed, documents a known upstream defect", func(o Outcome) bool { return o.State == "passed" && o.Known && o.Gap == "" })
+	section("passed, with the accepted outcome noted", func(o Outcome) bool { return o.State == "passed" && o.Note != "" && o.Gap == "" })
 	skips(&b, outcomes)
 	return b.String()
 }

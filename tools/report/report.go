@@ -29,6 +29,37 @@ type Outcome struct {
 	Diagnostics string  `json:"diagnostics,omitempty"`
 	// Note says which of several accepted outcomes a case saw.
 	Note string `json:"note,omitempty"`
+	// Cause is a stable, machine-independent word for why a case has its
+	// state where the state alone hides it: the skip reason, a start-up
+	// refusal counted as passed, a cluster that failed to start. The golden
+	// table records it beside the state.
+	Cause string `json:"cause,omitempty"`
+	// Gap says, for a case that pins an upstream gap, whether this cluster
+	// still has it ("present") or has closed it ("closed").
+	Gap string `json:"gap,omitempty"`
+}
+
+// Report entry names the runner writes and Outcomes reads.
+const (
+	EntryCause       = "cause"
+	EntryGap         = "gap"
+	EntryDiagnostics = "diagnostics"
+	EntryNote        = "outcome"
+)
+
+// Causes the runner records.
+const (
+	CauseCellStart     = "the cell's cluster failed to start"
+	CauseContradicted  = "the cluster is not in the state its gates promise"
+	CauseNodeStart     = "the kubelet node failed to start"
+	CauseStartRefused  = "the control plane refused the cell's gates at start, an accepted outcome"
+	CauseCellUnsupport = "the provider cannot run this cell"
+)
+
+// StartFailure says whether the outcome failed because a cluster or node
+// did not start, rather than for anything a case checked.
+func (o Outcome) StartFailure() bool {
+	return o.State == "failed" && (o.Cause == CauseCellStart || o.Cause == CauseNodeStart)
 }
 
 // Name is the outcome's id with its target, as reports show it.
@@ -88,10 +119,14 @@ func Outcomes(r types.Report) []Outcome {
 		}
 		for _, e := range s.ReportEntries {
 			switch e.Name {
-			case "diagnostics":
+			case EntryDiagnostics:
 				o.Diagnostics = e.StringRepresentation()
-			case "outcome":
+			case EntryNote:
 				o.Note = e.StringRepresentation()
+			case EntryCause:
+				o.Cause = e.StringRepresentation()
+			case EntryGap:
+				o.Gap = e.StringRepresentation()
 			}
 		}
 		out = append(out, o)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // ginkgo's DSL reads best unqualified.
@@ -14,6 +15,7 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/spec"
 )
 
@@ -21,23 +23,34 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {
 	case err != nil:
+		cause(report.CauseCellStart)
 		Fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
 	case st.Unsupported != "":
+		cause(report.CauseCellUnsupport)
 		Skip(st.Unsupported)
 	case st.Failed != "":
+		cause(report.CauseCellStart)
 		Fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
 	case st.Refused != "":
-		AddReportEntry("outcome", "the control plane refused to start with this cell's gates (accepted): "+st.Refused)
+		cause(report.CauseStartRefused)
+		AddReportEntry(report.EntryNote, "the control plane refused to start with this cell's gates (accepted): "+st.Refused)
 		GinkgoWriter.Printf("outcome: the control plane refused to start with these gates: %s\n", st.Refused)
 		return
+	case st.Contradicted != "":
+		// Skipping here would hand a green run to a control plane that,
+		// say, loses the field with its gate on.
+		cause(report.CauseContradicted)
+		Fail("cell " + c.Cell.Name + ": the cluster is not in the state its gates promise, so no case of the cell can pass: " + st.Contradicted)
 	}
 	if c.Case.Requires.TestDriver && st.NodeFailed != "" {
+		cause(report.CauseNodeStart)
 		Fail("cell " + c.Cell.Name + ": the kubelet node this case needs failed to start: " + st.NodeFailed)
 	}
-	if reason := unmet(c, st.Caps); reason != "" {
+	if why, reason := unmet(c, st.Caps); reason != "" {
 		if c.Case.Requires.TestDriver && st.NoNode != "" {
 			reason += "; " + st.NoNode
 		}
+		cause(why)
 		Skip(reason)
 	}
 	env, err := newEnv(s, c, st, cl, clients)
@@ -51,7 +64,7 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 				GinkgoWriter.Printf("diagnostics incomplete: %v\n", derr)
 			}
 			if path != "" {
-				AddReportEntry("diagnostics", path)
+				AddReportEntry(report.EntryDiagnostics, path)
 				GinkgoWriter.Printf("diagnostics of %s: %s\n", c.Title(), path)
 			}
 		}
@@ -66,41 +79,92 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		use := &c.Case.Given[i]
 		run(ctx, env, &steps.Write{Verb: "create", Spec: &spec.Write{ObjectUse: *use}}, "given", use.Pos)
 	}
-	for i := range c.Case.Steps {
-		sp := &c.Case.Steps[i]
-		step, err := steps.Build(sp)
-		if err != nil {
+	if err := runSteps(ctx, env, c.Case.Steps, "step"); err != nil {
+		if c.Case.Gap == nil {
 			Fail(err.Error())
 		}
-		run(ctx, env, step, fmt.Sprintf("step %d", i+1), sp.Pos)
+		gapClosed(ctx, env, c.Case.Gap, err)
+	} else if c.Case.Gap != nil {
+		AddReportEntry(report.EntryGap, "present")
+		AddReportEntry(report.EntryNote, "gap present: "+c.Case.Gap.Present)
 	}
 	run(ctx, env, steps.CapacityInvariant{}, "invariant", c.Case.Pos)
 }
 
+// gapClosed runs a gap's closed steps after the steps that pin the gap
+// failed: the cluster passes if it closed the gap the way the KEP would
+// have it, and fails only if it does neither.
+func gapClosed(ctx context.Context, env *steps.Env, gap *spec.Gap, pinned error) {
+	GinkgoWriter.Printf("the steps pinning the gap failed; checking that this cluster closed it:\n%v\n", pinned)
+	if err := runSteps(ctx, env, gap.Closed, "gap.closed step"); err != nil {
+		Fail(fmt.Sprintf("this cluster neither has the gap the case pins (%s) nor closed it:\nthe steps pinning the gap failed: %v\nand gap.closed failed: %v", gap.Present, pinned, err))
+	}
+	AddReportEntry(report.EntryGap, "closed")
+	AddReportEntry(report.EntryNote, "gap closed in this cluster (the steps pinning it failed: "+oneLine(pinned.Error(), 400)+")")
+}
+
+// runSteps runs steps in order and returns the first failure.
+func runSteps(ctx context.Context, env *steps.Env, list []spec.Step, what string) error {
+	for i := range list {
+		sp := &list[i]
+		step, err := steps.Build(sp)
+		if err != nil {
+			return err
+		}
+		if err := try(ctx, env, step, fmt.Sprintf("%s %d", what, i+1), sp.Pos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func run(ctx context.Context, env *steps.Env, step steps.Step, what string, pos spec.Pos) {
-	By(fmt.Sprintf("%s: %s (%s:%d)", what, step.Describe(), pos.File, pos.Line))
-	if err := step.Run(ctx, env); err != nil {
-		Fail(fmt.Sprintf("%s at %s:%d, %s:\n%v", what, pos.File, pos.Line, step.Describe(), err))
+	if err := try(ctx, env, step, what, pos); err != nil {
+		Fail(err.Error())
 	}
 }
 
-// unmet says why a case cannot be meaningful on this cluster, or "".
-func unmet(c plan.Case, caps cluster.Capabilities) string {
+func try(ctx context.Context, env *steps.Env, step steps.Step, what string, pos spec.Pos) error {
+	By(fmt.Sprintf("%s: %s (%s:%d)", what, step.Describe(), pos.File, pos.Line))
+	if err := step.Run(ctx, env); err != nil {
+		return fmt.Errorf("%s at %s:%d, %s:\n%v", what, pos.File, pos.Line, step.Describe(), err)
+	}
+	return nil
+}
+
+// oneLine folds an error onto one line, cut at max bytes, for a note.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// unmet says why a case cannot be meaningful on this cluster: a stable
+// cause for the golden table, and the reason in full; or two empty strings.
+func unmet(c plan.Case, caps cluster.Capabilities) (string, string) {
 	r := c.Case.Requires
 	if r.CapacityRequestsField != "" && r.CapacityRequestsField != caps.CapacityRequestsField {
-		return fmt.Sprintf("needs an API server where extendedResourceCapacityRequests is %s; here it is %s (%s)", r.CapacityRequestsField, caps.CapacityRequestsField, caps.Describe())
+		return fmt.Sprintf("needs extendedResourceCapacityRequests %s, found %s", r.CapacityRequestsField, caps.CapacityRequestsField),
+			fmt.Sprintf("needs an API server where extendedResourceCapacityRequests is %s; here it is %s (%s)", r.CapacityRequestsField, caps.CapacityRequestsField, caps.Describe())
 	}
 	if r.ConsumableCapacity != "" && r.ConsumableCapacity != caps.ConsumableCapacity {
-		return fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity)
+		return fmt.Sprintf("needs DRAConsumableCapacity fields %s, found %s", r.ConsumableCapacity, caps.ConsumableCapacity),
+			fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity)
 	}
 	if r.TestDriver && len(caps.TestDriverNodes) == 0 {
-		return "needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, or use --provider kind)"
+		return "needs nodes with the test driver",
+			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, or use --provider kind)"
 	}
 	if c.Serial && !caps.Restart {
-		return "restarts a component, which this provider cannot do"
+		return "needs component restarts", "restarts a component, which this provider cannot do"
 	}
-	return ""
+	return "", ""
 }
+
+// cause records why the case ends as it is about to, for the golden table.
+func cause(why string) { AddReportEntry(report.EntryCause, why) }
 
 func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients *steps.Clients) (*steps.Env, error) {
 	prefix := fmt.Sprintf("dc-%s-%s", s.opts.RunID, c.Hash())

@@ -43,6 +43,13 @@ type Options struct {
 	// match; with UpdateGolden the run writes it instead.
 	Golden       string
 	UpdateGolden bool
+	// Complete says no selection (--focus, --label-filter, --cells,
+	// --suite) narrowed the run: every golden outcome of an implementation
+	// it ran must then be in it.
+	Complete bool
+	// GoldenAs compares a target's outcomes with another implementation's
+	// golden ones (prototype-static=prototype).
+	GoldenAs map[string]string
 }
 
 // Register builds the ginkgo tree for opts. Call it once, before RunSpecs.
@@ -143,9 +150,23 @@ func checkGolden(opts Options, outcomes []report.Outcome) {
 	if err != nil {
 		Fail(err.Error())
 	}
-	if diffs := g.Compare(outcomes); len(diffs) > 0 {
-		Fail(fmt.Sprintf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
-			len(diffs), opts.Golden, strings.Join(diffs, "\n  ")))
+	res, err := g.Check(outcomes, opts.Complete, opts.GoldenAs)
+	if err != nil {
+		Fail(err.Error())
 	}
-	fmt.Fprintf(opts.Log, "every outcome matches the golden table %s\n", opts.Golden)
+	if len(res.NotCompared) > 0 {
+		fmt.Fprintf(opts.Log, "not compared with the golden table %s, which has no outcomes of: %s\n", opts.Golden, strings.Join(res.NotCompared, ", "))
+	}
+	if len(res.Diffs) > 0 {
+		Fail(fmt.Sprintf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
+			len(res.Diffs), opts.Golden, strings.Join(res.Diffs, "\n  ")))
+	}
+	switch {
+	case len(res.Compared) == 0:
+		fmt.Fprintf(opts.Log, "nothing was compared with the golden table %s\n", opts.Golden)
+	case opts.Complete:
+		fmt.Fprintf(opts.Log, "every outcome of %s matches the golden table %s, and none is missing\n", strings.Join(res.Compared, ", "), opts.Golden)
+	default:
+		fmt.Fprintf(opts.Log, "every outcome of %s matches the golden table %s (a narrowed run: outcomes it did not run were not checked)\n", strings.Join(res.Compared, ", "), opts.Golden)
+	}
 }

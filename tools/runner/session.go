@@ -41,6 +41,10 @@ type cellState struct {
 	// those cases fail.
 	NoNode     string
 	NodeFailed string
+	// Contradicted is how the probe contradicts what the cell's gates
+	// promise (cluster.Implies): the cell's cases fail with it, rather
+	// than skip for a missing capability.
+	Contradicted string
 }
 
 // session holds the clusters of a run, one per cell.
@@ -112,6 +116,10 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 		return
 	}
 	st.Caps = caps
+	if c := cluster.Implies(st.Gates).Contradictions(caps); len(c) > 0 {
+		st.Contradicted = strings.Join(c, "; ")
+		s.logf("%s: the cluster is not in the state its gates promise: %s", key, st.Contradicted)
+	}
 	st.Kubeconfig = filepath.Join(s.opts.OutDir, "kubeconfig-"+t.Name+"-"+cell.Name)
 	if err := kubeconfig.Write(c.RESTConfig(), st.Kubeconfig); err != nil {
 		st.Failed = err.Error()
@@ -254,6 +262,8 @@ func (s *session) describe() string {
 				fmt.Fprintf(&b, "%s: FAILED to start: %s\n", key, st.Failed)
 			case st.Refused != "":
 				fmt.Fprintf(&b, "%s: refused to start, an accepted outcome: %s\n", key, st.Refused)
+			case st.Contradicted != "":
+				fmt.Fprintf(&b, "%s: %s\n  %s\n  NOT IN THE STATE ITS GATES PROMISE: %s\n", key, st.Cluster, st.Caps, st.Contradicted)
 			default:
 				fmt.Fprintf(&b, "%s: %s\n  %s\n  %s\n", key, st.Cluster, st.Caps.Describe(), st.Caps)
 			}

@@ -72,6 +72,8 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		return prototype(ctx, c, variant{})
 	case protobufScheduler:
 		return prototype(ctx, c, variant{protobufScheduler: true})
+	case protobufStorage:
+		return prototype(ctx, c, variant{protobufStorage: true})
 	case prototypeStatic:
 		return prototype(ctx, c, variant{static: true})
 	}
@@ -92,6 +94,12 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 // prototype rather than a build of its own.
 const protobufScheduler = "prototype-protobuf-scheduler"
 
+// protobufStorage runs the prototype's API server with its default storage
+// encoding, protobuf, which the prototype does not extend: the field is
+// lost on write although the gate is on. An independently written
+// prototype run this way is how the gap it shows was found.
+const protobufStorage = "prototype-protobuf-storage"
+
 // prototypeStatic is the prototype linked statically, as kind's images need
 // it: running it here shows the binaries a kind cluster would get behave as
 // the measured ones do.
@@ -106,6 +114,7 @@ func Mutants() []Mutant {
 		out = append(out, Mutant{Provider: "prototype-" + m.Name, Mistake: m.Mistake, Equivalent: m.Equivalent})
 	}
 	out = append(out, Mutant{Provider: protobufScheduler, Mistake: "scheduler reads API objects as protobuf, which the prototype does not extend: every synthesized request loses its capacity"})
+	out = append(out, Mutant{Provider: protobufStorage, Mistake: "API server stores objects as protobuf, its default, which the prototype does not extend: the field is lost on write with the gate on"})
 	for _, name := range mutant.Names() {
 		out = append(out, Mutant{Provider: driverMutantPrefix + name, Mistake: mutant.Known[name]})
 	}
@@ -133,6 +142,7 @@ type Mutant struct{ Provider, Mistake, Equivalent string }
 type variant struct {
 	mutant            string
 	protobufScheduler bool
+	protobufStorage   bool
 	static            bool // not broken: the kind build (build.Options.Static)
 	driverMutant      string
 }
@@ -158,12 +168,16 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func
 	if v.protobufScheduler {
 		contentType, version = "", version+"-protobuf-scheduler"
 	}
+	storage := "application/json"
+	if v.protobufStorage {
+		storage, version = "", version+"-protobuf-storage"
+	}
 	node := nodeOptions(c, vanilla)
 	if v.driverMutant != "" {
 		node.DriverMutant, version = v.driverMutant, version+"-driver-"+v.driverMutant
 	}
 	p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: version, Log: c.Log,
-		SchedulerContentType: contentType, StorageMediaType: "application/json", Node: node})
+		SchedulerContentType: contentType, StorageMediaType: storage, Node: node})
 	return p, func() { _ = p.StopAll(context.Background()) }, nil
 }
 

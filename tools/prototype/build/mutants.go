@@ -189,7 +189,7 @@ func hideDisabledCapacityRequests(obj runtime.Object) {
 		{
 			Name:    "accepts-unqualified-key",
 			Mistake: "API server accepts any string as a capacity name",
-			Edits: []Edit{replace(Kubernetes, resourceValidation, "attributeAndCapacityMaxKeyLength, validateQualifiedName,",
+			Edits: []Edit{replace(Kubernetes, resourceValidation, "attributeAndCapacityMaxKeyLength, validateQualifiedNameOneSlash,",
 				"attributeAndCapacityMaxKeyLength, func(resource.QualifiedName, *field.Path) field.ErrorList { return nil },").
 				in("func validateExtendedResourceCapacityRequests(")},
 		},
@@ -227,10 +227,10 @@ func quantityCheck(check string) Edit {
 	return replace(Kubernetes, resourceValidation, "if quantity.Sign() <= 0 {", check).in("func validateExtendedResourceCapacityRequests(")
 }
 
-// LookupMutant finds a mutant by name.
+// LookupMutant finds a mutant, or a variant (see Variants), by name.
 func LookupMutant(name string) (Mutant, error) {
 	var names []string
-	for _, m := range Mutants() {
+	for _, m := range append(Mutants(), Variants()...) {
 		if m.Name == name {
 			return m, nil
 		}

@@ -16,7 +16,9 @@ func validationEdits() Group {
 	}
 `).in("func validateDeviceClassSpec("),
 
-		// Keys are capacity names (qualified names, as ResourceSlice device capacities), values positive; the field needs DRAConsumableCapacity.
+		// Keys are capacity names, DRA's rule as v1.38.0-beta.0 enforces it for
+		// claims (a C identifier with an optional domain, one slash at most);
+		// values positive, as the KEP says; the field needs DRAConsumableCapacity.
 		before(Kubernetes, resourceValidation, "func validateDeviceClassConfiguration(", `// validateExtendedResourceCapacityRequests validates
 // DeviceClassSpec.ExtendedResourceCapacityRequests (KEP-6406). A value that
 // is unchanged on update is not validated again, so that a stored class stays
@@ -29,7 +31,7 @@ func validateExtendedResourceCapacityRequests(requests, oldRequests *resource.Ca
 	if !utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity) {
 		allErrs = append(allErrs, field.Forbidden(fldPath, "requires the DRAConsumableCapacity feature gate"))
 	}
-	allErrs = append(allErrs, validateMap(requests.Requests, -1, attributeAndCapacityMaxKeyLength, validateQualifiedName,
+	allErrs = append(allErrs, validateMap(requests.Requests, -1, attributeAndCapacityMaxKeyLength, validateQualifiedNameOneSlash,
 		func(quantity apiresource.Quantity, fldPath *field.Path) field.ErrorList {
 			if quantity.Sign() <= 0 {
 				return field.ErrorList{field.Invalid(fldPath, quantity.String(), "must be greater than zero")}
@@ -37,6 +39,17 @@ func validateExtendedResourceCapacityRequests(requests, oldRequests *resource.Ca
 			return nil
 		}, fldPath.Child("requests"))...)
 	return allErrs
+}
+
+// validateQualifiedNameOneSlash is validateQualifiedName as v1.38.0-beta.0
+// has it, rejecting more than one slash ("a/b/c"), which v1.37.2 lets
+// through. validateQualifiedName itself is left as it is, so that
+// ResourceSlices are validated as before.
+func validateQualifiedNameOneSlash(name resource.QualifiedName, fldPath *field.Path) field.ErrorList {
+	if strings.Count(string(name), "/") > 1 {
+		return field.ErrorList{field.Invalid(fldPath, string(name), "must not contain more than one slash")}
+	}
+	return validateQualifiedName(name, fldPath)
 }
 
 `),

@@ -65,9 +65,11 @@ func TestConformance(t *testing.T) {
 	if *cells != "" {
 		filter.Cells = strings.Split(*cells, ",")
 	}
+	suiteCfg, _ := ginkgo.GinkgoConfiguration()
+	narrowed := *cells != "" || len(suiteCfg.FocusStrings) > 0 || len(suiteCfg.SkipStrings) > 0 || suiteCfg.LabelFilter != ""
 	runner.Register(runner.Options{
 		Bundle: b, Plan: plan.Expand(b, filter), Targets: targets, OutDir: out,
-		RunID: runner.NewRunID(), Log: os.Stdout, Golden: *golden,
+		RunID: runner.NewRunID(), Log: os.Stdout, Golden: *golden, Complete: !narrowed,
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, "draconform")

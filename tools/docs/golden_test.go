@@ -1,0 +1,35 @@
+package docs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/draconform/draconform/tools/report"
+)
+
+func TestGoldenSummary(t *testing.T) {
+	g := report.Golden{
+		"local a/x@on":     "skipped: needs nodes with the test driver",
+		"local a/y@on":     "passed (gap present)",
+		"local a/z@off":    "passed: " + report.CauseStartRefused,
+		"prototype a/x@on": "passed",
+		"prototype a/y@on": "failed",
+	}
+	got := GoldenSummary(g)
+	for _, want := range []string{
+		"| `local` | 2 | 0 | 1 | 1 passed: " + report.CauseStartRefused + "; 1 skipped: needs nodes with the test driver; 1 passed with an upstream gap present |",
+		"| `prototype` | 1 | 1 | 0 |  |",
+		"In all 5 outcomes: 3 passed, 1 failed, 1 skipped.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	if _, err := SpliceGoldenSummary("no markers", got); err == nil {
+		t.Error("a README without markers must be an error")
+	}
+	out, err := SpliceGoldenSummary("a\n"+goldenBegin+"old\n"+goldenEnd+"b\n", "new\n")
+	if err != nil || out != "a\n"+goldenBegin+"new\n"+goldenEnd+"b\n" {
+		t.Errorf("splice: %q, %v", out, err)
+	}
+}

@@ -1,0 +1,183 @@
+package build
+
+const resourceClaimTemplateStrategy = "pkg/registry/resource/resourceclaimtemplate/strategy.go"
+
+// Variants are variants of the prototype that are not broken: each closes a
+// gap of v1.37.2 the way a later Kubernetes release does, to show what the
+// cases resting on a register entry see once upstream has moved on. They are
+// built like mutants (`prototype build -mutant NAME`, providers
+// prototype-<name>), but are not in Mutants(), so the mutation table does
+// not expect the suite to reject them.
+func Variants() []Mutant {
+	return []Mutant{
+		{
+			Name:    "claim-capacity-validated",
+			Mistake: "not a mistake: validates a hand-written claim's capacity requests as v1.38.0-beta.0 does (closes the gap register entry R1 pins)",
+			Edits:   claimCapacityValidationEdits(),
+		},
+	}
+}
+
+// claimCapacityValidationEdits port the validation of
+// CapacityRequirements.Requests in ResourceClaim and ResourceClaimTemplate
+// specs from v1.38.0-beta.0 to v1.37.2 (docs/notes/v1.38-capacity-validation.md):
+//   - the keys as v1.38's pkg/apis/resource/validation does by hand, with its
+//     validateQualifiedName, which unlike v1.37.2's also rejects a second
+//     slash (the ResourceSlice and DeviceClass validation keep v1.37.2's);
+//   - the map size and the values as v1.38's declarative validation does
+//     (+k8s:maxProperties=32, +k8s:eachVal=+k8s:minimum=0), which v1.37.2 has
+//     no tags for;
+//   - with v1.38's ratcheting: a claim's spec is validated on create only, a
+//     template's also on update, where unchanged requests are accepted as
+//     stored.
+//
+// The status's consumedCapacity, which v1.38 validates too, is left alone.
+func claimCapacityValidationEdits() []Edit {
+	tolerations := func(v string) string {
+		return "\tfor i, toleration := range " + v + ".Tolerations {\n\t\tallErrs = append(allErrs, validateDeviceToleration(toleration, fldPath.Child(\"tolerations\").Index(i))...)\n\t}\n"
+	}
+	return []Edit{
+		// The old spec reaches the requests: nil for a claim, the stored one for a template update.
+		replace(Kubernetes, resourceValidation, `validateResourceClaimSpec(&resourceClaim.Spec, field.NewPath("spec"), false)`,
+			`validateResourceClaimSpec(&resourceClaim.Spec, nil, field.NewPath("spec"), false)`).in("func ValidateResourceClaim("),
+		replace(Kubernetes, resourceValidation, "func validateResourceClaimSpec(spec *resource.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {\n",
+			`// validateResourceClaimSpec gets oldSpec only when a ResourceClaimTemplate is updated.
+// Checks which were added after the spec could be stored must accept unchanged old
+// values, because the spec is immutable and the user cannot fix them.
+func validateResourceClaimSpec(spec, oldSpec *resource.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {
+`),
+		replace(Kubernetes, resourceValidation, `validateDeviceClaim(&spec.Devices, fldPath.Child("devices"), stored)`,
+			`validateDeviceClaim(&spec.Devices, oldSpec, fldPath.Child("devices"), stored)`).in("func validateResourceClaimSpec("),
+		replace(Kubernetes, resourceValidation, "func validateDeviceClaim(deviceClaim *resource.DeviceClaim, fldPath *field.Path, stored bool) field.ErrorList {\n",
+			"func validateDeviceClaim(deviceClaim *resource.DeviceClaim, oldSpec *resource.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {\n"),
+		replace(Kubernetes, resourceValidation, "return validateDeviceRequest(request, fldPath, opts)",
+			"return validateDeviceRequest(request, oldDeviceRequest(oldSpec, request.Name), fldPath, opts)").in("func validateDeviceClaim("),
+		before(Kubernetes, resourceValidation, "type requestNames map[string]sets.Set[string]\n", `func oldDeviceRequest(oldSpec *resource.ResourceClaimSpec, name string) *resource.DeviceRequest {
+	if oldSpec == nil {
+		return nil
+	}
+	for i := range oldSpec.Devices.Requests {
+		if oldSpec.Devices.Requests[i].Name == name {
+			return &oldSpec.Devices.Requests[i]
+		}
+	}
+	return nil
+}
+
+func oldExactCapacity(oldRequest *resource.DeviceRequest) *resource.CapacityRequirements {
+	if oldRequest == nil || oldRequest.Exactly == nil {
+		return nil
+	}
+	return oldRequest.Exactly.Capacity
+}
+
+func oldSubRequestCapacity(oldRequest *resource.DeviceRequest, name string) *resource.CapacityRequirements {
+	if oldRequest == nil {
+		return nil
+	}
+	for i := range oldRequest.FirstAvailable {
+		if oldRequest.FirstAvailable[i].Name == name {
+			return oldRequest.FirstAvailable[i].Capacity
+		}
+	}
+	return nil
+}
+
+`),
+		replace(Kubernetes, resourceValidation, "func validateDeviceRequest(request resource.DeviceRequest, fldPath *field.Path, opts deviceValidationOptions) field.ErrorList {\n",
+			"func validateDeviceRequest(request resource.DeviceRequest, oldRequest *resource.DeviceRequest, fldPath *field.Path, opts deviceValidationOptions) field.ErrorList {\n"),
+		replace(Kubernetes, resourceValidation, "return validateDeviceSubRequest(subRequest, fldPath, opts, request.Name)",
+			"return validateDeviceSubRequest(subRequest, oldSubRequestCapacity(oldRequest, subRequest.Name), fldPath, opts, request.Name)").in("func validateDeviceRequest("),
+		replace(Kubernetes, resourceValidation, `validateExactDeviceRequest(*request.Exactly, fldPath.Child("exactly"), opts, request.Name)`,
+			`validateExactDeviceRequest(*request.Exactly, oldExactCapacity(oldRequest), fldPath.Child("exactly"), opts, request.Name)`).in("func validateDeviceRequest("),
+
+		// Both kinds of request check their capacity last, as in v1.38.
+		replace(Kubernetes, resourceValidation, "func validateDeviceSubRequest(subRequest resource.DeviceSubRequest, fldPath *field.Path, opts deviceValidationOptions, parentRequestName string) field.ErrorList {\n",
+			"func validateDeviceSubRequest(subRequest resource.DeviceSubRequest, oldCapacity *resource.CapacityRequirements, fldPath *field.Path, opts deviceValidationOptions, parentRequestName string) field.ErrorList {\n"),
+		after(Kubernetes, resourceValidation, tolerations("subRequest"),
+			"\tallErrs = append(allErrs, validateCapacityRequirements(subRequest.Capacity, oldCapacity, fldPath.Child(\"capacity\"))...)\n").in("func validateDeviceSubRequest("),
+		replace(Kubernetes, resourceValidation, "func validateExactDeviceRequest(request resource.ExactDeviceRequest, fldPath *field.Path, opts deviceValidationOptions, requestName string) field.ErrorList {\n",
+			"func validateExactDeviceRequest(request resource.ExactDeviceRequest, oldCapacity *resource.CapacityRequirements, fldPath *field.Path, opts deviceValidationOptions, requestName string) field.ErrorList {\n"),
+		after(Kubernetes, resourceValidation, tolerations("request"),
+			"\tallErrs = append(allErrs, validateCapacityRequirements(request.Capacity, oldCapacity, fldPath.Child(\"capacity\"))...)\n").in("func validateExactDeviceRequest("),
+
+		// v1.38's validateCapacityRequirements and validateCapacityNames; the
+		// name and value checks it gets from elsewhere are written out here.
+		before(Kubernetes, resourceValidation, "func validateDeviceAllocationMode(", `func validateCapacityRequirements(capacity, oldCapacity *resource.CapacityRequirements, fldPath *field.Path) field.ErrorList {
+	if capacity == nil {
+		return nil
+	}
+	// Capacity request names were not validated before, so stored names
+	// which did not change remain valid.
+	if oldCapacity != nil && apiequality.Semantic.DeepEqual(capacity.Requests, oldCapacity.Requests) {
+		return nil
+	}
+	allErrs := validateCapacityNames(capacity.Requests, fldPath.Child("requests"))
+	var oldRequests map[resource.QualifiedName]apiresource.Quantity
+	if oldCapacity != nil {
+		oldRequests = oldCapacity.Requests
+	}
+	return append(allErrs, validateCapacityRequestValues(capacity.Requests, oldRequests, fldPath.Child("requests"))...)
+}
+
+// validateCapacityNames only checks the keys, with validateQualifiedName as
+// v1.38.0-beta.0 has it (validateQualifiedNameOneSlash, which the prototype
+// adds for its own field).
+func validateCapacityNames(capacities map[resource.QualifiedName]apiresource.Quantity, fldPath *field.Path) field.ErrorList {
+	return validateMap(capacities, -1, attributeAndCapacityMaxKeyLength, validateQualifiedNameOneSlash,
+		func(apiresource.Quantity, *field.Path) field.ErrorList { return nil }, fldPath)
+}
+
+// validateCapacityRequestValues does what the declarative validation of
+// v1.38.0-beta.0 does for CapacityRequirements.Requests
+// (+k8s:maxProperties=32, +k8s:eachVal=+k8s:minimum=0), with the same errors:
+// more than 32 entries is the only error reported for the values, and a value
+// which did not change is not checked again.
+func validateCapacityRequestValues(capacities, oldCapacities map[resource.QualifiedName]apiresource.Quantity, fldPath *field.Path) field.ErrorList {
+	if len(capacities) > 32 {
+		return field.ErrorList{field.TooMany(fldPath, len(capacities), 32).WithOrigin("maxProperties")}
+	}
+	var allErrs field.ErrorList
+	minimum := apiresource.MustParse("0")
+	for name, quantity := range capacities {
+		if old, ok := oldCapacities[name]; ok && apiequality.Semantic.DeepEqual(quantity, old) {
+			continue
+		}
+		if quantity.Cmp(minimum) < 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Key(string(name)), quantity.String(), "must be greater than or equal to "+minimum.String()).WithOrigin("minimum"))
+		}
+	}
+	return allErrs
+}
+
+`),
+
+		// Templates: validated again on update, against the stored spec, as in v1.38.
+		replace(Kubernetes, resourceValidation, "func ValidateResourceClaimTemplate(template *resource.ResourceClaimTemplate) field.ErrorList {\n",
+			`func ValidateResourceClaimTemplate(template *resource.ResourceClaimTemplate) field.ErrorList {
+	return validateResourceClaimTemplate(template, nil)
+}
+
+func validateResourceClaimTemplate(template *resource.ResourceClaimTemplate, oldSpec *resource.ResourceClaimSpec) field.ErrorList {
+`),
+		replace(Kubernetes, resourceValidation, `validateResourceClaimTemplateSpec(&template.Spec, field.NewPath("spec"), false)`,
+			`validateResourceClaimTemplateSpec(&template.Spec, oldSpec, field.NewPath("spec"), false)`).in("func validateResourceClaimTemplate("),
+		replace(Kubernetes, resourceValidation, "func validateResourceClaimTemplateSpec(spec *resource.ResourceClaimTemplateSpec, fldPath *field.Path, stored bool) field.ErrorList {\n",
+			"func validateResourceClaimTemplateSpec(spec *resource.ResourceClaimTemplateSpec, oldSpec *resource.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {\n"),
+		replace(Kubernetes, resourceValidation, `validateResourceClaimSpec(&spec.Spec, fldPath.Child("spec"), stored)`,
+			`validateResourceClaimSpec(&spec.Spec, oldSpec, fldPath.Child("spec"), stored)`).in("func validateResourceClaimTemplateSpec("),
+		replace(Kubernetes, resourceValidation, `	allErrs := corevalidation.ValidateObjectMetaUpdate(&template.ObjectMeta, &oldTemplate.ObjectMeta, field.NewPath("metadata"))
+	// The spec is immutable. On update, we only check for immutability.
+	// Re-validating other fields is skipped because the user cannot change them;
+	// the only actionable error is for the immutability violation.
+`, `	// Unlike for ResourceClaim, the spec gets validated again. Checks which were
+	// added later must accept the old values, so the old spec is passed down.
+	allErrs := validateResourceClaimTemplate(template, &oldTemplate.Spec.Spec)
+	allErrs = append(allErrs, corevalidation.ValidateObjectMetaUpdate(&template.ObjectMeta, &oldTemplate.ObjectMeta, field.NewPath("metadata"))...)
+`).in("func ValidateResourceClaimTemplateUpdate("),
+		replace(Kubernetes, resourceClaimTemplateStrategy, `	errorList := validation.ValidateResourceClaimTemplate(obj.(*resource.ResourceClaimTemplate))
+	return append(errorList, validation.ValidateResourceClaimTemplateUpdate(obj.(*resource.ResourceClaimTemplate), old.(*resource.ResourceClaimTemplate))...)
+`, `	return validation.ValidateResourceClaimTemplateUpdate(obj.(*resource.ResourceClaimTemplate), old.(*resource.ResourceClaimTemplate))
+`).in("func (s *resourceClaimTemplateStrategy) ValidateUpdate("),
+	}
+}
