@@ -24,7 +24,7 @@ func TestInvariantReportsLostField(t *testing.T) {
 		t.Skip("starts a prototype control plane; skipped with -short")
 	}
 	dir := t.TempDir()
-	for _, name := range []string{"cells.yaml", "register.yaml"} {
+	for _, name := range []string{"cells.yaml"} {
 		data, err := suites.FS.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
