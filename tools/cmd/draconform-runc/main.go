@@ -18,13 +18,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
 
-// droppedCapability cannot be granted to a container here; asking for it
-// makes runc fail the whole container.
-const droppedCapability = "CAP_SYS_RESOURCE"
+// unavailable are the capabilities this host's bounding set lacks (on the
+// machine this was written on, CAP_SYS_RESOURCE): runc cannot grant them,
+// and asking for one fails the whole container. main computes them.
+var unavailable map[string]bool
 
 func main() {
 	self, err := os.Executable()
@@ -35,6 +37,13 @@ func main() {
 	// must contain the wrapper, cannot lead back to the wrapper itself or to
 	// a different runc than the one built with it.
 	runc := filepath.Join(filepath.Dir(self), "runc")
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		fail(fmt.Errorf("reading the capability bounding set: %w", err))
+	}
+	if unavailable, err = missingFromBoundingSet(string(status)); err != nil {
+		fail(err)
+	}
 	if err := rewrite(os.Args[1:]); err != nil {
 		fail(err)
 	}
@@ -50,6 +59,43 @@ func main() {
 func fail(err error) {
 	fmt.Fprintf(os.Stderr, "draconform-runc: %v\n", err)
 	os.Exit(1)
+}
+
+// capabilityNames are the capabilities by bit number, as Linux 6.x has them.
+var capabilityNames = []string{
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+	"CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+	"CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK",
+	"CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
+	"CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE",
+	"CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
+	"CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG",
+	"CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
+	"CAP_CHECKPOINT_RESTORE",
+}
+
+// missingFromBoundingSet reads CapBnd from a /proc/<pid>/status text and
+// names the known capabilities it lacks. Computed, not listed: another host
+// may lack others.
+func missingFromBoundingSet(status string) (map[string]bool, error) {
+	for _, line := range strings.Split(status, "\n") {
+		value, ok := strings.CutPrefix(line, "CapBnd:")
+		if !ok {
+			continue
+		}
+		bits, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("CapBnd %q: %w", strings.TrimSpace(value), err)
+		}
+		missing := map[string]bool{}
+		for i, name := range capabilityNames {
+			if bits&(1<<uint(i)) == 0 {
+				missing[name] = true
+			}
+		}
+		return missing, nil
+	}
+	return nil, errors.New("no CapBnd line in /proc/self/status")
 }
 
 // rewrite edits the document the given runc invocation will read, if any.
@@ -311,7 +357,7 @@ func fixCapabilities(process map[string]json.RawMessage) (bool, error) {
 		}
 		kept := make([]string, 0, len(names))
 		for _, n := range names {
-			if n != droppedCapability {
+			if !unavailable[n] {
 				kept = append(kept, n)
 			}
 		}

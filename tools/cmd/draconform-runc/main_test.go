@@ -289,3 +289,28 @@ func TestRewriteDropsSeccompOnly(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// The rewrite tests run as on the machine the wrapper was written for.
+func TestMain(m *testing.M) {
+	unavailable = map[string]bool{"CAP_SYS_RESOURCE": true}
+	os.Exit(m.Run())
+}
+
+func TestMissingFromBoundingSet(t *testing.T) {
+	// This machine: every capability up to CAP_CHECKPOINT_RESTORE (40) but
+	// CAP_SYS_RESOURCE (24).
+	got, err := missingFromBoundingSet("Name:\tx\nCapEff:\t0000000000000000\nCapBnd:\t000001fffeffffff\n")
+	if err != nil || len(got) != 1 || !got["CAP_SYS_RESOURCE"] {
+		t.Errorf("got %v, %v", got, err)
+	}
+	got, err = missingFromBoundingSet("CapBnd:\t00000000a80425fb\n") // Docker's default set
+	if err != nil || got["CAP_CHOWN"] || !got["CAP_SYS_ADMIN"] || !got["CAP_NET_ADMIN"] || got["CAP_NET_RAW"] {
+		t.Errorf("docker default: %v, %v", got, err)
+	}
+	if _, err := missingFromBoundingSet("Name:\tx\n"); err == nil {
+		t.Error("a status without CapBnd must be an error")
+	}
+	if _, err := missingFromBoundingSet("CapBnd:\tzz\n"); err == nil {
+		t.Error("a malformed CapBnd must be an error")
+	}
+}
