@@ -121,3 +121,15 @@ func TestJudgeMutant(t *testing.T) {
 		t.Errorf("a start failure must be an error of the mutation run: %v", err)
 	}
 }
+
+func TestParseGoldenAs(t *testing.T) {
+	got, err := parseGoldenAs("prototype-static=prototype, a=b")
+	if err != nil || got["prototype-static"] != "prototype" || got["a"] != "b" || len(got) != 2 {
+		t.Errorf("got %v, %v", got, err)
+	}
+	for _, bad := range []string{"prototype-static", "=prototype", "x="} {
+		if _, err := parseGoldenAs(bad); err == nil || !strings.Contains(err.Error(), "target=implementation") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -6,9 +6,11 @@
 // sandbox -998 and kubelet gives guaranteed pods -997; and the runc built
 // beside it has no seccomp support (that would need libseccomp's headers,
 // which the module proxy cannot give), while the CRI plugin gives every
-// sandbox the runtime/default profile. It edits the OCI documents runc is
-// about to read and then execs the real runc, which is the file named runc
-// next to this executable.
+// sandbox the runtime/default profile (removed only when the real runc
+// says, in `runc features`, that it cannot apply one). It edits the OCI
+// documents runc is about to read and then execs the real runc, which is the
+// file named runc next to this executable. The same wrapper lets a Docker
+// engine run kind's privileged nodes here.
 package main
 
 import (
@@ -17,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,6 +30,11 @@ import (
 // machine this was written on, CAP_SYS_RESOURCE): runc cannot grant them,
 // and asking for one fails the whole container. main computes them.
 var unavailable map[string]bool
+
+// runcHasSeccomp says whether the real runc can apply seccomp profiles; only
+// a runc that cannot (the one built beside the embedded node's containerd)
+// gets them removed. Docker's runc keeps every profile it is given.
+var runcHasSeccomp = func() bool { return false }
 
 func main() {
 	self, err := os.Executable()
@@ -44,6 +52,10 @@ func main() {
 	if unavailable, err = missingFromBoundingSet(string(status)); err != nil {
 		fail(err)
 	}
+	runcHasSeccomp = func() bool {
+		out, err := exec.Command(runc, "features").Output()
+		return err == nil && seccompEnabled(out)
+	}
 	if err := rewrite(os.Args[1:]); err != nil {
 		fail(err)
 	}
@@ -59,6 +71,19 @@ func main() {
 func fail(err error) {
 	fmt.Fprintf(os.Stderr, "draconform-runc: %v\n", err)
 	os.Exit(1)
+}
+
+// seccompEnabled reads `runc features` output: linux.seccomp.enabled is
+// true only in a runc built with libseccomp.
+func seccompEnabled(features []byte) bool {
+	var f struct {
+		Linux struct {
+			Seccomp struct {
+				Enabled *bool `json:"enabled"`
+			} `json:"seccomp"`
+		} `json:"linux"`
+	}
+	return json.Unmarshal(features, &f) == nil && f.Linux.Seccomp.Enabled != nil && *f.Linux.Seccomp.Enabled
 }
 
 // capabilityNames are the capabilities by bit number, as Linux 6.x has them.
@@ -312,7 +337,7 @@ func dropSeccomp(doc map[string]json.RawMessage) (bool, error) {
 	if err := json.Unmarshal(raw, &linux); err != nil {
 		return false, fmt.Errorf("linux: %w", err)
 	}
-	if _, ok := linux["seccomp"]; !ok {
+	if _, ok := linux["seccomp"]; !ok || runcHasSeccomp() {
 		return false, nil
 	}
 	delete(linux, "seccomp")

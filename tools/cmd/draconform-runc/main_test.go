@@ -314,3 +314,33 @@ func TestMissingFromBoundingSet(t *testing.T) {
 		t.Error("a malformed CapBnd must be an error")
 	}
 }
+
+// A runc that applies seccomp keeps the profile; one that cannot (the
+// embedded node's) gets it removed (TestRewriteDropsSeccompOnly).
+func TestRewriteKeepsSeccompForARuncThatHasIt(t *testing.T) {
+	runcHasSeccomp = func() bool { return true }
+	defer func() { runcHasSeccomp = func() bool { return false } }()
+	bundle := t.TempDir()
+	path := filepath.Join(bundle, "config.json")
+	const config = `{"ociVersion":"1.2.0","linux":{"seccomp":{"defaultAction":"SCMP_ACT_ERRNO"}}}`
+	writeFile(t, path, config, 0o600)
+	if err := rewrite([]string{"create", "--bundle", bundle, "id"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readJSON(t, path); !reflect.DeepEqual(got, readJSONString(t, config)) {
+		t.Errorf("the profile was touched: %v", got)
+	}
+}
+
+func TestSeccompEnabled(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"linux":{"seccomp":{"enabled":true,"actions":["SCMP_ACT_ERRNO"]}}}`: true,
+		`{"linux":{"seccomp":{"enabled":false}}}`:                             false,
+		`{"linux":{"namespaces":["pid"]}}`:                                    false, // runc v1.5.3 without libseccomp
+		`not json`:                                                            false,
+	} {
+		if got := seccompEnabled([]byte(in)); got != want {
+			t.Errorf("%s: %v, want %v", in, got, want)
+		}
+	}
+}
