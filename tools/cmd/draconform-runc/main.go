@@ -21,9 +21,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/draconform/draconform/tools/capabilities"
 )
 
 // unavailable are the capabilities this host's bounding set lacks (on the
@@ -86,41 +87,18 @@ func seccompEnabled(features []byte) bool {
 	return json.Unmarshal(features, &f) == nil && f.Linux.Seccomp.Enabled != nil && *f.Linux.Seccomp.Enabled
 }
 
-// capabilityNames are the capabilities by bit number, as Linux 6.x has them.
-var capabilityNames = []string{
-	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
-	"CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
-	"CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK",
-	"CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
-	"CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE",
-	"CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
-	"CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG",
-	"CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
-	"CAP_CHECKPOINT_RESTORE",
-}
-
-// missingFromBoundingSet reads CapBnd from a /proc/<pid>/status text and
-// names the known capabilities it lacks. Computed, not listed: another host
-// may lack others.
+// missingFromBoundingSet names, as a set, the capabilities a
+// /proc/<pid>/status text's bounding set lacks.
 func missingFromBoundingSet(status string) (map[string]bool, error) {
-	for _, line := range strings.Split(status, "\n") {
-		value, ok := strings.CutPrefix(line, "CapBnd:")
-		if !ok {
-			continue
-		}
-		bits, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64)
-		if err != nil {
-			return nil, fmt.Errorf("CapBnd %q: %w", strings.TrimSpace(value), err)
-		}
-		missing := map[string]bool{}
-		for i, name := range capabilityNames {
-			if bits&(1<<uint(i)) == 0 {
-				missing[name] = true
-			}
-		}
-		return missing, nil
+	names, err := capabilities.MissingFrom(status)
+	if err != nil {
+		return nil, err
 	}
-	return nil, errors.New("no CapBnd line in /proc/self/status")
+	missing := make(map[string]bool, len(names))
+	for _, n := range names {
+		missing[n] = true
+	}
+	return missing, nil
 }
 
 // rewrite edits the document the given runc invocation will read, if any.
