@@ -11,7 +11,7 @@ RUNS      ?= 20
 KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
 DRACONFORM = $(GO) run ./tools/cmd/draconform
 
-.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep docker-check
+.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep docker-check docker-engine docker-engine-down
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -46,8 +46,16 @@ gate-matrix-kep: docker-check
 docker-check:
 	@out=$$(docker info --format '{{.ServerVersion}}' 2>&1) || { \
 	  echo "make gate-matrix needs a Docker engine for its kind clusters, and docker info failed: $$(echo "$$out" | tail -n 1)"; \
-	  echo "The embedded default, make conformance, runs without Docker."; \
+	  echo "make docker-engine installs and starts one (as root, on Debian); the embedded default, make conformance, runs without Docker."; \
 	  exit 1; }
+
+## docker-engine: a Docker engine that runs kind's privileged nodes: the running one, or one draconform installs (docker.io) and starts, with a capability-dropping runtime only where privileged containers fail
+docker-engine:
+	$(DRACONFORM) engine up --install
+
+## docker-engine-down: stop the engine docker-engine started (any other engine is left alone)
+docker-engine-down:
+	$(DRACONFORM) engine down
 
 ## binaries: build (or reuse) the Kubernetes binaries: vanilla v1.37.2 and the KEP-6406 prototype
 binaries:
