@@ -93,10 +93,14 @@ func marks(r caseRef) string {
 // cases that rest on it.
 func Register(b *loader.Bundle) string {
 	resting := map[string][]string{}
+	gaps := map[string][]string{}
 	for _, s := range b.Suites {
 		for _, c := range s.Cases {
 			if c.Contested != "" {
 				resting[c.Contested] = append(resting[c.Contested], s.Name+"/"+c.ID)
+				if c.Gap != nil {
+					gaps[c.Contested] = append(gaps[c.Contested], fmt.Sprintf("`%s/%s`: %s", s.Name, c.ID, strings.TrimSpace(c.Gap.Present)))
+				}
 			}
 		}
 	}
@@ -117,6 +121,10 @@ func Register(b *loader.Bundle) string {
 			fmt.Fprintf(&w, "**Shown by:** %s\n\n", codeList(e.Proof))
 		}
 		fmt.Fprintf(&w, "**Reading the suite enforces:** %s\n\n", strings.TrimSpace(e.Reading))
+		if g := gaps[e.ID]; len(g) > 0 {
+			sort.Strings(g)
+			fmt.Fprintf(&w, "**Upstream gaps pinned (reported as information; a cluster that closed one passes through its `gap.closed` steps):** %s\n\n", strings.Join(g, "; "))
+		}
 		if cases := resting[e.ID]; len(cases) > 0 {
 			sort.Strings(cases)
 			fmt.Fprintf(&w, "**Cases resting on it:** %s\n", codeList(cases))
