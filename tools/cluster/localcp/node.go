@@ -171,7 +171,10 @@ func (n *node) startContainerd(ctx context.Context, bins NodeBinaries) error {
 		// The socket appears before the CRI plugin is ready; ctr version
 		// answers once the gRPC server serves.
 		if _, err := os.Stat(l.socket()); err == nil && n.ctr(ctx, "version") == nil {
-			return nil
+			// containerd serves even when its CRI plugin failed to load,
+			// and the kubelet would then fail with "unknown service
+			// runtime.v1.RuntimeService", which hides the reason.
+			return criPluginError(p.logPath)
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("containerd did not serve on %s within 30s; log %s, last lines:\n%s", l.socket(), p.logPath, logTail(p.logPath, 30))
@@ -182,6 +185,26 @@ func (n *node) startContainerd(ctx context.Context, bins NodeBinaries) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// criPluginError reads containerd's log for a CRI plugin that failed to
+// load, and says why, with the likeliest fix for the cause seen here.
+func criPluginError(logPath string) error {
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.Contains(line, "failed to load plugin") || !strings.Contains(line, "id=io.containerd.grpc.v1.cri") {
+			continue
+		}
+		hint := ""
+		if strings.Contains(line, "inotify") && strings.Contains(line, "too many open files") {
+			hint = " (the machine's inotify instances are used up, fs.inotify.max_user_instances: other kubelets and containerds, or editors, hold them; stop some, or raise it with sysctl -w fs.inotify.max_user_instances=512, which draconform does not do for you)"
+		}
+		return fmt.Errorf("containerd started without its CRI plugin, so no kubelet can use it%s; log %s: %s", hint, logPath, strings.TrimSpace(line))
+	}
+	return nil
 }
 
 // ctr runs containerd's own client against the node's containerd, in the

@@ -2,6 +2,8 @@ package localcp
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -136,4 +138,24 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+func TestCRIPluginError(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "containerd.log")
+	ok := "time=x level=info msg=\"loading plugin\" id=io.containerd.grpc.v1.cri\n"
+	if err := os.WriteFile(log, []byte(ok), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := criPluginError(log); err != nil {
+		t.Errorf("a loaded plugin: %v", err)
+	}
+	bad := ok + `time=y level=warning msg="failed to load plugin" error="failed to create CRI service: failed to create cni conf monitor for default: failed to create fsnotify watcher: couldn't initialize inotify: too many open files" id=io.containerd.grpc.v1.cri type=io.containerd.grpc.v1` + "\n"
+	if err := os.WriteFile(log, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := criPluginError(log)
+	if err == nil || !strings.Contains(err.Error(), "without its CRI plugin") || !strings.Contains(err.Error(), "max_user_instances") {
+		t.Errorf("got %v", err)
+	}
 }
