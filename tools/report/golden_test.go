@@ -114,3 +114,14 @@ func TestGoldenCheckSaysWhatItCompared(t *testing.T) {
 		t.Errorf("mapping onto an unknown implementation: %v", err)
 	}
 }
+
+// A probe the API server rejected is behaviour the suite caught, not a
+// cluster that did not start.
+func TestProbeRejectionIsNoStartFailure(t *testing.T) {
+	if (Outcome{State: "failed", Cause: CauseProbe}).StartFailure() {
+		t.Error("a rejected probe counted as a start failure")
+	}
+	if !(Outcome{State: "failed", Cause: CauseCellStart}).StartFailure() {
+		t.Error("a cell that did not start is a start failure")
+	}
+}

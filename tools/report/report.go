@@ -54,6 +54,10 @@ const (
 	CauseNodeStart     = "the kubelet node failed to start"
 	CauseStartRefused  = "the control plane refused the cell's gates at start, an accepted outcome"
 	CauseCellUnsupport = "the provider cannot run this cell"
+	// CauseProbe is an API server that started and refused the probe's
+	// dry-run writes: behaviour, not a start failure (a mutant that keeps
+	// the field with its gate off and then forbids it is caught so).
+	CauseProbe = "the API server rejected the probe's dry-run writes"
 )
 
 // StartFailure says whether the outcome failed because a cluster or node

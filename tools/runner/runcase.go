@@ -29,7 +29,11 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		cause(report.CauseCellUnsupport)
 		Skip(st.Unsupported)
 	case st.Failed != "":
-		cause(report.CauseCellStart)
+		if st.FailedCause != "" {
+			cause(st.FailedCause)
+		} else {
+			cause(report.CauseCellStart)
+		}
 		Fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
 	case st.Refused != "":
 		cause(report.CauseStartRefused)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -17,6 +18,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/spec"
 )
 
@@ -32,6 +34,9 @@ type cellState struct {
 	Caps       cluster.Capabilities
 	// Failed is why the cell's cluster could not start: its cases fail.
 	Failed string
+	// FailedCause is the outcome cause of Failed, when it is not a start
+	// failure (a probe the API server rejected).
+	FailedCause string
 	// Unsupported is why the provider cannot offer the cell: its cases skip.
 	Unsupported string
 	// Refused is the start-up error the cell accepts as an outcome.
@@ -113,6 +118,9 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	caps, err := cluster.Probe(ctx, c.RESTConfig(), canRestart)
 	if err != nil {
 		st.Failed = fmt.Sprintf("probing %s: %v", c.Name(), err)
+		if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) {
+			st.FailedCause = report.CauseProbe
+		}
 		return
 	}
 	st.Caps = caps
