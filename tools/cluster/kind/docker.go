@@ -3,20 +3,19 @@ package kind
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/draconform/draconform/tools/engine"
 )
 
 // CommandRunner runs a command on the host and returns its combined
 // output. The provider takes one so that what it asks of Docker can be
-// tested without Docker.
-type CommandRunner func(ctx context.Context, name string, args ...string) ([]byte, error)
+// tested without Docker; it is the engine set-up's, which asks Docker too.
+type CommandRunner = engine.CommandRunner
 
 // ExecRunner runs commands with os/exec.
-func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
-	return exec.CommandContext(ctx, name, args...).CombinedOutput()
-}
+var ExecRunner CommandRunner = engine.ExecRunner
 
 // dockerInfoArgs asks for the server version only: it fails, like any
 // `docker info`, when there is a client but no reachable engine, and keeps

@@ -83,21 +83,7 @@ func TestEditsApplyToBaseSources(t *testing.T) {
 	if testing.Short() {
 		t.Skip("copies the Kubernetes sources")
 	}
-	root, err := buildcache.FindRepoRoot()
-	if err != nil {
-		t.Skip(err)
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip(err)
-	}
-	modDirs := map[Module]string{}
-	for mod, ver := range map[Module]string{Kubernetes: KubernetesVersion, API: StagingVersion, DRA: StagingVersion} {
-		dir, err := moduleDir(context.Background(), root, string(mod)+"@"+ver)
-		if err != nil {
-			t.Skipf("module cache: %v", err)
-		}
-		modDirs[mod] = dir
-	}
+	modDirs := baseModuleDirs(t)
 	variants := []Options{{}}
 	for _, m := range Mutants() {
 		variants = append(variants, Options{Mutant: m.Name})
@@ -158,4 +144,26 @@ func TestBuildModuleReplacesThePatchedModules(t *testing.T) {
 			t.Errorf("build go.mod lacks %q", want)
 		}
 	}
+}
+
+// baseModuleDirs finds the v1.37.2 sources the edits apply to in the module
+// cache, or skips the test where they cannot be had.
+func baseModuleDirs(t *testing.T) map[Module]string {
+	t.Helper()
+	root, err := buildcache.FindRepoRoot()
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip(err)
+	}
+	modDirs := map[Module]string{}
+	for mod, ver := range map[Module]string{Kubernetes: KubernetesVersion, API: StagingVersion, DRA: StagingVersion} {
+		dir, err := moduleDir(context.Background(), root, string(mod)+"@"+ver)
+		if err != nil {
+			t.Skipf("module cache: %v", err)
+		}
+		modDirs[mod] = dir
+	}
+	return modDirs
 }

@@ -1,16 +1,12 @@
 package build
 
 import (
-	"context"
 	"go/parser"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/draconform/draconform/tools/buildcache"
 )
 
 // Variants are found by name like mutants, get keys of their own, and stay
@@ -59,21 +55,7 @@ func TestVariantEditsApplyToBaseSources(t *testing.T) {
 	if testing.Short() {
 		t.Skip("copies Kubernetes sources")
 	}
-	root, err := buildcache.FindRepoRoot()
-	if err != nil {
-		t.Skip(err)
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip(err)
-	}
-	modDirs := map[Module]string{}
-	for mod, ver := range map[Module]string{Kubernetes: KubernetesVersion, API: StagingVersion, DRA: StagingVersion} {
-		dir, err := moduleDir(context.Background(), root, string(mod)+"@"+ver)
-		if err != nil {
-			t.Skipf("module cache: %v", err)
-		}
-		modDirs[mod] = dir
-	}
+	modDirs := baseModuleDirs(t)
 	for _, v := range Variants() {
 		t.Run(v.Name, func(t *testing.T) {
 			tmp := t.TempDir()
