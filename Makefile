@@ -11,7 +11,7 @@ RUNS      ?= 20
 KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
 DRACONFORM = $(GO) run ./tools/cmd/draconform
 
-.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep docker-check docker-engine docker-engine-down
+.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -34,14 +34,22 @@ lint:
 	$(DRACONFORM) docs --check
 	$(DRACONFORM) kind-configs --check
 
-## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed (ARGS go to draconform run)
-gate-matrix: docker-check
-	$(DRACONFORM) run --provider kind $(ARGS)
+## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed (ARGS go to draconform run); sets up its engine and builds its node image offline first
+gate-matrix: docker-engine node-image-deps
+	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" $(ARGS)
 
 ## gate-matrix-kep: the KEP cells (KEP_CELLS) on kind, with the prototype's statically linked kube-apiserver and kube-scheduler in the nodes
-gate-matrix-kep: docker-check
+gate-matrix-kep: docker-engine node-image-deps
 	$(DRACONFORM) binaries --provider prototype-static
-	$(DRACONFORM) run --provider kind --kind-kep-bin-dir "$$($(GO) run ./tools/prototype build -static)" --cells $(KEP_CELLS) $(ARGS)
+	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/prototype build -static)" --cells $(KEP_CELLS) $(ARGS)
+
+## node-image: build (or find) the kind node image made offline from Debian packages and Go modules (tools/nodeimage)
+node-image: docker-engine node-image-deps
+	$(DRACONFORM) node-image
+
+# debootstrap makes the node image's Debian rootfs.
+node-image-deps:
+	@command -v debootstrap >/dev/null || { echo "installing debootstrap (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap; }
 
 docker-check:
 	@out=$$(docker info --format '{{.ServerVersion}}' 2>&1) || { \

@@ -41,6 +41,7 @@ func verbs() []verb {
 		{"cleanup", "delete what draconform runs left on a cluster (objects carrying its run label)", cleanupCmd},
 		{"up", "start an embedded control plane for one cell and keep it until Ctrl-C", upCmd},
 		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
+		{"node-image", "build (or find) the kind node image made offline from Debian packages and Go modules; prints its tag", nodeImageCmd},
 		{"engine", "up: a Docker engine that runs kind's privileged nodes (starts one where needed); down: stop it", engineCmd},
 	}
 }

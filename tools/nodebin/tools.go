@@ -2,7 +2,8 @@
 
 // Package nodebin pins the node-side commands this module builds, so that
 // `go mod tidy` keeps their dependencies: containerd v2 with its ctr client
-// and runc shim, runc itself, and the CNI plugins a bridge network needs. It
+// and runc shim, runc itself, the CNI plugins a bridge network needs, and
+// crictl (for kind nodes, tools/nodeimage). It
 // is its own module so that the suite never depends on containerd or runc.
 //
 // runc is the only one that needs cgo (its nsenter C code runs before the Go
@@ -19,4 +20,5 @@ import (
 	_ "github.com/containernetworking/plugins/plugins/main/bridge"
 	_ "github.com/containernetworking/plugins/plugins/main/loopback"
 	_ "github.com/opencontainers/runc"
+	_ "sigs.k8s.io/cri-tools/cmd/crictl"
 )

@@ -34,6 +34,10 @@ type Image struct {
 	Files map[string]string
 	// Entrypoint is the image's default command.
 	Entrypoint []string
+	// Env is the image's environment; default PATH=/. A program that is
+	// run by name (kubeadm's static pods say `kube-apiserver`) needs its
+	// directory on PATH.
+	Env []string
 }
 
 // Write builds img and writes it to archivePath. The layer's timestamps are
@@ -65,7 +69,10 @@ func Write(archivePath string, img Image) error {
 	// The node runs what this machine runs; the binaries were built for it.
 	cfg.OS, cfg.Architecture = "linux", runtime.GOARCH
 	cfg.Config.Entrypoint = img.Entrypoint
-	cfg.Config.Env = []string{"PATH=/"}
+	cfg.Config.Env = img.Env
+	if len(cfg.Config.Env) == 0 {
+		cfg.Config.Env = []string{"PATH=/"}
+	}
 	if image, err = mutate.ConfigFile(image, cfg); err != nil {
 		return fmt.Errorf("image %s: %w", img.Ref, err)
 	}

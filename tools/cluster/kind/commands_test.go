@@ -18,8 +18,6 @@ func TestCommandLines(t *testing.T) {
 		got  []string
 		want string
 	}{
-		{"docker build", append([]string{"docker"}, dockerBuildArgs("/repo")...), "docker build -f /repo/drivers/Dockerfile -t draconform.dev/testdriver:dev /repo"},
-		{"docker save", append([]string{"docker"}, dockerSaveArgs("/out/testdriver-image.tar")...), "docker save -o /out/testdriver-image.tar draconform.dev/testdriver:dev"},
 		{"docker info", append([]string{"docker"}, dockerInfoArgs...), "docker info --format {{.ServerVersion}}"},
 		{"stage manifest", write, "cp /dev/stdin /etc/kubernetes/draconform-kube-scheduler.yaml.new"},
 		{"install manifest", rename, "mv -f /etc/kubernetes/draconform-kube-scheduler.yaml.new /etc/kubernetes/manifests/kube-scheduler.yaml"},

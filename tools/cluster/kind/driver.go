@@ -17,42 +17,25 @@ import (
 // The test driver, by path and name only: drivers/ is built into an image
 // here, never imported, so this package does not depend on its Go code.
 const (
-	DriverImage      = "draconform.dev/testdriver:dev"
-	DriverDockerfile = "drivers/Dockerfile"
-	DriverManifests  = "drivers/deploy/testdriver.yaml"
+	DriverImage     = testdriver.Image
+	DriverManifests = "drivers/deploy/testdriver.yaml"
 )
 
-// dockerBuildArgs builds the driver image from the repository root, the
-// build context its Dockerfile expects.
-func dockerBuildArgs(repoRoot string) []string {
-	return []string{"build", "-f", filepath.Join(repoRoot, DriverDockerfile), "-t", DriverImage, repoRoot}
-}
-
-// dockerSaveArgs writes the image as an archive that containerd in a node
-// can import: what `kind load docker-image` does, without a kind binary.
-func dockerSaveArgs(archive string) []string {
-	return []string{"save", "-o", archive, DriverImage}
-}
-
-// buildDriverImage builds and saves the image once per provider, since
-// every cluster of a run gets the same one.
+// buildDriverImage builds the driver's image archive once per provider,
+// since every cluster of a run gets the same one. It is made from the
+// binary (tools/cluster/testdriver), not with docker build, whose base
+// images come from a registry.
 func (p *Provider) buildDriverImage(ctx context.Context) (string, error) {
 	p.driverMu.Lock()
 	defer p.driverMu.Unlock()
 	if p.driverArchive != "" {
 		return p.driverArchive, nil
 	}
-	root := p.opts.RepoRoot
-	archive := filepath.Join(p.opts.OutDir, "testdriver-image.tar")
-	if err := os.MkdirAll(p.opts.OutDir, 0o755); err != nil {
-		return "", fmt.Errorf("creating %s: %w", p.opts.OutDir, err)
+	archive, took, err := testdriver.BuildImage(ctx, p.opts.RepoRoot, filepath.Join(p.opts.OutDir, "testdriver"), "")
+	if err != nil {
+		return "", err
 	}
-	for _, args := range [][]string{dockerBuildArgs(root), dockerSaveArgs(archive)} {
-		p.logf("kind: docker %s", strings.Join(args, " "))
-		if out, err := p.run(ctx, "docker", args...); err != nil {
-			return "", fmt.Errorf("docker %s: %w: %s", args[0], err, lastLines(string(out), 15))
-		}
-	}
+	p.logf("kind: built the test driver image %s in %.1fs", DriverImage, took.Seconds())
 	p.driverArchive = archive
 	return archive, nil
 }

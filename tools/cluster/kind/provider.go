@@ -39,6 +39,7 @@ import (
 	"github.com/draconform/draconform/tools/buildcache"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/kindconfig"
+	"github.com/draconform/draconform/tools/nodeimage"
 )
 
 // Options configures a Provider.
@@ -158,13 +159,20 @@ func providerName(image string, kep bool) string {
 
 // imageVersion is the tag of a node image reference, which kind's images
 // name after the Kubernetes version: kindest/node:v1.37.0@sha256:... gives
-// v1.37.0.
+// v1.37.0. The offline image's tag adds a digest of its inputs
+// (nodeimage.Repository:v1.37.2-<digest>), left out so that the provider's
+// name, which keys the golden outcomes, stays when an input changes.
 func imageVersion(image string) string {
 	ref, _, _ := strings.Cut(image, "@")
-	if i := strings.LastIndex(ref, ":"); i >= 0 && !strings.Contains(ref[i:], "/") {
-		return ref[i+1:]
+	i := strings.LastIndex(ref, ":")
+	if i < 0 || strings.Contains(ref[i:], "/") {
+		return "latest"
 	}
-	return "latest"
+	tag := ref[i+1:]
+	if ref[:i] == nodeimage.Repository {
+		tag, _, _ = strings.Cut(tag, "-")
+	}
+	return tag
 }
 
 // Start gives cell a cluster whose components run with gates: a free one

@@ -149,6 +149,9 @@ func TestProviderName(t *testing.T) {
 		{"kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5", false, "kind-v1.37.0"},
 		{"kindest/node:v1.37.2", true, "kind-v1.37.2+kep-binaries"},
 		{"localhost:5000/node", false, "kind-latest"},
+		{"draconform.dev/kind-node:v1.37.2-0123456789ab", false, "kind-v1.37.2"},
+		{"draconform.dev/kind-node:v1.37.2-ba9876543210", true, "kind-v1.37.2+kep-binaries"},
+		{"example.com/kind-node:v1.37.2-rc.1", false, "kind-v1.37.2-rc.1"},
 	}
 	for _, tt := range tests {
 		if got := providerName(tt.image, tt.kep); got != tt.want {

@@ -44,6 +44,8 @@ type BuildOptions struct {
 	What string
 	// Env is added to the build's environment (CGO_ENABLED, GOFLAGS).
 	Env []string
+	// Flags go to go build before the packages (-ldflags, -trimpath).
+	Flags []string
 	Log io.Writer
 }
 
@@ -143,7 +145,7 @@ func build(ctx context.Context, o BuildOptions, keyDir, binDir string) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	args := append([]string{"build", "-o", tmp + string(filepath.Separator)}, o.Packages...)
+	args := append(append(append([]string{"build"}, o.Flags...), "-o", tmp+string(filepath.Separator)), o.Packages...)
 	// The module dir is its own module; a go.work higher up must not pull it
 	// into the suite's build list.
 	cmd, err := goCommand(ctx, o.ModuleDir, append([]string{"GOWORK=off"}, o.Env...), args...)

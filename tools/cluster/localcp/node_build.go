@@ -30,8 +30,8 @@ type NodeBinaries struct {
 
 // RuntimeBinaries are the container runtime's programs, from the module
 // proxy: containerd 2 (for CDI, which containerd 1.6 lacks), its runc shim
-// and client, runc, and the CNI plugins the node's network uses.
-var RuntimeBinaries = []string{"containerd", "ctr", "containerd-shim-runc-v2", "runc", "bridge", "host-local", "loopback"}
+// and client, runc, the CNI plugins the node's network uses, and crictl.
+var RuntimeBinaries = []string{"containerd", "ctr", "containerd-shim-runc-v2", "runc", "bridge", "host-local", "loopback", "crictl"}
 
 // NodeRuntimeVersion keys the runtime binaries in the build cache; it
 // changes with tools/nodebin/go.mod.
@@ -47,6 +47,9 @@ var nodebinPackages = []string{
 	"github.com/containernetworking/plugins/plugins/main/bridge",
 	"github.com/containernetworking/plugins/plugins/ipam/host-local",
 	"github.com/containernetworking/plugins/plugins/main/loopback",
+	// crictl is for kind nodes (the kind provider reads components' logs
+	// and gates with it); the embedded node does not use it.
+	"sigs.k8s.io/cri-tools/cmd/crictl",
 }
 
 // NodeBuildOptions says where to build a node's binaries.
@@ -82,13 +85,7 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 	if missing := missingBinaries(o.KubeletBinDir, []string{"kubelet"}); len(missing) > 0 {
 		return NodeBinaries{}, fmt.Errorf("no kubelet in %s (build it: go run ./tools/cmd/draconform binaries)", o.KubeletBinDir)
 	}
-	runtimeDir, err := EnsureBinaries(ctx, BuildOptions{
-		RepoRoot: o.RepoRoot, Version: NodeRuntimeVersion, CacheDir: o.CacheDir,
-		ModuleDir: filepath.Join(o.RepoRoot, "tools", "nodebin"),
-		Packages:  nodebinPackages, Log: o.Log, What: "container runtime (containerd, runc, CNI plugins)",
-		// runc's nsenter is C, run before the Go runtime starts.
-		Env: []string{"CGO_ENABLED=1"},
-	})
+	runtimeDir, err := EnsureRuntimeBinaries(ctx, o.RepoRoot, o.CacheDir, o.Log)
 	if err != nil {
 		return NodeBinaries{}, err
 	}
@@ -120,6 +117,24 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 		}
 	}
 	return b, nil
+}
+
+// EnsureRuntimeBinaries builds (or finds) RuntimeBinaries, which the
+// embedded node and the offline kind node image both run.
+func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, log io.Writer) (string, error) {
+	return EnsureBinaries(ctx, BuildOptions{
+		RepoRoot: repoRoot, Version: NodeRuntimeVersion, CacheDir: cacheDir,
+		ModuleDir: filepath.Join(repoRoot, "tools", "nodebin"),
+		Packages:  nodebinPackages, Log: log, What: "container runtime (containerd, runc, CNI plugins)",
+		// runc's nsenter is C, run before the Go runtime starts.
+		Env: []string{"CGO_ENABLED=1"},
+	})
+}
+
+// BuildTools builds commands of this repository (draconform-runc,
+// draconform-pause, the test driver) statically into dir.
+func BuildTools(ctx context.Context, repoRoot, dir string, log io.Writer, pkgs ...string) error {
+	return goBuild(ctx, repoRoot, dir, []string{"CGO_ENABLED=0"}, nil, log, pkgs...)
 }
 
 // goBuild builds pkgs of the repository's own module into dir.
