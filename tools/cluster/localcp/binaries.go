@@ -46,7 +46,7 @@ type BuildOptions struct {
 	Env []string
 	// Flags go to go build before the packages (-ldflags, -trimpath).
 	Flags []string
-	Log io.Writer
+	Log   io.Writer
 }
 
 // EnsureBinaries returns <CacheDir>/<Version>/bin once every binary is there,
