@@ -156,7 +156,10 @@ func assemble(ctx context.Context, o Options, base, tag string, archives []compo
 		"--change", `ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]`,
 		"--change", "CMD []",
 		"--change", "ENV container=docker",
-		"--change", "STOPSIGNAL SIGRTMIN+3",
+		// kind's base image also sets STOPSIGNAL SIGRTMIN+3, which docker
+		// commit cannot (Docker 20.10: "stopsignal is not a valid change
+		// command"); it only matters to `docker stop`, and kind deletes
+		// its nodes with `docker rm -f`.
 		"--message", "draconform kind node image, Kubernetes "+o.Version,
 		name, tag); err != nil {
 		return fmt.Errorf("nodeimage: committing %s: %w", tag, err)

@@ -106,7 +106,12 @@ func kubeProxyImage(ctx context.Context, o Options, base string) (componentArchi
 		return componentArchive{}, fmt.Errorf("nodeimage: kube-proxy image: %w", err)
 	}
 	archive := filepath.Join(o.WorkDir, "kube-proxy-image.tar")
-	if _, err := o.Docker.Run(ctx, "save", "-o", archive, carries); err != nil {
+	_, err = o.Docker.Run(ctx, "save", "-o", archive, carries)
+	// The archive is what is kept; the engine keeps no copy.
+	if _, rerr := o.Docker.Run(context.Background(), "rmi", carries); rerr != nil {
+		fmt.Fprintf(o.Log, "nodeimage: removing %s: %v\n", carries, rerr)
+	}
+	if err != nil {
 		return componentArchive{}, fmt.Errorf("nodeimage: kube-proxy image: %w", err)
 	}
 	return componentArchive{path: archive, carries: carries, want: want}, nil

@@ -42,8 +42,21 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("nodeimage: the rootfs is made with debootstrap, which is not installed (apt-get install debootstrap; make node-image does it): %w", err)
 	}
+	// debootstrap, and reading what it made, need root; a CI runner's user
+	// usually has password-less sudo.
+	var asRoot []string
 	if os.Geteuid() != 0 {
-		return "", fmt.Errorf("nodeimage: debootstrap must run as root to make the Debian rootfs")
+		if exec.CommandContext(ctx, "sudo", "-n", "true").Run() != nil {
+			return "", fmt.Errorf("nodeimage: debootstrap must run as root to make the Debian rootfs (run as root, or with password-less sudo)")
+		}
+		asRoot = []string{"sudo", "-n"}
+		defer exec.Command("sudo", "-n", "rm", "-rf", filepath.Join(o.WorkDir, "rootfs")).Run()
+	}
+	command := func(name string, args ...string) *exec.Cmd {
+		if len(asRoot) == 0 {
+			return exec.CommandContext(ctx, name, args...)
+		}
+		return exec.CommandContext(ctx, asRoot[0], append(append(asRoot[1:], name), args...)...)
 	}
 	dir := filepath.Join(o.WorkDir, "rootfs")
 	if err := os.RemoveAll(dir); err != nil {
@@ -59,7 +72,7 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 	}
 	fmt.Fprintf(o.Log, "nodeimage: debootstrap %s (about 2 minutes)\n", strings.Join(args, " "))
 	began := time.Now()
-	cmd := exec.CommandContext(ctx, debootstrap, args...)
+	cmd := command(debootstrap, args...)
 	logFile := filepath.Join(o.WorkDir, "debootstrap.log")
 	out, err := os.Create(logFile)
 	if err != nil {
@@ -72,7 +85,7 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 		return "", fmt.Errorf("nodeimage: debootstrap failed (log %s): %w\n%s", logFile, err, lastLines(string(data), 15))
 	}
 	fmt.Fprintf(o.Log, "nodeimage: rootfs made in %s; importing it as %s\n", time.Since(began).Round(time.Second), tag)
-	tar := exec.CommandContext(ctx, "tar", "--numeric-owner", "-C", dir, "-c", ".")
+	tar := command("tar", "--numeric-owner", "-C", dir, "-c", ".")
 	stream, err := tar.StdoutPipe()
 	if err != nil {
 		return "", fmt.Errorf("nodeimage: %w", err)

@@ -134,7 +134,9 @@ func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, log i
 // BuildTools builds commands of this repository (draconform-runc,
 // draconform-pause, the test driver) statically into dir.
 func BuildTools(ctx context.Context, repoRoot, dir string, log io.Writer, pkgs ...string) error {
-	return goBuild(ctx, repoRoot, dir, []string{"CGO_ENABLED=0"}, nil, log, pkgs...)
+	// Without VCS stamping, the same sources give the same bytes whatever
+	// the checkout's state, so images keyed by content are not rebuilt.
+	return goBuild(ctx, repoRoot, dir, []string{"CGO_ENABLED=0"}, []string{"-buildvcs=false"}, log, pkgs...)
 }
 
 // goBuild builds pkgs of the repository's own module into dir.
