@@ -38,10 +38,10 @@ lint:
 gate-matrix: docker-engine node-image-deps
 	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" $(ARGS)
 
-## gate-matrix-kep: the KEP cells (KEP_CELLS) on kind, with the prototype's statically linked kube-apiserver and kube-scheduler in the nodes
+## gate-matrix-kep: the KEP cells (KEP_CELLS) on kind, with the prototype's statically linked kube-apiserver and kube-scheduler in the nodes (golden outcomes recorded as kind-kep)
 gate-matrix-kep: docker-engine node-image-deps
 	$(DRACONFORM) binaries --provider prototype-static
-	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/prototype build -static)" --cells $(KEP_CELLS) $(ARGS)
+	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/prototype build -static)" --cells $(KEP_CELLS) --golden-as kind=kind-kep $(ARGS)
 
 ## node-image: build (or find) the kind node image made offline from Debian packages and Go modules (tools/nodeimage)
 node-image: docker-engine node-image-deps

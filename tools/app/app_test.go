@@ -97,3 +97,15 @@ func TestCheckedInDocsAreCurrent(t *testing.T) {
 		t.Errorf("docs --check: %s", errs)
 	}
 }
+
+// The CoreDNS the node image preloads is the one tools/corednsbin pins; the
+// build cache is keyed by corednsVersion, so the two must move together.
+func TestCoreDNSVersionIsPinned(t *testing.T) {
+	data, err := os.ReadFile("../corednsbin/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "github.com/coredns/coredns "+corednsVersion+"\n") {
+		t.Errorf("tools/corednsbin/go.mod does not require github.com/coredns/coredns %s:\n%s", corednsVersion, data)
+	}
+}

@@ -44,10 +44,7 @@ func TestInvariantReportsLostField(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	// A process of its own: ginkgo runs one suite per process.
-	bin := filepath.Join(t.TempDir(), "draconform")
-	if b, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/draconform").CombinedOutput(); err != nil {
-		t.Fatalf("building draconform: %v\n%s", err, b)
-	}
+	bin := buildCLI(t)
 	cmd := exec.CommandContext(ctx, bin, "run", "--suites", dir, "--provider", "prototype-protobuf-scheduler", "--out", out)
 	cmd.Dir = "../.." // the binaries' cache is <repo>/.cache
 	log, err := cmd.CombinedOutput()

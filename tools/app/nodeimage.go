@@ -16,6 +16,10 @@ import (
 // the one the embedded control plane runs.
 const nodeImageVersion = "v1.37.2"
 
+// corednsVersion is the CoreDNS tools/corednsbin pins: the one kubeadm
+// v1.37.2 deploys.
+const corednsVersion = "v1.14.6"
+
 // nodeImageCmd builds (or finds) the kind node image made from Debian's
 // packages and the Go module proxy, and prints its tag on stdout, so that
 // `--kind-image "$(draconform node-image)"` works; progress goes to stderr.
@@ -70,6 +74,15 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 	if err != nil {
 		return "", err
 	}
+	coredns, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{
+		RepoRoot: root, Version: "coredns-" + corednsVersion, CacheDir: cache, Log: s.Err,
+		ModuleDir: filepath.Join(root, "tools", "corednsbin"), Packages: []string{"github.com/coredns/coredns"},
+		What: "CoreDNS " + corednsVersion + " for the kind node image (static)",
+		Env:  []string{"CGO_ENABLED=0"}, Flags: []string{"-trimpath", "-ldflags", "-s -w"},
+	})
+	if err != nil {
+		return "", err
+	}
 	tools := filepath.Join(root, ".cache", "nodeimage", "tools")
 	if err := localcp.BuildTools(ctx, root, tools, s.Err, "./tools/cmd/draconform-runc", "./tools/cmd/draconform-pause"); err != nil {
 		return "", err
@@ -82,7 +95,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 		return "", b.err
 	}
 	return nodeimage.Build(ctx, nodeimage.Options{
-		Version: nodeImageVersion, KubeBinDir: kube, RuntimeDir: runtimeDir, ToolsDir: tools, KindDir: kindDir,
+		Version: nodeImageVersion, KubeBinDir: kube, RuntimeDir: runtimeDir, ToolsDir: tools, KindDir: kindDir, CoreDNSBinDir: coredns,
 		WorkDir: work, Mirror: mirror, Rebuild: rebuild, Log: s.Err,
 	})
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,75 +21,43 @@ func TestUpWithNodeStopsCleanOnCtrlC(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a node needs root")
 	}
-	bin := filepath.Join(t.TempDir(), "draconform")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/draconform")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building draconform: %v\n%s", err, out)
-	}
+	bin := buildCLI(t)
 	// The binaries first, in a run of their own: a cold build of the node's
 	// runtime is not what this test times.
 	if out, err := exec.Command(bin, "binaries", "--provider", "local").CombinedOutput(); err != nil {
 		t.Fatalf("draconform binaries: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "up", "--provider", "local", "--cell", "defaults", "--node", "--out", t.TempDir())
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill() }()
-
+	run := startCLI(t, bin, "up", "--provider", "local", "--cell", "defaults", "--node", "--out", t.TempDir())
 	stateDir := regexp.MustCompile(`state in (/var/lib/draconform/([0-9a-f]+)),`)
 	var dir, id string
-	up := make(chan error, 1)
-	var output strings.Builder
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			line := sc.Text()
-			output.WriteString(line + "\n")
-			if m := stateDir.FindStringSubmatch(line); m != nil {
-				dir, id = m[1], m[2]
-			}
-			if strings.Contains(line, "Ctrl-C stops it") {
-				up <- nil
-			}
+	up := func(line string) bool {
+		if m := stateDir.FindStringSubmatch(line); m != nil {
+			dir, id = m[1], m[2]
 		}
-		up <- sc.Err()
-	}()
-	select {
-	case <-up:
-	case <-time.After(4 * time.Minute):
-		t.Fatalf("draconform up --node did not come up in 4 minutes:\n%s", output.String())
+		return strings.Contains(line, "Ctrl-C stops it")
+	}
+	if !run.waitFor(up, 4*time.Minute) {
+		t.Fatalf("draconform up --node did not come up in 4 minutes:\n%s", run.output())
 	}
 	if dir == "" {
-		t.Fatalf("draconform up did not say where the node keeps its state:\n%s", output.String())
+		t.Fatalf("draconform up did not say where the node keeps its state:\n%s", run.output())
 	}
 	// The same look must see a running node, or finding nothing after
 	// Ctrl-C would prove nothing.
 	if running := nodeLeftovers(dir, id); len(running) < 5 {
 		t.Fatalf("a running node shows only %v: the leftover check cannot see a node", running)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("draconform up exited with %v after Ctrl-C", err)
-		}
-	case <-time.After(2 * time.Minute):
+	ended, err := run.interrupt(2 * time.Minute)
+	if !ended {
 		t.Fatal("draconform up did not stop within 2 minutes of Ctrl-C")
+	}
+	if err != nil {
+		t.Errorf("draconform up exited with %v after Ctrl-C", err)
 	}
 
 	left := nodeLeftovers(dir, id)
 	if len(left) > 0 {
-		t.Errorf("after Ctrl-C the node left: %s\noutput:\n%s", strings.Join(left, "; "), output.String())
+		t.Errorf("after Ctrl-C the node left: %s\noutput:\n%s", strings.Join(left, "; "), run.output())
 	}
 }
 

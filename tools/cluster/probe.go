@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -32,6 +34,15 @@ type Capabilities struct {
 	// allocation in their environment. None on the embedded control plane,
 	// which has no kubelet.
 	TestDriverNodes []string
+	// Served are the group versions the API server serves
+	// (resource.k8s.io/v1beta2, say); nil when unknown.
+	Served []string
+}
+
+// Serves says whether the API server serves a group version; when the
+// probe could not tell, it assumes so and lets the step find out.
+func (c Capabilities) Serves(groupVersion string) bool {
+	return c.Served == nil || slices.Contains(c.Served, groupVersion)
 }
 
 // TestDriverName is the driver name of drivers/cmd/draconform-driver.
@@ -42,8 +53,18 @@ func (c Capabilities) String() string {
 	if len(c.TestDriverNodes) > 0 {
 		driver = strings.Join(c.TestDriverNodes, ",")
 	}
-	return fmt.Sprintf("DeviceClassSpec.extendedResourceCapacityRequests: %s; DRAConsumableCapacity fields: %s; restart components: %t; nodes with the test driver: %s",
-		c.CapacityRequestsField, c.ConsumableCapacity, c.Restart, driver)
+	resource := "unknown"
+	if c.Served != nil {
+		var vs []string
+		for _, gv := range c.Served {
+			if v, ok := strings.CutPrefix(gv, "resource.k8s.io/"); ok {
+				vs = append(vs, v)
+			}
+		}
+		resource = strings.Join(vs, ",")
+	}
+	return fmt.Sprintf("DeviceClassSpec.extendedResourceCapacityRequests: %s; DRAConsumableCapacity fields: %s; restart components: %t; nodes with the test driver: %s; resource.k8s.io versions: %s",
+		c.CapacityRequestsField, c.ConsumableCapacity, c.Restart, driver, resource)
 }
 
 // Describe says in words what the field state means, for the run's header.
@@ -126,7 +147,32 @@ func Probe(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities
 	if caps.TestDriverNodes, err = testDriverNodes(ctx, dyn); err != nil {
 		return caps, err
 	}
+	if caps.Served, err = servedVersions(c); err != nil {
+		return caps, err
+	}
 	return caps, nil
+}
+
+// servedVersions lists the group versions of the API server's discovery.
+// Cases that read or write through an older version of resource.k8s.io need
+// it served, which is off by default for its beta versions.
+func servedVersions(cfg *rest.Config) ([]string, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	groups, err := dc.ServerGroups()
+	if err != nil {
+		return nil, fmt.Errorf("listing the API server's group versions: %w", err)
+	}
+	served := []string{}
+	for _, g := range groups.Groups {
+		for _, v := range g.Versions {
+			served = append(served, v.GroupVersion)
+		}
+	}
+	sort.Strings(served)
+	return served, nil
 }
 
 // testDriverNodes lists the Ready nodes with a ResourceSlice of the test

@@ -76,8 +76,14 @@ func Build(cell spec.Cell, o Options) (*v1alpha4.Cluster, error) {
 		// resource.k8s.io/v1 is on by default since v1.34; saying so keeps
 		// the config working on a node image where it is not, instead of
 		// every DRA case failing with "the server could not find the
-		// requested resource".
-		RuntimeConfig:           map[string]string{"resource.k8s.io/v1": "true"},
+		// requested resource". The beta versions are off by default; the
+		// version-skew cases read and write through v1beta2, so they are
+		// served here as on the embedded control plane.
+		RuntimeConfig: map[string]string{
+			"resource.k8s.io/v1":      "true",
+			"resource.k8s.io/v1beta1": "true",
+			"resource.k8s.io/v1beta2": "true",
+		},
 		ContainerdConfigPatches: []string{cdiPatch},
 	}
 	if patch, err := componentArgsPatch(gates, o.KEPBinDir != ""); err != nil {

@@ -145,7 +145,7 @@ func TestBuildCommonShape(t *testing.T) {
 			{Role: v1alpha4.ControlPlaneRole, Image: DefaultImage},
 			{Role: v1alpha4.WorkerRole, Image: DefaultImage},
 		},
-		RuntimeConfig:           map[string]string{"resource.k8s.io/v1": "true"},
+		RuntimeConfig:           map[string]string{"resource.k8s.io/v1": "true", "resource.k8s.io/v1beta1": "true", "resource.k8s.io/v1beta2": "true"},
 		ContainerdConfigPatches: []string{"[plugins.\"io.containerd.cri.v1.runtime\"]\n  enable_cdi = true\n"},
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {

@@ -24,16 +24,16 @@ type componentArchive struct {
 var controlPlaneImages = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"}
 
 // componentImages writes the archives of every image a node runs without a
-// registry: the control plane's and etcd's (one static binary each, FROM
-// scratch, as upstream's distroless images are in effect), the sandbox's
-// pause, and kube-proxy, which needs iptables and so is made on the Debian
+// registry: the control plane's, etcd's and CoreDNS's (one static binary
+// each, FROM scratch, as upstream's distroless images are in effect), the
+// sandbox's pause, and kube-proxy, which needs iptables and so is made on the Debian
 // rootfs.
 func componentImages(ctx context.Context, o Options, base string) ([]componentArchive, error) {
 	var out []componentArchive
 	for _, c := range controlPlaneImages {
 		ref := fmt.Sprintf("registry.k8s.io/%s:%s", c, o.Version)
 		if c == "etcd" {
-			ref = "registry.k8s.io/etcd:" + o.EtcdImageTag
+			ref = etcdRepository + ":" + o.EtcdImageTag
 		}
 		archive := filepath.Join(o.WorkDir, c+"-image.tar")
 		img := ociarchive.Image{Ref: ref, Files: map[string]string{"/usr/local/bin/" + c: filepath.Join(o.KubeBinDir, c)},
@@ -52,6 +52,14 @@ func componentImages(ctx context.Context, o Options, base string) ([]componentAr
 		return nil, fmt.Errorf("nodeimage: %w", err)
 	}
 	out = append(out, componentArchive{path: archive, carries: pause, want: pause})
+	// kubeadm's CoreDNS Deployment passes only -conf: the entrypoint is the
+	// binary, at the path upstream's image has it.
+	coredns := corednsRepository + ":" + o.CoreDNSImageTag
+	archive = filepath.Join(o.WorkDir, "coredns-image.tar")
+	if err := ociarchive.Write(archive, ociarchive.Image{Ref: coredns, Files: map[string]string{"/coredns": filepath.Join(o.CoreDNSBinDir, CoreDNSBinary)}, Entrypoint: []string{"/coredns"}}); err != nil {
+		return nil, fmt.Errorf("nodeimage: %w", err)
+	}
+	out = append(out, componentArchive{path: archive, carries: coredns, want: coredns})
 	proxy, err := kubeProxyImage(ctx, o, base)
 	if err != nil {
 		return nil, err

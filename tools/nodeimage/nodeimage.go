@@ -13,7 +13,8 @@
 //   - kubelet, kubeadm and kubectl, and the control plane's images
 //     (kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy,
 //     etcd, pause), built from k8s.io/kubernetes with the version stamped,
-//     preloaded into the node's containerd as kind preloads them;
+//     and CoreDNS, built from its module (tools/corednsbin), all preloaded
+//     into the node's containerd as kind preloads them;
 //   - a pod network that needs no image (draconform-podnet), in place of
 //     kindnet.
 //
@@ -22,6 +23,7 @@
 package nodeimage
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"embed"
@@ -56,6 +58,9 @@ var KubeBinaries = []string{"kube-apiserver", "kube-controller-manager", "kube-s
 // RuntimeBinaries are what RuntimeDir must hold (tools/nodebin's build).
 var RuntimeBinaries = []string{"containerd", "ctr", "containerd-shim-runc-v2", "runc", "bridge", "host-local", "loopback", "crictl"}
 
+// CoreDNSBinary is what CoreDNSBinDir must hold (tools/corednsbin's build).
+const CoreDNSBinary = "coredns"
+
 // ToolBinaries are what ToolsDir must hold, built from this repository.
 var ToolBinaries = []string{"draconform-runc", "draconform-pause"}
 
@@ -68,9 +73,14 @@ type Options struct {
 	// registry.k8s.io/etcd:<EtcdImageTag>; default what the image's
 	// kubeadm says.
 	EtcdImageTag string
-	KubeBinDir   string
-	RuntimeDir   string
-	ToolsDir     string
+	// CoreDNSImageTag names the CoreDNS image kubeadm deploys,
+	// registry.k8s.io/coredns/coredns:<CoreDNSImageTag>; default what the
+	// image's kubeadm says.
+	CoreDNSImageTag string
+	CoreDNSBinDir   string
+	KubeBinDir      string
+	RuntimeDir      string
+	ToolsDir        string
 	// KindDir is the kind module's directory (go list -m sigs.k8s.io/kind),
 	// whose images/base/files are the node's base files.
 	KindDir string
@@ -108,7 +118,7 @@ func (o Options) validate() error {
 	for _, d := range []struct {
 		dir   string
 		names []string
-	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.ToolsDir, ToolBinaries}} {
+	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.ToolsDir, ToolBinaries}, {o.CoreDNSBinDir, []string{CoreDNSBinary}}} {
 		if missing := missingFiles(d.dir, d.names); len(missing) > 0 {
 			return fmt.Errorf("nodeimage: %s lacks %s", d.dir, strings.Join(missing, ", "))
 		}
@@ -134,10 +144,13 @@ func Build(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	var err error
-	if o.EtcdImageTag == "" {
-		if o.EtcdImageTag, err = etcdImageTag(ctx, o.KubeBinDir, o.Version); err != nil {
+	if o.EtcdImageTag == "" || o.CoreDNSImageTag == "" {
+		etcd, coredns, err := kubeadmImageTags(ctx, o.KubeBinDir, o.Version)
+		if err != nil {
 			return "", err
 		}
+		o.EtcdImageTag = cmp.Or(o.EtcdImageTag, etcd)
+		o.CoreDNSImageTag = cmp.Or(o.CoreDNSImageTag, coredns)
 	}
 	began := time.Now()
 	digest, err := inputsDigest(o)
@@ -175,7 +188,7 @@ const kindFilesDir = "images/base/files"
 // is put together.
 func inputsDigest(o Options) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "builder %s\nversion %s\netcd %s\nsuite %s\npackages %s\n", builderVersion, o.Version, o.EtcdImageTag, o.Suite, strings.Join(rootfsPackages, ","))
+	fmt.Fprintf(h, "builder %s\nversion %s\netcd %s\ncoredns %s\nsuite %s\npackages %s\n", builderVersion, o.Version, o.EtcdImageTag, o.CoreDNSImageTag, o.Suite, strings.Join(rootfsPackages, ","))
 	add := func(name, path string) error {
 		f, err := os.Open(path)
 		if err != nil {
@@ -189,7 +202,7 @@ func inputsDigest(o Options) (string, error) {
 	for _, d := range []struct {
 		dir   string
 		names []string
-	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.ToolsDir, ToolBinaries}} {
+	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.ToolsDir, ToolBinaries}, {o.CoreDNSBinDir, []string{CoreDNSBinary}}} {
 		for _, n := range d.names {
 			if err := add(n, filepath.Join(d.dir, n)); err != nil {
 				return "", err

@@ -76,12 +76,15 @@ func TestKubeletDefaults(t *testing.T) {
 	}
 }
 
-func TestEtcdTagFrom(t *testing.T) {
+func TestImageTagFrom(t *testing.T) {
 	list := "registry.k8s.io/kube-apiserver:v1.37.2\nregistry.k8s.io/pause:3.10.2\nregistry.k8s.io/etcd:3.7.0-0\nregistry.k8s.io/coredns/coredns:v1.14.6\n"
-	if got, err := etcdTagFrom(list); err != nil || got != "3.7.0-0" {
+	if got, err := imageTagFrom(list, corednsRepository); err != nil || got != "v1.14.6" {
+		t.Errorf("coredns: %q %v", got, err)
+	}
+	if got, err := imageTagFrom(list, etcdRepository); err != nil || got != "3.7.0-0" {
 		t.Errorf("got %q, %v", got, err)
 	}
-	if _, err := etcdTagFrom("registry.k8s.io/pause:3.10.2\n"); err == nil {
+	if _, err := imageTagFrom("registry.k8s.io/pause:3.10.2\n", etcdRepository); err == nil {
 		t.Error("no error without etcd")
 	}
 }
@@ -139,14 +142,14 @@ func fmtOctal(m int64) string {
 // expect it.
 func TestNodeEntries(t *testing.T) {
 	dir := t.TempDir()
-	for _, set := range [][]string{KubeBinaries, RuntimeBinaries, ToolBinaries} {
+	for _, set := range [][]string{KubeBinaries, RuntimeBinaries, ToolBinaries, {CoreDNSBinary}} {
 		for _, n := range set {
 			if err := os.WriteFile(filepath.Join(dir, n), []byte(n), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	o := Options{Version: "v1.37.2", KubeBinDir: dir, RuntimeDir: dir, ToolsDir: dir, KindDir: kindModuleDir(t)}
+	o := Options{Version: "v1.37.2", KubeBinDir: dir, RuntimeDir: dir, ToolsDir: dir, CoreDNSBinDir: dir, KindDir: kindModuleDir(t)}
 	entries, err := nodeEntries(o)
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +190,7 @@ func TestNodeEntries(t *testing.T) {
 
 func TestValidateNamesWhatIsMissing(t *testing.T) {
 	dir := t.TempDir()
-	o := Options{Version: "v1.37.2", KubeBinDir: dir, RuntimeDir: dir, ToolsDir: dir, KindDir: kindModuleDir(t)}
+	o := Options{Version: "v1.37.2", KubeBinDir: dir, RuntimeDir: dir, ToolsDir: dir, CoreDNSBinDir: dir, KindDir: kindModuleDir(t)}
 	err := o.validate()
 	if err == nil || !strings.Contains(err.Error(), "kube-apiserver") || !strings.Contains(err.Error(), "kubeadm") {
 		t.Errorf("error %v", err)
@@ -197,7 +200,7 @@ func TestValidateNamesWhatIsMissing(t *testing.T) {
 // An image of the same inputs is not built again.
 func TestBuildReusesAnImageOfTheSameInputs(t *testing.T) {
 	dir := t.TempDir()
-	for _, set := range [][]string{KubeBinaries, RuntimeBinaries, ToolBinaries} {
+	for _, set := range [][]string{KubeBinaries, RuntimeBinaries, ToolBinaries, {CoreDNSBinary}} {
 		for _, n := range set {
 			if err := os.WriteFile(filepath.Join(dir, n), []byte(n), 0o755); err != nil {
 				t.Fatal(err)
@@ -205,7 +208,7 @@ func TestBuildReusesAnImageOfTheSameInputs(t *testing.T) {
 		}
 	}
 	d := &fakeDocker{images: map[string]bool{}}
-	o := Options{Version: "v1.37.2", EtcdImageTag: "3.7.0-0", KubeBinDir: dir, RuntimeDir: dir, ToolsDir: dir, KindDir: kindModuleDir(t), Docker: d}
+	o := Options{Version: "v1.37.2", EtcdImageTag: "3.7.0-0", CoreDNSImageTag: "v1.14.6", KubeBinDir: dir, RuntimeDir: dir, ToolsDir: dir, CoreDNSBinDir: dir, KindDir: kindModuleDir(t), Docker: d}
 	digest, err := inputsDigest(o.withDefaults())
 	if err != nil {
 		t.Fatal(err)
@@ -229,6 +232,12 @@ func TestBuildReusesAnImageOfTheSameInputs(t *testing.T) {
 	}
 	if changed == digest {
 		t.Error("a changed kubelet gives the same digest")
+	}
+	if err := os.WriteFile(filepath.Join(dir, CoreDNSBinary), []byte("patched"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := inputsDigest(o.withDefaults()); err != nil || again == changed {
+		t.Errorf("a changed CoreDNS gives the same digest (%v)", err)
 	}
 }
 

@@ -28,6 +28,11 @@ type Case struct {
 	// Target is the implementation the case runs on (a provider: local,
 	// prototype, kubeconfig); the runner sets it when a run has several.
 	Target string
+	// APIVersions are the group versions the case's steps name to read or
+	// write through (resource.k8s.io/v1beta2, say): a server must serve
+	// them for the case to mean anything, and beta versions of a group
+	// are off by default.
+	APIVersions []string
 }
 
 // ForTarget returns a copy of c that runs on target, labelled with it.
@@ -96,12 +101,13 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 	slices.Sort(kep)
 	kep = slices.Compact(kep)
 	pc := Case{
-		ID:     s.Name + "/" + c.ID + "@" + cell.Name,
-		Suite:  s,
-		Case:   c,
-		Cell:   cell,
-		KEP:    kep,
-		Serial: c.Requires.Restart || hasRestart(c),
+		ID:          s.Name + "/" + c.ID + "@" + cell.Name,
+		Suite:       s,
+		Case:        c,
+		Cell:        cell,
+		KEP:         kep,
+		Serial:      c.Requires.Restart || hasRestart(c),
+		APIVersions: apiVersions(c),
 	}
 	pc.Labels = []string{"suite:" + s.Name, "cell:" + cell.Name}
 	for _, k := range kep {
@@ -131,6 +137,28 @@ func hasRestart(c *spec.Case) bool {
 		}
 	}
 	return false
+}
+
+func apiVersions(c *spec.Case) []string {
+	var out []string
+	walk := func(steps []spec.Step) {
+		for _, st := range steps {
+			for _, w := range []*spec.Write{st.Create, st.Update, st.Apply} {
+				if w != nil && w.APIVersion != "" {
+					out = append(out, w.APIVersion)
+				}
+			}
+			if st.Assert != nil && st.Assert.APIVersion != "" {
+				out = append(out, st.Assert.APIVersion)
+			}
+		}
+	}
+	walk(c.Steps)
+	if c.Gap != nil {
+		walk(c.Gap.Closed)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

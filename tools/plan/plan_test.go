@@ -66,3 +66,27 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// The two cases that go through resource.k8s.io/v1beta2 must say so, and no
+// case that stays on v1 may claim a version it does not use.
+func TestCasesNameTheVersionsTheyGoThrough(t *testing.T) {
+	b, err := loader.Load(suites.FS, fixtures.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, c := range plan.Expand(b, plan.Filter{}) {
+		if len(c.APIVersions) > 0 {
+			got[c.Suite.Name+"/"+c.Case.ID] = c.APIVersions
+		}
+	}
+	for _, id := range []string{"kep6406-api/older-api-versions-lose-the-field", "kep6406-api/older-api-version-write-drops-the-field"} {
+		if !slices.Equal(got[id], []string{"resource.k8s.io/v1beta2"}) {
+			t.Errorf("%s: API versions %v, want [resource.k8s.io/v1beta2]", id, got[id])
+		}
+		delete(got, id)
+	}
+	for id, v := range got {
+		t.Errorf("%s claims API versions %v that none of its steps names", id, v)
+	}
+}

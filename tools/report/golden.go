@@ -10,7 +10,7 @@ import (
 )
 
 // Golden is the expected outcome of every case in every cell on every
-// implementation the embedded default runs, keyed "<target> <suite/case@cell>":
+// implementation the project runs (the embedded default's, and kind's), keyed "<target> <suite/case@cell>":
 // its state (passed, failed, skipped) with the cause where the state alone
 // hides it ("skipped: needs ...", "passed: the control plane refused ...")
 // and, for a case pinning an upstream gap, whether the gap is present.
@@ -53,6 +53,19 @@ func GoldenOf(outcomes []Outcome) Golden {
 		g[goldenKey(o)] = o.GoldenValue()
 	}
 	return g
+}
+
+// Merge records outcomes in g, keeping what they do not cover, each under
+// the implementation as maps its target to: a run of the kind provider with
+// the prototype's binaries is recorded as another implementation than the
+// same provider with the node image's own.
+func (g Golden) Merge(outcomes []Outcome, as map[string]string) {
+	for _, o := range outcomes {
+		if to, ok := as[o.Target]; ok {
+			o.Target = to
+		}
+		g[goldenKey(o)] = o.GoldenValue()
+	}
 }
 
 // Save writes the table with sorted keys, one per line, for readable diffs.

@@ -125,3 +125,23 @@ func TestProbeRejectionIsNoStartFailure(t *testing.T) {
 		t.Error("a cell that did not start is a start failure")
 	}
 }
+
+// An update honours --golden-as, so the same provider run with other
+// binaries is recorded, and then compared, as its own implementation.
+func TestGoldenMergeAs(t *testing.T) {
+	g := Golden{"kind a/x@on": "skipped: the provider cannot run this cell", "kind a/y@off": "passed"}
+	run := []Outcome{{ID: "a/x@on", Target: "kind", State: "passed"}}
+	g.Merge(run, map[string]string{"kind": "kind-kep"})
+	want := Golden{"kind a/x@on": "skipped: the provider cannot run this cell", "kind a/y@off": "passed", "kind-kep a/x@on": "passed"}
+	if !reflect.DeepEqual(g, want) {
+		t.Fatalf("Merge:\n got %v\nwant %v", g, want)
+	}
+	res, err := g.Check(run, false, map[string]string{"kind": "kind-kep"})
+	if err != nil || len(res.Diffs) != 0 || !reflect.DeepEqual(res.Compared, []string{"kind-kep"}) {
+		t.Errorf("Check after Merge: %+v %v", res, err)
+	}
+	g.Merge([]Outcome{{ID: "a/y@off", Target: "kind", State: "failed"}}, nil)
+	if g["kind a/y@off"] != "failed" {
+		t.Errorf("Merge without a mapping must record under the target: %v", g)
+	}
+}

@@ -157,6 +157,12 @@ func unmet(c plan.Case, caps cluster.Capabilities) (string, string) {
 		return fmt.Sprintf("needs DRAConsumableCapacity fields %s, found %s", r.ConsumableCapacity, caps.ConsumableCapacity),
 			fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity)
 	}
+	for _, gv := range c.APIVersions {
+		if !caps.Serves(gv) {
+			return "needs " + gv + " served",
+				"goes through " + gv + ", which this API server does not serve (its beta versions are off by default: --runtime-config=" + gv + "=true turns it on)"
+		}
+	}
 	if r.TestDriver && len(caps.TestDriverNodes) == 0 {
 		return "needs nodes with the test driver",
 			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, or use --provider kind)"

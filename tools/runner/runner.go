@@ -137,9 +137,7 @@ func checkGolden(opts Options, outcomes []report.Outcome) {
 		if g == nil {
 			g = report.Golden{}
 		}
-		for k, v := range report.GoldenOf(outcomes) {
-			g[k] = v
-		}
+		g.Merge(outcomes, opts.GoldenAs)
 		if err := g.Save(opts.Golden); err != nil {
 			Fail("writing golden outcomes: " + err.Error())
 		}
