@@ -219,14 +219,17 @@ func deleteFn(env *Env, c *Created) func(context.Context) error {
 }
 
 // readyNode removes the not-ready taint that admission adds to every new
-// Node: with no kubelet, nothing else would ever lift it.
+// Node (with no kubelet, nothing else would ever lift it) and keeps the
+// node's Lease renewed for the rest of the case.
 func readyNode(ctx context.Context, env *Env, obj *unstructured.Unstructured) error {
 	nodes := env.Clients.Kube.CoreV1().Nodes()
+	var ready *corev1.Node
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		node, err := nodes.Get(ctx, obj.GetName(), metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
+		ready = node
 		kept := node.Spec.Taints[:0]
 		for _, t := range node.Spec.Taints {
 			if t.Key != corev1.TaintNodeNotReady {
@@ -243,7 +246,7 @@ func readyNode(ctx context.Context, env *Env, obj *unstructured.Unstructured) er
 	if err != nil {
 		return fmt.Errorf("removing the not-ready taint from node %s: %w", obj.GetName(), err)
 	}
-	return nil
+	return startHeartbeat(env, ready)
 }
 
 func useLabel(u *spec.ObjectUse) string {

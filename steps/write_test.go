@@ -113,6 +113,23 @@ func TestWriteNode(t *testing.T) {
 	if conds, _, _ := unstructured.NestedSlice(f.Get(c).Object, "status", "conditions"); len(conds) != 1 {
 		t.Errorf("the node's status was not written: conditions %v", conds)
 	}
+	// A kubelet's heartbeat: without it the node lifecycle controller of a
+	// real cluster taints the node unreachable about a minute in.
+	leases := f.Kube.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	lease, err := leases.Get(context.Background(), node1, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("no Lease keeps the node alive: %v", err)
+	}
+	if lease.Spec.RenewTime == nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != node1 ||
+		len(lease.OwnerReferences) != 1 || lease.OwnerReferences[0].Name != node1 || lease.Labels[steps.RunLabel] == "" {
+		t.Errorf("Lease %+v: want renewed, held by and owned by %s, with the run's label", lease, node1)
+	}
+	if err := f.Env.RunCleanup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leases.Get(context.Background(), node1, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the node's Lease outlived the case: %v", err)
+	}
 }
 
 func TestWriteUpdateAndDelete(t *testing.T) {

@@ -34,6 +34,20 @@ var Components = []Component{APIServer, Scheduler, ControllerManager}
 // absent keeps the binary's default.
 type Gates map[string]bool
 
+// Equal says whether two components run with the same explicit gates;
+// nil and empty are the same.
+func (g Gates) Equal(o Gates) bool {
+	if len(g) != len(o) {
+		return false
+	}
+	for k, v := range g {
+		if w, ok := o[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
 // Flag renders the gates as a --feature-gates value, sorted so that the same
 // gates always give the same command line.
 func (g Gates) Flag() string {
@@ -80,6 +94,14 @@ type Cluster interface {
 	// LogFiles maps a component to the file that holds its log, for failure
 	// diagnostics; empty where the provider has no access to logs.
 	LogFiles() map[Component]string
+}
+
+// LogTailer is implemented by clusters whose component logs live where no
+// file can name them (in kind's node containers): the last lines of a
+// component's current container, and the state of its containers, read
+// when a case fails, before anything restarts it.
+type LogTailer interface {
+	TailLog(ctx context.Context, c Component, lines int) (string, error)
 }
 
 // Restarter is implemented by providers that can stop one component and start

@@ -91,6 +91,16 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 		section("kube-scheduler log, last 40 lines (" + logs[cluster.Scheduler] + ")")
 		b.WriteString(tail(logs[cluster.Scheduler], 40))
 	}
+	if t, ok := env.Cluster.(cluster.LogTailer); ok {
+		for _, comp := range []cluster.Component{cluster.Scheduler, cluster.APIServer} {
+			section(string(comp) + " containers and log, last 60 lines")
+			text, err := t.TailLog(ctx, comp, 60)
+			b.WriteString(text)
+			if err != nil {
+				errs = append(errs, string(comp)+" log: "+err.Error())
+			}
+		}
+	}
 	if c.Case.Requires.TestDriver {
 		// Where a pod must really run, the cause of a failure is as often
 		// on the node as in the scheduler.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -37,6 +40,30 @@ func (c *Cluster) Gates() cluster.GateState { return c.kc.currentGates() }
 // a component that refuses its gates has its log in the Start or Restart
 // error.
 func (c *Cluster) LogFiles() map[cluster.Component]string { return map[cluster.Component]string{} }
+
+// TailLog reads the last lines of comp's newest container on the
+// control-plane node, after the states of all its containers (a component
+// in crash-loop back-off shows as exited ones).
+func (c *Cluster) TailLog(ctx context.Context, comp cluster.Component, lines int) (string, error) {
+	all, err := listContainers(ctx, c.kc.cp, comp)
+	if err != nil {
+		return "", err
+	}
+	if len(all) == 0 {
+		return "", fmt.Errorf("no %s container on %s", comp, c.kc.cp)
+	}
+	var b strings.Builder
+	newest := all[0]
+	for _, ctr := range all {
+		fmt.Fprintf(&b, "container %s %s created %s\n", ctr.ID, ctr.State, time.Unix(0, ctr.CreatedAt).UTC().Format(time.RFC3339))
+		if ctr.CreatedAt > newest.CreatedAt {
+			newest = ctr
+		}
+	}
+	logs, err := nodeCombined(ctx, c.kc.cp, "crictl", "logs", "--tail", strconv.Itoa(lines), newest.ID)
+	b.Write(logs)
+	return b.String(), err
+}
 
 // Restart starts comp again with gates, through its manifest as a cell
 // start does, and returns once it serves; with unchanged gates its

@@ -40,9 +40,12 @@ type kindCluster struct {
 // timing bounds the waits; tests shorten it.
 type timing struct {
 	interval, apiserver, component, reconnect time.Duration
+	// backoff is how long a component may have no running container
+	// while the API server comes back before it gets a new pod.
+	backoff time.Duration
 }
 
-var defaultTiming = timing{interval: 2 * time.Second, apiserver: 4 * time.Minute, component: 3 * time.Minute, reconnect: time.Minute}
+var defaultTiming = timing{interval: 2 * time.Second, apiserver: 4 * time.Minute, component: 3 * time.Minute, reconnect: 90 * time.Second, backoff: 15 * time.Second}
 
 func (kc *kindCluster) restConfig() *rest.Config { return rest.CopyConfig(kc.cfg) }
 
@@ -128,15 +131,17 @@ func (kc *kindCluster) setComponent(ctx context.Context, c cluster.Component, ga
 			holder = leaseHolder(l)
 		}
 	}
-	if changing {
-		edited, err := SetFeatureGates(data, c, gates)
-		if err != nil {
-			return fmt.Errorf("%s of %s: %w", manifestPath(c), kc.name, err)
-		}
-		if err := writeManifest(ctx, kc.cp, c, edited); err != nil {
-			return err
-		}
-	} else if err := stopRunning(ctx, kc.cp, before); err != nil {
+	// Same gates, forced: a new pod rather than a stopped container,
+	// whose restarts the kubelet would delay more each time (10 s, 20 s,
+	// 40 s...) in a run that restarts components again and again.
+	edited, err := SetFeatureGates(data, c, gates)
+	if err == nil && !changing {
+		edited, err = SetRestartAnnotation(edited, time.Now().UTC().Format(time.RFC3339Nano))
+	}
+	if err != nil {
+		return fmt.Errorf("%s of %s: %w", manifestPath(c), kc.name, err)
+	}
+	if err := writeManifest(ctx, kc.cp, c, edited); err != nil {
 		return err
 	}
 	if err := kc.waitServing(ctx, c, gates, containerIDs(before), holder); err != nil {
@@ -150,17 +155,6 @@ func (kc *kindCluster) setComponent(ctx context.Context, c cluster.Component, ga
 	kc.logf("kind: %s on %s serves with --feature-gates=%q after %.0fs", c, kc.name, gates.Flag(), time.Since(began).Seconds())
 	if c == cluster.APIServer {
 		return kc.waitReconnected(ctx)
-	}
-	return nil
-}
-
-func stopRunning(ctx context.Context, n nodes.Node, cs []criContainer) error {
-	for _, ctr := range cs {
-		if ctr.running() {
-			if _, err := nodeRun(ctx, n, nil, "crictl", "stop", ctr.ID); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
@@ -238,24 +232,63 @@ func (kc *kindCluster) waitServing(ctx context.Context, c cluster.Component, gat
 // renewal at least proves they reach the new server before a case starts.
 func (kc *kindCluster) waitReconnected(ctx context.Context) error {
 	for _, c := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager} {
-		name := leaseName(c)
-		var first time.Time
-		err := testdriver.Poll(ctx, kc.timing.reconnect, kc.timing.interval, func(ctx context.Context) (bool, error) {
-			l, err := kc.api.lease(ctx, name)
-			if err != nil {
-				return false, nil
-			}
-			if first.IsZero() {
-				first = leaseRenewed(l)
-				return false, nil
-			}
-			return leaseRenewed(l).After(first), nil
-		})
-		if err != nil {
+		if err := kc.waitRenewed(ctx, c); err != nil {
 			return fmt.Errorf("%s on %s did not renew its lease after kube-apiserver restarted: %w", c, kc.name, err)
 		}
 	}
 	return nil
+}
+
+// waitRenewed waits for a lease renewal by c. A component that could not
+// renew while the API server was away exits (leader election lost), and
+// the kubelet restarts it after a back-off that grows with every exit of
+// the same pod, past a minute after a few API server restarts: one down
+// for kc.timing.backoff gets a new pod instead, once.
+func (kc *kindCluster) waitRenewed(ctx context.Context, c cluster.Component) error {
+	name := leaseName(c)
+	var first, down time.Time
+	bounced := false
+	return testdriver.Poll(ctx, kc.timing.reconnect, kc.timing.interval, func(ctx context.Context) (bool, error) {
+		if !bounced {
+			if cs, err := listContainers(ctx, kc.cp, c); err == nil && !anyRunning(cs) {
+				if down.IsZero() {
+					down = time.Now()
+				}
+				if time.Since(down) < kc.timing.backoff {
+					return false, nil
+				}
+				if err := kc.bounce(ctx, c); err != nil {
+					return false, err
+				}
+				bounced, first = true, time.Time{}
+				return false, nil
+			}
+			down = time.Time{}
+		}
+		l, err := kc.api.lease(ctx, name)
+		if err != nil {
+			return false, nil
+		}
+		if first.IsZero() {
+			first = leaseRenewed(l)
+			return false, nil
+		}
+		return leaseRenewed(l).After(first), nil
+	})
+}
+
+// bounce gives c a new pod with its gates unchanged.
+func (kc *kindCluster) bounce(ctx context.Context, c cluster.Component) error {
+	data, err := readManifest(ctx, kc.cp, c)
+	if err != nil {
+		return err
+	}
+	edited, err := SetRestartAnnotation(data, time.Now().UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return fmt.Errorf("%s of %s: %w", manifestPath(c), kc.name, err)
+	}
+	kc.logf("kind: %s on %s exited after the API server restart and waits in the kubelet's back-off; starting it as a new pod", c, kc.name)
+	return writeManifest(ctx, kc.cp, c, edited)
 }
 
 // refusal is the error of a component that exited under new flags. An

@@ -129,15 +129,26 @@ func TestApplyUnrecognizedGateAtStartIsUnsupported(t *testing.T) {
 	}
 }
 
-func TestRestartWithTheSameGatesRestartsTheContainer(t *testing.T) {
+// With the gates unchanged, a restart is a new pod: the manifest gets a
+// restart annotation and keeps its gates, and no container is stopped
+// (the kubelet delays a stopped container's restarts more each time).
+func TestRestartWithTheSameGatesStartsANewPod(t *testing.T) {
 	kc, n := simCluster(t)
 	c := &Cluster{p: &Provider{opts: Options{Image: "kindest/node:v1.37.0"}}, kc: kc, cell: "defaults"}
 	old := n.newest(cluster.Scheduler).id
 	if err := c.Restart(context.Background(), cluster.Scheduler, cluster.Gates{"DRAConsumableCapacity": false}); err != nil {
 		t.Fatal(err)
 	}
-	if n.wrote(cluster.Scheduler) != 0 {
-		t.Error("the manifest was rewritten although the gates did not change")
+	if n.wrote(cluster.Scheduler) != 1 || !strings.Contains(string(n.files[manifestPath(cluster.Scheduler)]), restartAnnotation+":") {
+		t.Errorf("the manifest was written %d times, want once with %s", n.wrote(cluster.Scheduler), restartAnnotation)
+	}
+	if got := n.manifestGates(t)[cluster.Scheduler]; !cmp.Equal(got, cluster.Gates{"DRAConsumableCapacity": false}) {
+		t.Errorf("a restart with the same gates changed them to %v", got)
+	}
+	for _, argv := range n.ran {
+		if argv[0] == "crictl" && argv[1] == "stop" {
+			t.Errorf("a container was stopped: %q", argv)
+		}
 	}
 	if now := n.newest(cluster.Scheduler); now.id == old || now.state != "CONTAINER_RUNNING" {
 		t.Errorf("scheduler container %s (%s), was %s: not restarted", now.id, now.state, old)
@@ -160,5 +171,32 @@ func TestWaitServingTimesOutWithTheLastObservation(t *testing.T) {
 	err := kc.waitServing(context.Background(), cluster.Scheduler, cluster.Gates{"Other": true}, nil, "")
 	if err == nil || !strings.Contains(err.Error(), "still runs --feature-gates=") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A scheduler that exited while the API server restarted and sits in the
+// kubelet's back-off (no running container, no lease) gets a new pod, and
+// the restart then succeeds; a scheduler that only reconnects is left alone.
+func TestAPIServerRestartBouncesAComponentInBackOff(t *testing.T) {
+	for _, backOff := range []bool{false, true} {
+		kc, n := simCluster(t)
+		n.backOffOnAPIServerRestart = map[cluster.Component]bool{cluster.Scheduler: backOff}
+		c := &Cluster{p: &Provider{opts: Options{Image: "kindest/node:v1.37.0"}}, kc: kc, cell: "defaults"}
+		if err := c.Restart(context.Background(), cluster.APIServer, cluster.Gates{"DRAPartitionableDevices": false}); err != nil {
+			t.Fatalf("back-off %t: %v", backOff, err)
+		}
+		want := 0
+		if backOff {
+			want = 1
+		}
+		if got := n.wrote(cluster.Scheduler); got != want {
+			t.Errorf("back-off %t: the scheduler's manifest was written %d times, want %d", backOff, got, want)
+		}
+		if now := n.newest(cluster.Scheduler); now.state != "CONTAINER_RUNNING" {
+			t.Errorf("back-off %t: the scheduler is %s after the restart", backOff, now.state)
+		}
+		if got := n.manifestGates(t)[cluster.Scheduler]; !cmp.Equal(got, cluster.Gates{"DRAConsumableCapacity": false}) {
+			t.Errorf("back-off %t: the scheduler's gates became %v", backOff, got)
+		}
 	}
 }

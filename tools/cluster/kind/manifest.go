@@ -154,3 +154,53 @@ func lookup(n *yaml.Node, path ...string) *yaml.Node {
 	}
 	return n
 }
+
+// restartAnnotation marks a static pod manifest edited only to have the
+// kubelet start its component anew: a changed manifest is a new pod, with
+// none of the crash-loop back-off a stopped container collects.
+const restartAnnotation = "draconform.dev/restarted-at"
+
+// SetRestartAnnotation returns the manifest with metadata.annotations
+// carrying restartAnnotation=value, the rest of the tree unchanged.
+func SetRestartAnnotation(manifest []byte, value string) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(manifest, &doc); err != nil {
+		return nil, fmt.Errorf("the manifest is not YAML: %w", err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("the manifest is not a YAML mapping")
+	}
+	meta := child(doc.Content[0], "metadata")
+	annotations := child(meta, "annotations")
+	if v := lookup(annotations, restartAnnotation); v != nil {
+		v.Value = value
+	} else {
+		annotations.Content = append(annotations.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: restartAnnotation},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value})
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, fmt.Errorf("encoding the manifest: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encoding the manifest: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// child is the mapping under key in n, made (or made a mapping, replacing
+// an empty value such as "annotations: null") where it is not one.
+func child(n *yaml.Node, key string) *yaml.Node {
+	if v := lookup(n, key); v != nil {
+		if v.Kind != yaml.MappingNode {
+			*v = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		}
+		return v
+	}
+	v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+	return v
+}

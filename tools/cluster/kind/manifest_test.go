@@ -180,3 +180,30 @@ func TestGatesInCommand(t *testing.T) {
 		})
 	}
 }
+
+func TestSetRestartAnnotation(t *testing.T) {
+	for name, in := range map[string]string{
+		"no annotations":   "apiVersion: v1\nkind: Pod\nmetadata:\n  name: s\nspec: {}\n",
+		"null annotations": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: s\n  annotations:\nspec: {}\n",
+		"other annotation": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: s\n  annotations:\n    a: b\nspec: {}\n",
+		"set before":       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: s\n  annotations:\n    " + restartAnnotation + ": old\nspec: {}\n",
+	} {
+		out, err := SetRestartAnnotation([]byte(in), "now")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var pod corev1.Pod
+		if err := yaml.Unmarshal(out, &pod); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		if pod.Annotations[restartAnnotation] != "now" || pod.Name != "s" {
+			t.Errorf("%s: annotations %v, name %q:\n%s", name, pod.Annotations, pod.Name, out)
+		}
+		if strings.Contains(in, "a: b") && pod.Annotations["a"] != "b" {
+			t.Errorf("%s: lost the other annotation:\n%s", name, out)
+		}
+	}
+	if _, err := SetRestartAnnotation([]byte("- a list\n"), "now"); err == nil {
+		t.Error("a manifest that is not a mapping was accepted")
+	}
+}

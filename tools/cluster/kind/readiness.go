@@ -95,14 +95,4 @@ func leaseName(c cluster.Component) string {
 	return string(c)
 }
 
-func equalGates(a, b cluster.Gates) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
+func equalGates(a, b cluster.Gates) bool { return a.Equal(b) }

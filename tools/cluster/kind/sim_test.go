@@ -43,6 +43,10 @@ type simNode struct {
 	// refuse returns the log of a component that exits under gates, or "".
 	refuse func(c cluster.Component, g cluster.Gates) string
 	ran    [][]string
+	// backOffOnAPIServerRestart makes a component exit when the API server
+	// restarts and stay exited until its manifest changes, as in the
+	// kubelet's crash-loop back-off.
+	backOffOnAPIServerRestart map[cluster.Component]bool
 }
 
 type simContainer struct {
@@ -174,6 +178,14 @@ func (n *simNode) kubeletLocked(c cluster.Component) {
 		panic(err)
 	}
 	n.startLocked(c, n.refuse(c, g))
+	if c != cluster.APIServer {
+		return
+	}
+	for comp, off := range n.backOffOnAPIServerRestart {
+		if ctr := n.newest(comp); off && ctr != nil {
+			ctr.state = "CONTAINER_EXITED"
+		}
+	}
 }
 
 func (n *simNode) startLocked(c cluster.Component, refusal string) {
@@ -288,7 +300,7 @@ func (a simAPI) lease(_ context.Context, name string) (*coordinationv1.Lease, er
 	return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &renew}}, nil
 }
 
-var fastTiming = timing{interval: time.Millisecond, apiserver: 2 * time.Second, component: 2 * time.Second, reconnect: 2 * time.Second}
+var fastTiming = timing{interval: time.Millisecond, apiserver: 2 * time.Second, component: 2 * time.Second, reconnect: 2 * time.Second, backoff: 20 * time.Millisecond}
 
 func simCluster(t *testing.T) (*kindCluster, *simNode) {
 	t.Helper()
