@@ -13,9 +13,6 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// nodeLeaseNamespace is where kubelets renew their node's Lease.
-const nodeLeaseNamespace = corev1.NamespaceNodeLease
-
 // heartbeatPeriod is how often a suite node's Lease is renewed: well inside
 // the node lifecycle controller's grace period (50 s in v1.37), after which
 // a node nobody renews is tainted unreachable and no new pod lands on it.
@@ -29,7 +26,7 @@ const heartbeatPeriod = 10 * time.Second
 // own: labelled with the run, owned by the node (deleted with it), and
 // deleted when the case ends.
 func startHeartbeat(env *Env, node *corev1.Node) error {
-	leases := env.Clients.Kube.CoordinationV1().Leases(nodeLeaseNamespace)
+	leases := env.Clients.Kube.CoordinationV1().Leases(corev1.NamespaceNodeLease)
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   node.Name,
@@ -62,7 +59,7 @@ func startHeartbeat(env *Env, node *corev1.Node) error {
 	}
 	if err := renew(ctx); err != nil {
 		stop()
-		return fmt.Errorf("creating the Lease %s/%s that keeps node %s alive: %w", nodeLeaseNamespace, node.Name, node.Name, err)
+		return fmt.Errorf("creating the Lease %s/%s that keeps node %s alive: %w", corev1.NamespaceNodeLease, node.Name, node.Name, err)
 	}
 	done := make(chan struct{})
 	go func() {

@@ -66,7 +66,7 @@ func (kc *kindCluster) apply(ctx context.Context, want cluster.GateState, force 
 	old := kc.gates.Clone()
 	var plan []cluster.Component
 	for _, c := range cluster.Components {
-		if !equalGates(old[c], want[c]) || slices.Contains(force, c) {
+		if !old[c].Equal(want[c]) || slices.Contains(force, c) {
 			plan = append(plan, c)
 		}
 	}
@@ -117,7 +117,7 @@ func (kc *kindCluster) setComponent(ctx context.Context, c cluster.Component, ga
 	if err != nil {
 		return fmt.Errorf("%s of %s: %w", manifestPath(c), kc.name, err)
 	}
-	changing := !equalGates(cur, gates)
+	changing := !cur.Equal(gates)
 	if !changing && !force {
 		return kc.waitServing(ctx, c, gates, nil, "")
 	}
@@ -136,7 +136,7 @@ func (kc *kindCluster) setComponent(ctx context.Context, c cluster.Component, ga
 	// 40 s...) in a run that restarts components again and again.
 	edited, err := SetFeatureGates(data, c, gates)
 	if err == nil && !changing {
-		edited, err = SetRestartAnnotation(edited, time.Now().UTC().Format(time.RFC3339Nano))
+		edited, err = stampRestart(edited)
 	}
 	if err != nil {
 		return fmt.Errorf("%s of %s: %w", manifestPath(c), kc.name, err)
@@ -277,13 +277,18 @@ func (kc *kindCluster) waitRenewed(ctx context.Context, c cluster.Component) err
 	})
 }
 
+// stampRestart makes a manifest a new pod for the kubelet, gates unchanged.
+func stampRestart(manifest []byte) ([]byte, error) {
+	return SetRestartAnnotation(manifest, time.Now().UTC().Format(time.RFC3339Nano))
+}
+
 // bounce gives c a new pod with its gates unchanged.
 func (kc *kindCluster) bounce(ctx context.Context, c cluster.Component) error {
 	data, err := readManifest(ctx, kc.cp, c)
 	if err != nil {
 		return err
 	}
-	edited, err := SetRestartAnnotation(data, time.Now().UTC().Format(time.RFC3339Nano))
+	edited, err := stampRestart(data)
 	if err != nil {
 		return fmt.Errorf("%s of %s: %w", manifestPath(c), kc.name, err)
 	}

@@ -44,16 +44,11 @@ func SetFeatureGates(manifest []byte, component cluster.Component, gates cluster
 		kept = append(kept[:at], append([]*yaml.Node{flag}, kept[at:]...)...)
 	}
 	cmd.Content = kept
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
+	out, err := encodeManifest(doc)
+	if err != nil {
 		return nil, fmt.Errorf("encoding the %s manifest: %w", component, err)
 	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("encoding the %s manifest: %w", component, err)
-	}
-	return b.Bytes(), nil
+	return out, nil
 }
 
 // FeatureGatesOf reads the gates the manifest gives component, so that a
@@ -179,14 +174,23 @@ func SetRestartAnnotation(manifest []byte, value string) ([]byte, error) {
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: restartAnnotation},
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value})
 	}
+	out, err := encodeManifest(&doc)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the manifest: %w", err)
+	}
+	return out, nil
+}
+
+// encodeManifest writes an edited tree back with kubeadm's two-space indent.
+func encodeManifest(doc *yaml.Node) ([]byte, error) {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return nil, fmt.Errorf("encoding the manifest: %w", err)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
 	}
 	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("encoding the manifest: %w", err)
+		return nil, err
 	}
 	return b.Bytes(), nil
 }

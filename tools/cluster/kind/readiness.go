@@ -57,7 +57,7 @@ func servingWith(pod *corev1.Pod, c cluster.Component, want cluster.Gates) (bool
 	if err != nil {
 		return false, fmt.Sprintf("mirror pod %s: %v", pod.Name, err)
 	}
-	if !equalGates(got, want) {
+	if !got.Equal(want) {
 		return false, fmt.Sprintf("mirror pod %s still runs --feature-gates=%q", pod.Name, got.Flag())
 	}
 	for _, cond := range pod.Status.Conditions {
@@ -94,5 +94,3 @@ func leaseName(c cluster.Component) string {
 	}
 	return string(c)
 }
-
-func equalGates(a, b cluster.Gates) bool { return a.Equal(b) }
