@@ -20,6 +20,8 @@ func Build(st *spec.Step) (Step, error) {
 		return &Delete{Ref: *st.Delete}, nil
 	case st.Restart != nil:
 		return &Restart{Spec: st.Restart}, nil
+	case st.Sleep != nil:
+		return &Sleep{Spec: st.Sleep}, nil
 	case st.Assert != nil:
 		return &Assert{Spec: st.Assert}, nil
 	case st.ExpectScheduled != nil:
@@ -28,6 +30,8 @@ func Build(st *spec.Step) (Step, error) {
 		return &ExpectUnschedulable{Spec: st.ExpectUnschedulable}, nil
 	case st.ExpectClaim != nil:
 		return &ExpectClaim{Spec: st.ExpectClaim}, nil
+	case st.ExpectNoHotLoop != nil:
+		return &ExpectNoHotLoop{Spec: st.ExpectNoHotLoop}, nil
 	case st.ExpectRunning != nil:
 		return &ExpectRunning{Spec: st.ExpectRunning}, nil
 	case st.ExpectNoClaim != nil:

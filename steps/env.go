@@ -70,6 +70,22 @@ type Env struct {
 	// version had none): a claim synthesized before an update carries one
 	// of them.
 	classVersions map[string][]map[string]any
+	measurements  []string
+}
+
+// Measure records a figure a step measured, for the report.
+func (e *Env) Measure(text string) {
+	e.logf("measured: %s", text)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.measurements = append(e.measurements, text)
+}
+
+// Measurements are the figures the case's steps measured, in order.
+func (e *Env) Measurements() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.measurements...)
 }
 
 // Created is an object a step wrote, under its local ref.

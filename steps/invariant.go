@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,7 +22,8 @@ var deviceClassGVR = schema.GroupVersionResource{Group: "resource.k8s.io", Versi
 // looks for it. A class whose spec never changed (generation 1) is checked
 // as it is, whenever the claim was made; one that changed may have been
 // different when the claim was made, so any version the case wrote of it
-// will do, and only a class changed behind the case's back is left out.
+// will do; so for one the case deleted. Only a class changed or deleted
+// behind the case's back is left out.
 type CapacityInvariant struct{}
 
 // Describe implements Step.
@@ -57,27 +59,35 @@ func checkRequestCapacity(ctx context.Context, env *Env, claim *unstructured.Uns
 	if className == "" {
 		return nil
 	}
-	class, err := env.Clients.Dyn.Resource(deviceClassGVR).Get(ctx, className, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("reading class %s of claim %s: %w", className, claim.GetName(), err)
-	}
-	want, set, _ := unstructured.NestedMap(class.Object, "spec", "extendedResourceCapacityRequests", "requests")
 	got, has, _ := unstructured.NestedMap(req, "exactly", "capacity", "requests")
 	owner := "its pod"
 	if refs := claim.GetOwnerReferences(); len(refs) > 0 {
 		owner = "pod " + refs[0].Name
 	}
-	if class.GetGeneration() > 1 {
+	anyVersion := func(current ...map[string]any) error {
 		versions := env.ClassVersions(className)
 		if len(versions) == 0 {
-			return nil // changed by someone else: what it was then is unknown
+			return nil // changed or deleted by someone else: what it was then is unknown
 		}
-		for _, v := range append(versions, want) {
+		for _, v := range append(versions, current...) {
 			if sameRequests(v, got) {
 				return nil
 			}
 		}
 		return fmt.Errorf("request %s of claim %s (for %s) asks for capacity %v, but no version of class %s the case wrote declared that (they declared %v)", name, claim.GetName(), owner, got, className, versions)
+	}
+	class, err := env.Clients.Dyn.Resource(deviceClassGVR).Get(ctx, className, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// Deleted since, as class migration does: the claim was made from
+		// one of the versions the case wrote.
+		return anyVersion()
+	}
+	if err != nil {
+		return fmt.Errorf("reading class %s of claim %s: %w", className, claim.GetName(), err)
+	}
+	want, set, _ := unstructured.NestedMap(class.Object, "spec", "extendedResourceCapacityRequests", "requests")
+	if class.GetGeneration() > 1 {
+		return anyVersion(want)
 	}
 	switch {
 	case !set && !has:

@@ -57,6 +57,12 @@ func TestCapacityInvariant(t *testing.T) {
 		{"changed class, and no version the case wrote matches", classWith(`{shares: "2"}`, after, 2), claimWithCapacity(""),
 			[]string{`{shares: "1"}`}, []string{"no version of class", "the case wrote"}},
 		{"class changed behind the case's back", classWith(`{shares: "2"}`, after, 2), claimWithCapacity(""), nil, nil},
+		// Class migration deletes the class a claim was made from.
+		{"class the case deleted, claim made under a version it wrote", "", claimWithCapacity(`capacity: {requests: {shares: "1"}}`),
+			[]string{`{shares: "1"}`}, nil},
+		{"class the case deleted, and no version it wrote matches", "", claimWithCapacity(`capacity: {requests: {shares: "1"}}`),
+			[]string{`{shares: "2"}`}, []string{"no version of class", "the case wrote"}},
+		{"class deleted behind the case's back", "", claimWithCapacity(""), nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +76,9 @@ func TestCapacityInvariant(t *testing.T) {
 				mustPass(t, run(t, f, write(t, "create", use)))
 				mustPass(t, f.Env.RunCleanup(context.Background()))
 			}
-			f.AddYAML(tt.class)
+			if tt.class != "" {
+				f.AddYAML(tt.class)
+			}
 			f.AddYAML(tt.claim)
 			check(t, run(t, f, steps.CapacityInvariant{}), tt.fail)
 		})

@@ -75,6 +75,7 @@ func (w *Write) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("%s %s: %w", w.Verb, ref, err)
 	}
 	if werr != nil {
+		env.logf("%s %s rejected as expected: %v", w.Verb, ref, werr)
 		return nil
 	}
 	env.logf("%s %s → %s", w.Verb, ref, stored.GetName())

@@ -104,6 +104,24 @@ type LogTailer interface {
 	TailLog(ctx context.Context, c Component, lines int) (string, error)
 }
 
+// RunInspector is implemented by providers that can see a component's
+// current run: an identity that changes when the component restarts or
+// crashes, and what that run has logged. Steps use it for promises about a
+// component's own behaviour, such as a scheduler that must neither panic nor
+// retry an unschedulable pod in a hot loop.
+type RunInspector interface {
+	CurrentRun(ctx context.Context, c Component) (Run, error)
+}
+
+// Run is one run of a component.
+type Run struct {
+	// ID names the run (a process ID, a container ID); a new run has a new one.
+	ID      string
+	Running bool
+	// Log is what this run has logged, at most its last few MiB.
+	Log string
+}
+
 // Restarter is implemented by providers that can stop one component and start
 // it again with other gates, on the same storage. Steps that need it run
 // serially, since every case on the cluster sees the restart.

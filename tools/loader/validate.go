@@ -5,11 +5,20 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/draconform/draconform/tools/spec"
 )
+
+// maxSleep bounds a sleep step: anything longer is waiting for a condition,
+// which an expectation with within: says better.
+const maxSleep = 10 * time.Second
+
+// maxHotLoopWindow bounds expectNoHotLoop's window, which every run waits out.
+const maxHotLoopWindow = 2 * time.Minute
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
@@ -325,6 +334,13 @@ func (cc *caseCheck) step(st *spec.Step) {
 			cc.probs.add(p.File, p.Line, closest(st.Restart.Component, spec.KnownComponents), "restart: unknown component %q", st.Restart.Component)
 		}
 		checkGates(p, st.Restart.Gates, cc.probs)
+	case st.Sleep != nil:
+		if st.Sleep.For <= 0 || time.Duration(st.Sleep.For) > maxSleep {
+			cc.probs.add(p.File, p.Line, "e.g. for: 1100ms", "sleep: for: must be more than 0 and at most %s (expectations poll; a sleep is only for what the clock orders)", maxSleep)
+		}
+		if strings.TrimSpace(st.Sleep.Why) == "" {
+			cc.probs.add(p.File, p.Line, "why: <what the wait is for>", "sleep needs why:")
+		}
 	case st.Assert != nil:
 		cc.need(p, st.Assert.Ref)
 		if !spec.IsSet(st.Assert.Object) {
@@ -342,6 +358,14 @@ func (cc *caseCheck) step(st *spec.Step) {
 		cc.claim(st.ExpectClaim, p)
 	case st.ExpectNoClaim != nil:
 		cc.need(p, spec.RefOf("Pod", st.ExpectNoClaim.Pod))
+	case st.ExpectNoHotLoop != nil:
+		cc.need(p, spec.RefOf("Pod", st.ExpectNoHotLoop.Pod))
+		if time.Duration(st.ExpectNoHotLoop.Over) > maxHotLoopWindow {
+			cc.probs.add(p.File, p.Line, "e.g. over: 20s", "expectNoHotLoop: over: must be at most %s", maxHotLoopWindow)
+		}
+		if st.ExpectNoHotLoop.MaxAttempts < 1 {
+			cc.probs.add(p.File, p.Line, "e.g. maxAttempts: 10", "expectNoHotLoop needs maxAttempts: of at least 1")
+		}
 	case st.ExpectRunning != nil:
 		cc.need(p, spec.RefOf("Pod", st.ExpectRunning.Pod))
 		if !cc.c.Requires.TestDriver {

@@ -120,8 +120,22 @@ func Details(outcomes []Outcome) string {
 	section("passed, contested reading of the KEP", func(o Outcome) bool { return o.State == "passed" && o.Contested && o.Gap == "" })
 	section("passed, documents a known upstream defect", func(o Outcome) bool { return o.State == "passed" && o.Known && o.Gap == "" })
 	section("passed, with the accepted outcome noted", func(o Outcome) bool { return o.State == "passed" && o.Note != "" && o.Gap == "" })
+	measured(&b, outcomes)
 	skips(&b, outcomes)
 	return b.String()
+}
+
+// measured lists the figures cases measured, whatever their state.
+func measured(b *strings.Builder, outcomes []Outcome) {
+	var lines []string
+	for _, o := range outcomes {
+		for _, m := range o.Measurements {
+			lines = append(lines, "  "+o.Name()+": "+m)
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(b, "\nmeasured (%d):\n%s\n", len(lines), strings.Join(lines, "\n"))
+	}
 }
 
 // skips groups skipped cases by reason: a cell a provider cannot offer

@@ -37,6 +37,9 @@ type Outcome struct {
 	// Gap says, for a case that pins an upstream gap, whether this cluster
 	// still has it ("present") or has closed it ("closed").
 	Gap string `json:"gap,omitempty"`
+	// Measurements are figures the case's steps measured, reported beside
+	// the outcome and never compared with the golden table.
+	Measurements []string `json:"measurements,omitempty"`
 }
 
 // Report entry names the runner writes and Outcomes reads.
@@ -45,6 +48,7 @@ const (
 	EntryGap         = "gap"
 	EntryDiagnostics = "diagnostics"
 	EntryNote        = "outcome"
+	EntryMeasurement = "measurement"
 )
 
 // Causes the runner records.
@@ -131,6 +135,8 @@ func Outcomes(r types.Report) []Outcome {
 				o.Cause = e.StringRepresentation()
 			case EntryGap:
 				o.Gap = e.StringRepresentation()
+			case EntryMeasurement:
+				o.Measurements = append(o.Measurements, e.StringRepresentation())
 			}
 		}
 		out = append(out, o)

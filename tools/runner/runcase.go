@@ -62,6 +62,9 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		Fail(err.Error())
 	}
 	DeferCleanup(func(ctx SpecContext) {
+		for _, m := range env.Measurements() {
+			AddReportEntry(report.EntryMeasurement, m)
+		}
 		if CurrentSpecReport().Failed() {
 			path, derr := writeDiagnostics(ctx, env, c, s.opts.OutDir)
 			if derr != nil {

@@ -17,6 +17,7 @@ var KEPSections = []string{
 	"Interaction with existing features",
 	"Integration tests",
 	"e2e tests",
+	"Graduation Criteria",
 	"Upgrade / Downgrade Strategy",
 	"Version Skew Strategy",
 	"Feature Enablement and Rollback",

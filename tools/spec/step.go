@@ -18,6 +18,7 @@ type Step struct {
 	Delete *Ref   `yaml:"delete" doc:"delete an object by kind/name"`
 
 	Restart *Restart `yaml:"restart" doc:"restart one component with other gates (serial; the cell's gates come back after the case)"`
+	Sleep   *Sleep   `yaml:"sleep" doc:"wait a fixed time, when only time tells objects apart (creationTimestamp has one-second resolution); say why"`
 
 	Assert              *Assert              `yaml:"assert" doc:"a stored object matches a partial tree"`
 	ExpectScheduled     *ExpectScheduled     `yaml:"expectScheduled" doc:"a pod gets bound to a node"`
@@ -26,6 +27,7 @@ type Step struct {
 	ExpectNoClaim       *ExpectNoClaim       `yaml:"expectNoClaim" doc:"no ResourceClaim exists for a pod"`
 	ExpectSameDevice    []string             `yaml:"expectSameDevice" doc:"these pods' allocations are all on one device"`
 	ExpectDistinct      []string             `yaml:"expectDistinctDevices" doc:"no two of these pods share a device"`
+	ExpectNoHotLoop     *ExpectNoHotLoop     `yaml:"expectNoHotLoop" doc:"an unschedulable pod stays pending over a window without making the scheduler panic, restart or retry it in a hot loop"`
 	ExpectRunning       *ExpectRunning       `yaml:"expectRunning" doc:"a pod runs on a real kubelet, and its container saw these DRACONFORM_* variables (needs requires.testDriver)"`
 
 	Pos Pos `yaml:"-"`
@@ -122,6 +124,25 @@ type ExpectRunning struct {
 	Container string            `yaml:"container" doc:"whose log to read; default the first container"`
 	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty"`
 	Within    Duration          `yaml:"within" doc:"default 2m (image pull and CDI injection included)"`
+}
+
+// ExpectNoHotLoop measures the KEP's integration-test promise that an
+// unsatisfiable class does "not panic or hot-loop the scheduler": over a
+// window, the pod stays unbound, kube-scheduler keeps its run and logs no
+// panic, and it tries the pod at most MaxAttempts times. Attempts are
+// counted from the scheduler's own log where the provider can read it.
+type ExpectNoHotLoop struct {
+	Pod         string   `yaml:"pod"`
+	Over        Duration `yaml:"over" doc:"the window, at most 2m (default 20s)"`
+	MaxAttempts int      `yaml:"maxAttempts" doc:"scheduling attempts for the pod allowed in the window; backoff allows a handful, a hot loop makes hundreds"`
+}
+
+// Sleep waits a fixed time. Expectations poll and never need it; it exists
+// for what only the clock orders, such as which of two DeviceClasses is the
+// newer one (KEP-5004 picks the newest, by a creationTimestamp in seconds).
+type Sleep struct {
+	For Duration `yaml:"for" doc:"how long, at most 10s"`
+	Why string   `yaml:"why" doc:"what the wait is for, shown in progress output"`
 }
 
 // ExpectNoClaim asserts that no claim belongs to a pod.

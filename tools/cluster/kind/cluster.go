@@ -65,6 +65,32 @@ func (c *Cluster) TailLog(ctx context.Context, comp cluster.Component, lines int
 	return b.String(), err
 }
 
+// CurrentRun implements cluster.RunInspector: comp's newest container on
+// the control-plane node, and its log (the last runLogLines lines).
+func (c *Cluster) CurrentRun(ctx context.Context, comp cluster.Component) (cluster.Run, error) {
+	all, err := listContainers(ctx, c.kc.cp, comp)
+	if err != nil {
+		return cluster.Run{}, err
+	}
+	if len(all) == 0 {
+		return cluster.Run{}, fmt.Errorf("no %s container on %s", comp, c.kc.cp)
+	}
+	newest := all[0]
+	for _, ctr := range all {
+		if ctr.CreatedAt > newest.CreatedAt {
+			newest = ctr
+		}
+	}
+	logs, err := nodeCombined(ctx, c.kc.cp, "crictl", "logs", "--tail", strconv.Itoa(runLogLines), newest.ID)
+	if err != nil {
+		return cluster.Run{}, fmt.Errorf("reading the log of %s container %s: %w", comp, newest.ID, err)
+	}
+	return cluster.Run{ID: newest.ID, Running: newest.running(), Log: string(logs)}, nil
+}
+
+// runLogLines bounds what CurrentRun reads of a container's log.
+const runLogLines = 50000
+
 // Restart starts comp again with gates, through its manifest as a cell
 // start does, and returns once it serves; with unchanged gates its
 // container is stopped and the kubelet starts a new one. On failure the

@@ -132,6 +132,24 @@ func mutantCapacity(count int64, capacity *resourceapi.CapacityRequirements) *re
 			).in("func createRequestsAndMappings(")},
 		},
 		{
+			Name:    "sidecars-without-capacity",
+			Mistake: "scheduler treats only regular containers as long-lived consumers of the capacity: a sidecar (an init container with restartPolicy Always) gets a whole-device request",
+			Edits: []Edit{replace(Kubernetes, extendedDRA,
+				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
+				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, mutantSidecarCapacity(i, len(pod.Spec.InitContainers), classCapacity), nil)",
+			).in("func createRequestsAndMappings("),
+				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantSidecarCapacity withholds the capacity from containers listed
+// among the init containers, which for long-lived ones are the sidecars.
+func mutantSidecarCapacity(index, numInit int, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
+	if index < numInit {
+		return nil
+	}
+	return capacity
+}
+
+`)},
+		},
+		{
 			Name:       "no-deep-copy",
 			Mistake:    "scheduler puts the class's own CapacityRequirements into the synthesized request instead of a deep copy",
 			Equivalent: "in v1.37.2 nothing writes through the shared pointer: informers replace a cached class instead of changing it, the allocator only reads request capacity, and the claim is deep-copied before it is created (createExtendedResourceClaimInAPI)",

@@ -18,7 +18,8 @@ func validationEdits() Group {
 
 		// Keys are capacity names, DRA's rule as v1.38.0-beta.0 enforces it for
 		// claims (a C identifier with an optional domain, one slash at most);
-		// values positive, as the KEP says; the field needs DRAConsumableCapacity.
+		// values positive, as the KEP says; at least one entry; the field needs
+		// DRAConsumableCapacity.
 		before(Kubernetes, resourceValidation, "func validateDeviceClassConfiguration(", `// validateExtendedResourceCapacityRequests validates
 // DeviceClassSpec.ExtendedResourceCapacityRequests (KEP-6406). A value that
 // is unchanged on update is not validated again, so that a stored class stays
@@ -30,6 +31,13 @@ func validateExtendedResourceCapacityRequests(requests, oldRequests *resource.Ca
 	var allErrs field.ErrorList
 	if !utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity) {
 		allErrs = append(allErrs, field.Forbidden(fldPath, "requires the DRAConsumableCapacity feature gate"))
+	}
+	if len(requests.Requests) == 0 {
+		// The KEP's Goals speak of "one or more capacity name/quantity
+		// pairs": an empty map declares no share, and storing it would
+		// make the field "set" for the skew guard and drop-on-disable
+		// while meaning nothing (docs/register.md).
+		allErrs = append(allErrs, field.Required(fldPath.Child("requests"), "at least one capacity name and amount; leave extendedResourceCapacityRequests unset for the default consumption"))
 	}
 	allErrs = append(allErrs, validateMap(requests.Requests, -1, attributeAndCapacityMaxKeyLength, validateQualifiedNameOneSlash,
 		func(quantity apiresource.Quantity, fldPath *field.Path) field.ErrorList {

@@ -1,0 +1,69 @@
+package steps
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+func schedulerLog(attemptsFor map[string]int, extra ...string) string {
+	var b strings.Builder
+	for key, n := range attemptsFor {
+		for i := 0; i < n; i++ {
+			b.WriteString(`I1202 10:00:00.000000   42 schedule_one.go:1194] "Unable to schedule pod; no fit; waiting" pod="` + key + `" err="0/1 nodes are available: 1 cannot allocate all claims."` + "\n")
+		}
+	}
+	for _, l := range extra {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+func TestJudgeSchedulerRun(t *testing.T) {
+	const key = "ns/p1"
+	run := func(id string, running bool, log string) cluster.Run {
+		return cluster.Run{ID: id, Running: running, Log: log}
+	}
+	tests := []struct {
+		name          string
+		before, after cluster.Run
+		fail          []string
+		measured      string
+	}{
+		{"backoff", run("7", true, schedulerLog(map[string]int{key: 1})), run("7", true, schedulerLog(map[string]int{key: 4, "ns/other": 500})),
+			nil, "3 (1 before the window)"},
+		{"hot loop", run("7", true, schedulerLog(map[string]int{key: 1})), run("7", true, schedulerLog(map[string]int{key: 151})),
+			[]string{"150 times", "hot loop"}, "150"},
+		{"restarted", run("7", true, ""), run("8", true, ""), []string{"did not keep its run", "7", "8"}, ""},
+		{"crashed", run("7", true, ""), run("7", false, ""), []string{"did not keep its run"}, ""},
+		{"recovered panic", run("7", true, schedulerLog(map[string]int{key: 1})),
+			run("7", true, schedulerLog(map[string]int{key: 2}, `E1202 10:00:01.000000 42 runtime.go:142] "Observed a panic" panic="runtime error: index out of range"`)),
+			[]string{"logged a panic", "index out of range"}, ""},
+		{"attempts not logged", run("7", true, "I1202 nothing at v=0\n"), run("7", true, "I1202 nothing at v=0\n"), nil, "not measured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := &Env{}
+			err := judgeSchedulerRun(env, tt.before, tt.after, key, "p1", 20*time.Second, 10)
+			if tt.fail == nil && err != nil {
+				t.Fatalf("unexpected failure: %v", err)
+			}
+			if tt.fail != nil {
+				if err == nil {
+					t.Fatalf("passed; want a failure naming %q", tt.fail)
+				}
+				for _, w := range tt.fail {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("failure %q does not say %q", err, w)
+					}
+				}
+			}
+			got := strings.Join(env.Measurements(), "\n")
+			if !strings.Contains(got, tt.measured) {
+				t.Errorf("measurements %q do not say %q", got, tt.measured)
+			}
+		})
+	}
+}
