@@ -30,7 +30,12 @@ func binariesCmd(ctx context.Context, args []string, s Streams) int {
 		if name == "kubeconfig" {
 			continue
 		}
-		p, stop, err := providers.New(ctx, prov.config(name, scratch, s))
+		cfg, err := prov.config(name, scratch, s)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 2
+		}
+		p, stop, err := providers.New(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1

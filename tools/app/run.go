@@ -35,6 +35,7 @@ type providerFlags struct {
 	provider, kubeconfig, context, version, cacheDir, asCell string
 	kindCluster, kindImage, kindKEPBinDir                    string
 	kindKeep, kindNoDriver                                   bool
+	binDir, bins, binEncoding                                string
 }
 
 func (f *providerFlags) register(fs *flag.FlagSet) {
@@ -49,11 +50,32 @@ func (f *providerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.kindKEPBinDir, "kind-kep-bin-dir", "", "with --provider kind: directory of static linux kube-apiserver and kube-scheduler binaries implementing KEP-6406, run in place of the node image's")
 	fs.BoolVar(&f.kindKeep, "kind-keep", false, "with --provider kind: keep the clusters after the run")
 	fs.BoolVar(&f.kindNoDriver, "kind-no-driver", false, "with --provider kind: do not install the test driver (cases that need a kubelet are skipped)")
+	fs.StringVar(&f.binDir, "bin-dir", "", "with --provider local: a directory of binaries to test (kube-apiserver, kube-scheduler, kube-controller-manager, etcd: those it holds replace draconform's build); the run's target is then "+providers.LocalBinariesTarget+", which has no golden outcomes")
+	fs.StringVar(&f.bins, "bin", "", "with --provider local: comma-separated component=path overrides, e.g. kube-scheduler=/src/k8s/_output/bin/kube-scheduler")
+	fs.StringVar(&f.binEncoding, "bin-encoding", "protobuf", "with --bin-dir/--bin: protobuf (Kubernetes' default) or json, for an implementation that, like draconform's prototype, extends only the JSON encoding")
 }
 
-func (f *providerFlags) config(name, outDir string, s Streams) providers.Config {
+// parseBins reads --bin: component=path pairs.
+func parseBins(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, pair := range splitList(s) {
+		comp, path, ok := strings.Cut(pair, "=")
+		if !ok || comp == "" || path == "" {
+			return nil, fmt.Errorf("--bin %q: want component=path, e.g. kube-scheduler=/path/to/kube-scheduler", pair)
+		}
+		out[comp] = path
+	}
+	return out, nil
+}
+
+func (f *providerFlags) config(name, outDir string, s Streams) (providers.Config, error) {
+	bins, err := parseBins(f.bins)
+	if err != nil {
+		return providers.Config{}, err
+	}
 	return providers.Config{Name: name, Kubeconfig: f.kubeconfig, Context: f.context, AsCell: f.asCell, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out,
-		KindCluster: f.kindCluster, KindImage: f.kindImage, KindKEPBinDir: f.kindKEPBinDir, KindKeep: f.kindKeep, KindNoDriver: f.kindNoDriver}
+		KindCluster: f.kindCluster, KindImage: f.kindImage, KindKEPBinDir: f.kindKEPBinDir, KindKeep: f.kindKeep, KindNoDriver: f.kindNoDriver,
+		BinDir: f.binDir, Bins: bins, BinEncoding: f.binEncoding}, nil
 }
 
 // targets builds every provider named by --provider, each writing under its
@@ -67,13 +89,27 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 		}
 	}
 	for _, name := range splitList(f.provider) {
-		p, stop, err := providers.New(ctx, f.config(name, filepath.Join(outDir, name), s))
+		cfg, err := f.config(name, "", s)
+		if err != nil {
+			stopAll()
+			return nil, nil, err
+		}
+		target := name
+		if cfg.HasBinaries() {
+			if name != "local" {
+				stopAll()
+				return nil, nil, fmt.Errorf("--bin-dir and --bin apply to --provider local, not %s", name)
+			}
+			target = providers.LocalBinariesTarget
+		}
+		cfg.OutDir = filepath.Join(outDir, target)
+		p, stop, err := providers.New(ctx, cfg)
 		if err != nil {
 			stopAll()
 			return nil, nil, err
 		}
 		stops = append(stops, stop)
-		targets = append(targets, runner.Target{Name: name, Provider: p})
+		targets = append(targets, runner.Target{Name: target, Provider: p})
 	}
 	if len(targets) == 0 {
 		return nil, nil, fmt.Errorf("--provider names no provider")
@@ -133,7 +169,8 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 	klog.SetLogger(logr.Discard())
 	complete := *focus == "" && *labels == "" && pf.cells == "" && pf.suites == ""
 	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout,
-		Golden: *golden, UpdateGolden: *updateGolden, Complete: complete, GoldenAs: as})
+		Golden: *golden, UpdateGolden: *updateGolden, Complete: complete, GoldenAs: as,
+		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}})
 	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
 	if *focus != "" {
 		suiteCfg.FocusStrings = []string{*focus}

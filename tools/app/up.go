@@ -44,13 +44,18 @@ func upCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform up: starts a control plane; --provider kubeconfig has none to start")
 		return 2
 	}
-	p, stopAll, err := providers.New(ctx, prov.config(prov.provider, dir, s))
+	cfg, err := prov.config(prov.provider, dir, s)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform up:", err)
+		return 2
+	}
+	p, stopAll, err := providers.New(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform up:", err)
 		return 1
 	}
 	defer stopAll()
-	c, err := p.Start(ctx, cell.Name, runner.GateState(cell))
+	c, err := cluster.StartCell(ctx, p, cell.Name, runner.GateState(cell), runner.Released(cell))
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform up:", err)
 		return 1

@@ -151,5 +151,43 @@ type Provider interface {
 	Stop(ctx context.Context, c Cluster) error
 }
 
+// BinaryLister is implemented by clusters that know which binaries they
+// run, so that a report can say what was tested.
+type BinaryLister interface {
+	Binaries() []Binary
+}
+
+// Binary is one binary a cluster runs.
+type Binary struct {
+	Component Component
+	Path      string
+	// Version is the first line the binary prints for --version.
+	Version string
+}
+
+// MixedStarter is implemented by providers that can run some components
+// from the released Kubernetes binaries their implementation builds on,
+// beside its own: the version-skew cells of an upgrade.
+type MixedStarter interface {
+	StartMixed(ctx context.Context, cell string, gates GateState, released []Component) (Cluster, error)
+}
+
+// StartCell starts a cell through p, with the released components run from
+// released binaries where p can do that, and ErrUnsupported where it cannot.
+func StartCell(ctx context.Context, p Provider, cell string, gates GateState, released []Component) (Cluster, error) {
+	if len(released) == 0 {
+		return p.Start(ctx, cell, gates)
+	}
+	m, ok := p.(MixedStarter)
+	if !ok {
+		names := make([]string, len(released))
+		for i, c := range released {
+			names[i] = string(c)
+		}
+		return nil, fmt.Errorf("%s cannot run %s from released Kubernetes binaries beside its own: %w", p.Name(), strings.Join(names, ", "), ErrUnsupported)
+	}
+	return m.StartMixed(ctx, cell, gates, released)
+}
+
 // ErrUnsupported marks what a provider cannot do, as opposed to what failed.
 var ErrUnsupported = fmt.Errorf("not supported by this provider")

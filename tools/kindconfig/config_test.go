@@ -15,7 +15,8 @@ import (
 	"github.com/draconform/draconform/tools/spec"
 )
 
-// shippedCells are the cells of suites/cells.yaml, in file order.
+// shippedCells are the cells of suites/cells.yaml that have a kind config,
+// in file order: all but the version-skew ones (released:).
 func shippedCells(t *testing.T) []spec.Cell {
 	t.Helper()
 	b, err := loader.Load(suites.FS, fixtures.FS)
@@ -24,7 +25,28 @@ func shippedCells(t *testing.T) []spec.Cell {
 	}
 	var out []spec.Cell
 	for _, name := range b.CellOrder {
-		out = append(out, *b.Cells[name])
+		if len(b.Cells[name].Released) == 0 {
+			out = append(out, *b.Cells[name])
+		}
+	}
+	return out
+}
+
+func TestVersionSkewCellsHaveNoConfig(t *testing.T) {
+	cells := []spec.Cell{{Name: "defaults"}, {Name: "skew", Gates: map[string]map[string]bool{"kube-apiserver": {"DRAExtendedResourceCapacity": true}}, Released: []string{"kube-scheduler"}}}
+	files, err := Files(cells, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := files[FileName("skew")]; ok || len(files) != 1 {
+		t.Errorf("files %v: a cell with released components must have no kind config, the others one", keys(files))
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
 	}
 	return out
 }

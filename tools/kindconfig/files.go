@@ -15,10 +15,15 @@ import (
 func FileName(cell string) string { return cell + ".yaml" }
 
 // Files renders every cell's config as the file kind-configs/ holds, by
-// FileName.
+// FileName; version-skew cells (released:) have none.
 func Files(cells []spec.Cell, o Options) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, c := range cells {
+		if len(c.Released) > 0 {
+			// A version-skew cell needs some components from other
+			// binaries than the image's, which these configs cannot say.
+			continue
+		}
 		cfg, err := Build(c, o)
 		if err != nil {
 			return nil, err

@@ -87,7 +87,23 @@ func TestMalformedSpecs(t *testing.T) {
 		{
 			name:  "step with two actions",
 			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
-			want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectRunning)`},
+			want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectNoHotLoop, expectRunning)`},
+		},
+		{
+			name:  "sleep without a reason, too long",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - sleep: {for: 30s}\n"),
+			want: []string{
+				`suites/s.yaml:9: sleep: for: must be more than 0 and at most 10s (expectations poll; a sleep is only for what the clock orders) (e.g. for: 1100ms)`,
+				`suites/s.yaml:9: sleep needs why: (why: <what the wait is for>)`,
+			},
+		},
+		{
+			name:  "hot-loop window without a bound",
+			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectNoHotLoop: {pod: p1, over: 5m}\n"),
+			want: []string{
+				`suites/s.yaml:10: expectNoHotLoop: over: must be at most 2m0s (e.g. over: 20s)`,
+				`suites/s.yaml:10: expectNoHotLoop needs maxAttempts: of at least 1 (e.g. maxAttempts: 10)`,
+			},
 		},
 		{
 			name:  "undefined variable",

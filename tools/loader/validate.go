@@ -96,6 +96,16 @@ func validateCell(c *spec.Cell, probs *Problems) {
 		}
 		checkGates(c.Pos, gates, probs)
 	}
+	for _, comp := range c.Released {
+		if !slices.Contains(spec.KnownComponents, comp) {
+			probs.add(c.Pos.File, c.Pos.Line, closest(comp, spec.KnownComponents), "cell %s: released: unknown component %q", c.Name, comp)
+		}
+		if len(c.Gates[comp]) > 0 {
+			// A released binary predates the KEP's gate; an older one's
+			// gates are not what the cell is about.
+			probs.add(c.Pos.File, c.Pos.Line, "set gates only on the implementation's components", "cell %s: %s runs a released binary, so the cell must not set its gates", c.Name, comp)
+		}
+	}
 }
 
 func checkGates(pos spec.Pos, gates map[string]bool, probs *Problems) {

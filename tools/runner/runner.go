@@ -50,6 +50,11 @@ type Options struct {
 	// GoldenAs compares a target's outcomes with another implementation's
 	// golden ones (prototype-static=prototype).
 	GoldenAs map[string]string
+	// CompareWith lists, as information and never as a failure, how a
+	// target the golden table does not know differs from an
+	// implementation it does (binaries from elsewhere against the
+	// prototype's outcomes).
+	CompareWith map[string]string
 }
 
 // Register builds the ginkgo tree for opts. Call it once, before RunSpecs.
@@ -155,6 +160,9 @@ func checkGolden(opts Options, outcomes []report.Outcome) {
 	if len(res.NotCompared) > 0 {
 		fmt.Fprintf(opts.Log, "not compared with the golden table %s, which has no outcomes of: %s\n", opts.Golden, strings.Join(res.NotCompared, ", "))
 	}
+	for from, to := range opts.CompareWith {
+		compareWith(opts, g, outcomes, from, to)
+	}
 	if len(res.Diffs) > 0 {
 		Fail(fmt.Sprintf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
 			len(res.Diffs), opts.Golden, strings.Join(res.Diffs, "\n  ")))
@@ -167,4 +175,29 @@ func checkGolden(opts Options, outcomes []report.Outcome) {
 	default:
 		fmt.Fprintf(opts.Log, "every outcome of %s matches the golden table %s (a narrowed run: outcomes it did not run were not checked)\n", strings.Join(res.Compared, ", "), opts.Golden)
 	}
+}
+
+// compareWith prints how target from's outcomes differ from to's golden
+// ones, for information.
+func compareWith(opts Options, g report.Golden, outcomes []report.Outcome, from, to string) {
+	var mine []report.Outcome
+	for _, o := range outcomes {
+		if o.Target == from {
+			mine = append(mine, o)
+		}
+	}
+	if len(mine) == 0 {
+		return
+	}
+	res, err := g.Check(mine, opts.Complete, map[string]string{from: to})
+	if err != nil {
+		fmt.Fprintf(opts.Log, "%s not compared with %s: %v\n", from, to, err)
+		return
+	}
+	if len(res.Diffs) == 0 {
+		fmt.Fprintf(opts.Log, "%s: every outcome equals %s's golden outcome (information)\n", from, to)
+		return
+	}
+	fmt.Fprintf(opts.Log, "%s: %d outcomes differ from %s's golden outcomes (information, not a failure; the outcome shown as %s's is %s's):\n  %s\n",
+		from, len(res.Diffs), to, to, from, strings.Join(res.Diffs, "\n  "))
 }

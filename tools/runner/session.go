@@ -31,7 +31,9 @@ type cellState struct {
 	Kubeconfig string
 	Gates      cluster.GateState
 	Logs       map[cluster.Component]string
-	Caps       cluster.Capabilities
+	// Binaries are what the cluster runs, where the provider knows it.
+	Binaries []cluster.Binary
+	Caps     cluster.Capabilities
 	// Failed is why the cell's cluster could not start: its cases fail.
 	Failed string
 	// FailedCause is the outcome cause of Failed, when it is not a start
@@ -91,7 +93,7 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	key := stateKey(t.Name, cell.Name)
 	st := &cellState{Target: t.Name, Cell: cell.Name, Gates: GateState(cell)}
 	s.states[key] = st
-	c, err := t.Provider.Start(ctx, cell.Name, st.Gates)
+	c, err := cluster.StartCell(ctx, t.Provider, cell.Name, st.Gates, Released(cell))
 	if errors.Is(err, cluster.ErrUnsupported) {
 		st.Unsupported = err.Error()
 		s.logf("%s: skipped: %v", key, err)
@@ -111,6 +113,9 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	s.providers[key] = t.Provider
 	s.addNode(ctx, t, cell, c, st)
 	st.Cluster, st.Logs = c.Name(), c.LogFiles()
+	if bl, ok := c.(cluster.BinaryLister); ok {
+		st.Binaries = bl.Binaries()
+	}
 	if g := c.Gates(); g != nil {
 		st.Gates = g
 	}
@@ -232,6 +237,16 @@ func GateState(cell *spec.Cell) cluster.GateState {
 	return out
 }
 
+// Released are the components a version-skew cell runs from released
+// binaries.
+func Released(cell *spec.Cell) []cluster.Component {
+	var out []cluster.Component
+	for _, comp := range cell.Released {
+		out = append(out, cluster.Component(comp))
+	}
+	return out
+}
+
 func newClients(cfg *rest.Config) (*steps.Clients, error) {
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -274,6 +289,9 @@ func (s *session) describe() string {
 				fmt.Fprintf(&b, "%s: %s\n  %s\n  NOT IN THE STATE ITS GATES PROMISE: %s\n", key, st.Cluster, st.Caps, st.Contradicted)
 			default:
 				fmt.Fprintf(&b, "%s: %s\n  %s\n  %s\n", key, st.Cluster, st.Caps.Describe(), st.Caps)
+				for _, bin := range st.Binaries {
+					fmt.Fprintf(&b, "  %s: %s (%s)\n", bin.Component, bin.Path, bin.Version)
+				}
 			}
 		}
 	}

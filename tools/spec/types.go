@@ -107,8 +107,12 @@ type Cell struct {
 	// StartRefusal makes a control plane that refuses the gates an
 	// outcome, not a failure: some gate combinations are meant to be
 	// impossible, and refusing to start is one way to make them so.
-	StartRefusal string `yaml:"startRefusal" doc:"text of a start-up error that is an accepted outcome for this cell: its cases then pass, recording the refusal"`
-	Pos          Pos    `yaml:"-"`
+	// Released makes a version-skew cell: these components run the
+	// released Kubernetes binaries the implementation builds on, so they
+	// predate the KEP, while the others run the implementation's.
+	Released     []string `yaml:"released" doc:"components that run the released Kubernetes binaries the implementation builds on instead of its own (version skew: an upgraded API server beside a scheduler that predates the KEP)"`
+	StartRefusal string   `yaml:"startRefusal" doc:"text of a start-up error that is an accepted outcome for this cell: its cases then pass, recording the refusal"`
+	Pos          Pos      `yaml:"-"`
 }
 
 // Register is the interpretation register: every point where the KEP is

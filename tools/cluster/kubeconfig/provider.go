@@ -28,6 +28,16 @@ type Provider struct {
 // Name implements cluster.Provider.
 func (p *Provider) Name() string { return "kubeconfig" }
 
+// StartMixed implements cluster.MixedStarter: only a cluster its operator
+// declared to be that cell (--as-cell) runs it, since draconform cannot see
+// which binaries a cluster runs.
+func (p *Provider) StartMixed(ctx context.Context, cell string, gates cluster.GateState, _ []cluster.Component) (cluster.Cluster, error) {
+	if p.Cell != cell {
+		return nil, fmt.Errorf("cell %s runs some components from older, released binaries, which draconform cannot arrange on a kubeconfig cluster (set the cluster up so, then pass --as-cell %s): %w", cell, cell, cluster.ErrUnsupported)
+	}
+	return p.Start(ctx, cell, gates)
+}
+
 // Start implements cluster.Provider.
 func (p *Provider) Start(_ context.Context, cell string, gates cluster.GateState) (cluster.Cluster, error) {
 	var known cluster.GateState

@@ -60,3 +60,19 @@ func TestMissingKubeconfig(t *testing.T) {
 		t.Errorf("a missing kubeconfig must fail, not skip: %v", err)
 	}
 }
+
+// A version-skew cell runs only on a cluster declared to be it: draconform
+// cannot see, let alone choose, which binaries a cluster runs.
+func TestVersionSkewCellNeedsDeclaration(t *testing.T) {
+	path := writeKubeconfig(t)
+	skew := cluster.GateState{cluster.APIServer: {"DRAExtendedResourceCapacity": true}}
+	released := []cluster.Component{cluster.Scheduler}
+	undeclared := &Provider{Path: path}
+	if _, err := cluster.StartCell(context.Background(), undeclared, "apiserver-upgraded-first", skew, released); !errors.Is(err, cluster.ErrUnsupported) {
+		t.Errorf("an undeclared cluster must not run a version-skew cell, got %v", err)
+	}
+	declared := &Provider{Path: path, Cell: "apiserver-upgraded-first"}
+	if _, err := cluster.StartCell(context.Background(), declared, "apiserver-upgraded-first", skew, released); err != nil {
+		t.Errorf("the declared cell must run: %v", err)
+	}
+}

@@ -33,6 +33,9 @@ type Cluster struct {
 	procs   map[cluster.Component]*process
 	started []int // every pid ever started, for leak checks
 	node    *node // nil until addNode
+	// released are the components that run from Options.ReleasedBinDir.
+	released map[cluster.Component]bool
+	bins     []cluster.Binary
 }
 
 func newCluster(opts Options, log *buildcache.SyncWriter, name, cell string, gates cluster.GateState) *Cluster {
@@ -232,7 +235,7 @@ func (c *Cluster) launchComponent(ctx context.Context, comp cluster.Component) e
 // is stopped again. Caller holds c.mu.
 func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []string, pr probe, timeout time.Duration) error {
 	began := time.Now()
-	bin := filepath.Join(c.opts.BinDir, string(comp))
+	bin := c.opts.binary(comp, c.released)
 	p, err := startProcess(string(comp), bin, args, c.logPath(comp), c.gates[comp].Flag())
 	if err != nil {
 		return err

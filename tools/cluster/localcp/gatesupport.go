@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -22,13 +21,13 @@ var gateInHelp = regexp.MustCompile(`(?:kube:)?([A-Z][A-Za-z0-9]+)=true\|false`)
 
 // unsupportedGates returns the gates of g that some component's binary does
 // not know, as a sentence, or "" when all are known.
-func (p *Provider) unsupportedGates(ctx context.Context, g cluster.GateState) (string, error) {
+func (p *Provider) unsupportedGates(ctx context.Context, g cluster.GateState, binary func(cluster.Component) string) (string, error) {
 	var missing []string
 	for comp, gates := range g {
 		if len(gates) == 0 {
 			continue
 		}
-		known, err := p.knownGates(ctx, comp)
+		known, err := p.knownGates(ctx, binary(comp))
 		if err != nil {
 			return "", err
 		}
@@ -42,16 +41,15 @@ func (p *Provider) unsupportedGates(ctx context.Context, g cluster.GateState) (s
 	return strings.Join(missing, "; "), nil
 }
 
-func (p *Provider) knownGates(ctx context.Context, comp cluster.Component) (map[string]bool, error) {
+func (p *Provider) knownGates(ctx context.Context, bin string) (map[string]bool, error) {
 	p.mu.Lock()
-	known, ok := p.gateCache[comp]
+	known, ok := p.gateCache[bin]
 	p.mu.Unlock()
 	if ok {
 		return known, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	bin := filepath.Join(p.opts.BinDir, string(comp))
 	out, err := exec.CommandContext(ctx, bin, "--help").CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("local: listing the feature gates of %s: %w", bin, err)
@@ -61,7 +59,7 @@ func (p *Provider) knownGates(ctx context.Context, comp cluster.Component) (map[
 		known[m[1]] = true
 	}
 	p.mu.Lock()
-	p.gateCache[comp] = known
+	p.gateCache[bin] = known
 	p.mu.Unlock()
 	return known, nil
 }

@@ -45,8 +45,39 @@ func TestStartRefusesGatesTheBinariesLack(t *testing.T) {
 	if strings.Contains(err.Error(), "DRAConsumableCapacity") {
 		t.Errorf("a gate the binary lists was reported missing: %v", err)
 	}
-	known, err := p.knownGates(context.Background(), cluster.Scheduler)
+	known, err := p.knownGates(context.Background(), filepath.Join(dir, string(cluster.Scheduler)))
 	if err != nil || !known["DRADeviceTaints"] || len(known) != 2 {
 		t.Errorf("parsed gates %v, %v", known, err)
+	}
+}
+
+// A mixed cell asks the released binary, not the implementation's, whether
+// it knows a gate: a scheduler that predates the KEP cannot have the KEP's.
+func TestMixedCellAsksTheReleasedBinary(t *testing.T) {
+	impl, released := t.TempDir(), t.TempDir()
+	for _, c := range cluster.Components {
+		fakeBinary(t, impl, string(c), "kube:DRAExtendedResourceCapacity=true|false (ALPHA - default=false)")
+		fakeBinary(t, released, string(c), "kube:DRAConsumableCapacity=true|false (BETA - default=true)")
+	}
+	own := filepath.Join(t.TempDir(), "my-scheduler")
+	fakeBinary(t, filepath.Dir(own), "my-scheduler", "kube:DRAExtendedResourceCapacity=true|false (ALPHA - default=false)")
+	opts := Options{BinDir: impl, ReleasedBinDir: released, Binaries: map[cluster.Component]string{cluster.ControllerManager: own}, OutDir: t.TempDir(), Version: "vtest"}
+	p := New(opts)
+	_, err := p.StartMixed(context.Background(), "skew", cluster.GateState{cluster.Scheduler: {"DRAExtendedResourceCapacity": true}}, []cluster.Component{cluster.Scheduler})
+	if !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), "kube-scheduler has no alpha or beta feature gate DRAExtendedResourceCapacity") {
+		t.Fatalf("want the released scheduler's missing gate, got %v", err)
+	}
+	rel := map[cluster.Component]bool{cluster.Scheduler: true}
+	for comp, want := range map[cluster.Component]string{
+		cluster.Scheduler:         filepath.Join(released, "kube-scheduler"),
+		cluster.APIServer:         filepath.Join(impl, "kube-apiserver"),
+		cluster.ControllerManager: own,
+	} {
+		if got := opts.binary(comp, rel); got != want {
+			t.Errorf("binary(%s) = %s, want %s", comp, got, want)
+		}
+	}
+	if _, err := New(Options{BinDir: impl, OutDir: t.TempDir()}).StartMixed(context.Background(), "skew", nil, []cluster.Component{cluster.Scheduler}); !errors.Is(err, cluster.ErrUnsupported) {
+		t.Errorf("a provider without released binaries must say it cannot run the cell, got %v", err)
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/draconform/draconform/tools/buildcache"
@@ -21,7 +24,16 @@ const Etcd cluster.Component = "etcd"
 // Options configures a Provider.
 type Options struct {
 	BinDir string // holds etcd, kube-apiserver, kube-scheduler, kube-controller-manager
-	OutDir string // run output; each cell writes under OutDir/<cell>/
+	// Binaries names a binary per component (etcd included) in place of
+	// BinDir's: a contributor's or a vendor's build beside released ones.
+	Binaries map[cluster.Component]string
+	// ReleasedBinDir holds the released Kubernetes binaries the
+	// implementation builds on: a cell that lists a component in released:
+	// runs it from here (the version skew of an upgrade, an API server
+	// that knows the KEP beside a scheduler that predates it). Empty: this
+	// provider cannot run such cells.
+	ReleasedBinDir string
+	OutDir         string // run output; each cell writes under OutDir/<cell>/
 	// Version names the binaries in cluster names, e.g. "v1.37.2".
 	Version             string
 	APIServerExtraFlags []string
@@ -42,19 +54,23 @@ type Provider struct {
 	opts Options
 	log  *buildcache.SyncWriter
 
-	mu        sync.Mutex
-	clusters  map[string]*Cluster // running, by cell
-	gateCache map[cluster.Component]map[string]bool
+	mu           sync.Mutex
+	clusters     map[string]*Cluster        // running, by cell
+	gateCache    map[string]map[string]bool // by binary path
+	versionCache map[string]string          // by binary path
 
 	nodeMu   sync.Mutex
 	nodeBins *NodeBinaries // built on the first AddNode
 }
 
 var (
-	_ cluster.Provider  = (*Provider)(nil)
-	_ cluster.NodeAdder = (*Provider)(nil)
-	_ cluster.Cluster   = (*Cluster)(nil)
-	_ cluster.Restarter = (*Cluster)(nil)
+	_ cluster.Provider     = (*Provider)(nil)
+	_ cluster.NodeAdder    = (*Provider)(nil)
+	_ cluster.Cluster      = (*Cluster)(nil)
+	_ cluster.Restarter    = (*Cluster)(nil)
+	_ cluster.MixedStarter = (*Provider)(nil)
+	_ cluster.RunInspector = (*Cluster)(nil)
+	_ cluster.BinaryLister = (*Cluster)(nil)
 )
 
 // New returns a provider; nothing runs until Start.
@@ -63,7 +79,7 @@ func New(opts Options) *Provider {
 		opts.Log = io.Discard
 	}
 	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
-	return &Provider{opts: opts, log: buildcache.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[cluster.Component]map[string]bool{}}
+	return &Provider{opts: opts, log: buildcache.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}}
 }
 
 // Name is e.g. "local-v1.37.2".
@@ -72,20 +88,44 @@ func (p *Provider) Name() string { return "local-" + p.opts.Version }
 // Start brings up a fresh control plane for cell with gates and returns once
 // every component is healthy. On failure nothing it started keeps running.
 func (p *Provider) Start(ctx context.Context, cell string, gates cluster.GateState) (cluster.Cluster, error) {
+	return p.start(ctx, cell, gates, nil)
+}
+
+// StartMixed is Start with the released components run from the released
+// Kubernetes binaries (Options.ReleasedBinDir) instead of the provider's.
+func (p *Provider) StartMixed(ctx context.Context, cell string, gates cluster.GateState, released []cluster.Component) (cluster.Cluster, error) {
+	if p.opts.ReleasedBinDir == "" {
+		return nil, fmt.Errorf("%s: no released Kubernetes binaries to run %s from: %w", p.Name(), joinComponents(released), cluster.ErrUnsupported)
+	}
+	set := map[cluster.Component]bool{}
+	for _, comp := range released {
+		if comp != Etcd && !slices.Contains(cluster.Components, comp) {
+			return nil, fmt.Errorf("local: cell %s: %q is not a control-plane component", cell, comp)
+		}
+		set[comp] = true
+	}
+	return p.start(ctx, cell, gates, set)
+}
+
+func (p *Provider) start(ctx context.Context, cell string, gates cluster.GateState, released map[cluster.Component]bool) (cluster.Cluster, error) {
 	if cell == "" {
 		return nil, errors.New("local: empty cell name")
 	}
-	if missing, err := p.unsupportedGates(ctx, gates); err != nil {
+	binary := func(comp cluster.Component) string { return p.opts.binary(comp, released) }
+	if missing, err := p.unsupportedGates(ctx, gates, binary); err != nil {
 		return nil, err
 	} else if missing != "" {
-		return nil, fmt.Errorf("local %s binaries: %s: %w", p.opts.Version, missing, cluster.ErrUnsupported)
+		return nil, fmt.Errorf("%s binaries: %s: %w", p.Name(), missing, cluster.ErrUnsupported)
 	}
+	bins := p.listBinaries(ctx, released) // before p.mu: it takes the lock
 	p.mu.Lock()
 	if _, ok := p.clusters[cell]; ok {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("local: cell %s is already running", cell)
 	}
 	c := newCluster(p.opts, p.log, p.Name()+"/"+cell, cell, gates)
+	c.released = released
+	c.bins = bins
 	p.clusters[cell] = c
 	p.mu.Unlock()
 
@@ -95,6 +135,26 @@ func (p *Provider) Start(ctx context.Context, cell string, gates cluster.GateSta
 		return nil, fmt.Errorf("local: starting cell %s: %w", cell, err)
 	}
 	return c, nil
+}
+
+// binary is the path comp runs from: a released one for the components a
+// mixed cell lists, else the one named in Binaries, else BinDir's.
+func (o Options) binary(comp cluster.Component, released map[cluster.Component]bool) string {
+	if released[comp] {
+		return filepath.Join(o.ReleasedBinDir, string(comp))
+	}
+	if b := o.Binaries[comp]; b != "" {
+		return b
+	}
+	return filepath.Join(o.BinDir, string(comp))
+}
+
+func joinComponents(cs []cluster.Component) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = string(c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Stop stops every process of c; its logs stay. Calling it twice is fine.

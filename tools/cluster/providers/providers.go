@@ -40,7 +40,19 @@ type Config struct {
 	KindKEPBinDir string
 	KindKeep      bool
 	KindNoDriver  bool
+	// BinDir and Bins give the local provider binaries it did not build:
+	// a directory, and paths per component (etcd included) that override
+	// it. Components neither names run draconform's build of Version.
+	BinDir string
+	Bins   map[string]string
+	// BinEncoding is how those binaries talk and store: "protobuf"
+	// (Kubernetes' default) or "json", for an implementation that, like
+	// draconform's prototype, extends only the JSON encoding.
+	BinEncoding string
 }
+
+// HasBinaries says whether c gives the local provider binaries of its own.
+func (c Config) HasBinaries() bool { return c.BinDir != "" || len(c.Bins) > 0 }
 
 // New returns the provider and a function that stops everything it started.
 func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
@@ -48,11 +60,14 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 	case "kubeconfig":
 		return &kubeconfig.Provider{Path: c.Kubeconfig, Context: c.Context, Cell: c.AsCell}, func() {}, nil
 	case "local", "":
+		if c.HasBinaries() {
+			return localBinaries(ctx, c)
+		}
 		bin, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
 		if err != nil {
 			return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
-		p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log, Node: nodeOptions(c, bin)})
+		p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log, Node: nodeOptions(c, bin)})
 		return p, func() { _ = p.StopAll(context.Background()) }, nil
 	case "kind":
 		if err := kind.CheckDocker(ctx, kind.ExecRunner); err != nil {
@@ -176,7 +191,7 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func
 	if v.driverMutant != "" {
 		node.DriverMutant, version = v.driverMutant, version+"-driver-"+v.driverMutant
 	}
-	p := localcp.New(localcp.Options{BinDir: bin, OutDir: c.OutDir, Version: version, Log: c.Log,
+	p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, Version: version, Log: c.Log,
 		SchedulerContentType: contentType, StorageMediaType: storage, Node: node})
 	return p, func() { _ = p.StopAll(context.Background()) }, nil
 }
