@@ -98,7 +98,11 @@ func judgeSchedulerRun(env *Env, before, after cluster.Run, key, local string, w
 }
 
 // attempts counts kube-scheduler's log lines for failed attempts to
-// schedule the pod namespace/name (schedule_one.go, at --v=2).
+// schedule the pod namespace/name (schedule_one.go, at --v=2). Its
+// FailedScheduling events cannot count them: client-go's event broadcaster
+// folds repeats into a series whose count it writes back only every 30
+// minutes (tools/events refreshTime), so the API shows 1 or 2 however hot
+// the loop.
 func attempts(log, key string) int {
 	n := 0
 	for _, l := range strings.Split(log, "\n") {
