@@ -4,6 +4,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -178,7 +179,7 @@ func (e *Env) RunCleanup(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("%s: %w", fns[i].what, err))
 		}
 	}
-	return joinErrors(errs)
+	return errors.Join(errs...)
 }
 
 // PodName resolves a pod's local name; pods live in the case namespace.

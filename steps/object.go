@@ -1,12 +1,15 @@
 package steps
 
 import (
+	"encoding/json"
 	"fmt"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -41,7 +44,9 @@ func Instantiate(env *Env, u *spec.ObjectUse) (*Created, spec.Ref, error) {
 		if err := pn.Decode(&patch); err != nil {
 			return nil, "", fmt.Errorf("patch of %s: %w", describeUse(u), err)
 		}
-		obj = mergePatch(obj, patch)
+		if obj, err = mergePatch(obj, patch); err != nil {
+			return nil, "", fmt.Errorf("patch of %s: %w", describeUse(u), err)
+		}
 	}
 	un := &unstructured.Unstructured{Object: normalise(obj).(map[string]any)}
 	gvk := un.GroupVersionKind()
@@ -116,24 +121,27 @@ func guard(un *unstructured.Unstructured, runID string) {
 	}
 }
 
-// mergePatch merges maps key by key; a list or scalar replaces, null deletes.
-func mergePatch(base, patch map[string]any) map[string]any {
-	if base == nil {
-		base = map[string]any{}
+// mergePatch applies patch to base as a JSON merge patch (RFC 7386): maps
+// merge key by key, a list or scalar replaces, null deletes.
+func mergePatch(base, patch map[string]any) (map[string]any, error) {
+	doc, err := json.Marshal(normalise(base))
+	if err != nil {
+		return nil, err
 	}
-	for k, pv := range patch {
-		if pv == nil {
-			delete(base, k)
-			continue
-		}
-		if pm, pIsMap := pv.(map[string]any); pIsMap {
-			bm, _ := base[k].(map[string]any)
-			base[k] = mergePatch(bm, pm)
-			continue
-		}
-		base[k] = pv
+	p, err := json.Marshal(normalise(patch))
+	if err != nil {
+		return nil, err
 	}
-	return base
+	merged, err := jsonpatch.MergePatch(doc, p)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	// apimachinery's decoder keeps integers int64, as unstructured wants.
+	if err := utiljson.Unmarshal(merged, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // normalise turns yaml.v3 values into the JSON-like values unstructured

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"maps"
 	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -52,10 +51,6 @@ func apiCapacity(c Capacity) resourceapi.DeviceCapacity {
 		capacity.RequestPolicy = policy
 	}
 	return capacity
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 // DeviceNames lists the configured device names, in config order.

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -57,7 +59,7 @@ func validateDevice(d Device, p *field.Path) field.ErrorList {
 	if n := len(d.Attributes) + len(d.Capacity); n > resourceapi.ResourceSliceMaxAttributesAndCapacitiesPerDevice {
 		errs = append(errs, field.Invalid(p, n, fmt.Sprintf("attributes and capacity together must have at most %d entries", resourceapi.ResourceSliceMaxAttributesAndCapacitiesPerDevice)))
 	}
-	for _, name := range sortedKeys(d.Attributes) {
+	for _, name := range slices.Sorted(maps.Keys(d.Attributes)) {
 		ap := p.Child("attributes").Key(name)
 		errs = append(errs, validateQualifiedName(name, ap)...)
 		if attr := d.Attributes[name]; attr.numValues() != 1 {
@@ -65,7 +67,7 @@ func validateDevice(d Device, p *field.Path) field.ErrorList {
 		}
 	}
 	envNames := map[string]string{}
-	for _, name := range sortedKeys(d.Capacity) {
+	for _, name := range slices.Sorted(maps.Keys(d.Capacity)) {
 		cp := p.Child("capacity").Key(name)
 		errs = append(errs, validateQualifiedName(name, cp)...)
 		errs = append(errs, validateCapacity(d.Capacity[name], cp)...)

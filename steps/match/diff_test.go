@@ -17,6 +17,9 @@ func TestPrunedDiff(t *testing.T) {
 		{name: "equal by matching rules, not spelling",
 			want: "spec: {cpu: 1, mem: 1Gi, n: 2, gone: ~, id: <any>, t: 2024-01-02T03:04:05Z}",
 			got:  `{"spec":{"cpu":"1000m","mem":"1024Mi","n":2.0,"id":"x7","t":"2024-01-02T03:04:05Z"}}`},
+		// go-difflib aligns on the longest common run ("- count: 1"), so
+		// the surplus element shows as inserted before it; the mismatch
+		// paths Subset reports beside the diff name the changed fields.
 		{name: "only asserted keys shown",
 			want: `
 metadata: {name: c1, annotations: {resource.kubernetes.io/x: a}}
@@ -43,10 +46,10 @@ status: {allocation: <any>, shares: 1}
 -  nodeName: null
 +  nodeName: "n"
    requests:
--    - count: 1
 +    - count: 2
-       name: gpu
-+    - count: 1
++      name: gpu
+     - count: 1
+-      name: gpu
 +      name: tpu
  status:
    allocation: <any>
@@ -115,7 +118,7 @@ func TestUnifiedDiff(t *testing.T) {
 	tests := []struct {
 		name, a, b, expect string
 	}{
-		{name: "equal", a: "x\ny\n", b: "x\ny\n", expect: "--- a\n+++ b\n"},
+		{name: "equal", a: "x\ny\n", b: "x\ny\n", expect: ""},
 		{name: "far apart changes get separate hunks", a: numbered(20), b: numbered(20, 2, 18),
 			expect: "--- a\n+++ b\n" +
 				"@@ -1,5 +1,5 @@\n l1\n-l2\n+changed\n l3\n l4\n l5\n" +

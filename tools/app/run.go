@@ -57,15 +57,7 @@ func (f *providerFlags) register(fs *flag.FlagSet) {
 
 // parseBins reads --bin: component=path pairs.
 func parseBins(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, pair := range splitList(s) {
-		comp, path, ok := strings.Cut(pair, "=")
-		if !ok || comp == "" || path == "" {
-			return nil, fmt.Errorf("--bin %q: want component=path, e.g. kube-scheduler=/path/to/kube-scheduler", pair)
-		}
-		out[comp] = path
-	}
-	return out, nil
+	return parsePairs("--bin", "component=path, e.g. kube-scheduler=/path/to/kube-scheduler", s)
 }
 
 func (f *providerFlags) config(name, outDir string, s Streams) (providers.Config, error) {
@@ -214,13 +206,18 @@ func splitList(s string) []string {
 
 // parseGoldenAs reads --golden-as: target=implementation pairs.
 func parseGoldenAs(s string) (map[string]string, error) {
+	return parsePairs("--golden-as", "target=implementation, e.g. prototype-static=prototype", s)
+}
+
+// parsePairs reads a comma-separated list of key=value pairs of a flag.
+func parsePairs(flag, want, s string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, pair := range splitList(s) {
-		from, to, ok := strings.Cut(pair, "=")
-		if !ok || from == "" || to == "" {
-			return nil, fmt.Errorf("--golden-as %q: want target=implementation, e.g. prototype-static=prototype", pair)
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("%s %q: want %s", flag, pair, want)
 		}
-		out[from] = to
+		out[k] = v
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -40,7 +41,7 @@ func validate(b *Bundle, probs *Problems) {
 		for i := range s.Cases {
 			c := &s.Cases[i]
 			if c.Contested != "" && !entries[c.Contested] {
-				probs.add(c.Pos.File, c.Pos.Line, closest(c.Contested, sortedKeys(entries))+" add it to suites/register.yaml", "case %s: contested: %s is not in the interpretation register", c.ID, c.Contested)
+				probs.add(c.Pos.File, c.Pos.Line, closest(c.Contested, slices.Sorted(maps.Keys(entries)))+" add it to suites/register.yaml", "case %s: contested: %s is not in the interpretation register", c.ID, c.Contested)
 			}
 		}
 	}
@@ -80,7 +81,7 @@ func checkProofs(b *Bundle, probs *Problems) {
 	for _, e := range b.Register {
 		for _, p := range e.Proof {
 			if !cases[p] {
-				probs.add(e.Pos.File, e.Pos.Line, closest(p, sortedKeys(cases)), "register entry %s cites case %s, which does not exist", e.ID, p)
+				probs.add(e.Pos.File, e.Pos.Line, closest(p, slices.Sorted(maps.Keys(cases))), "register entry %s cites case %s, which does not exist", e.ID, p)
 			}
 		}
 	}
@@ -111,7 +112,7 @@ func validateCell(c *spec.Cell, probs *Problems) {
 func checkGates(pos spec.Pos, gates map[string]bool, probs *Problems) {
 	for g := range gates {
 		if _, ok := spec.KnownGates[g]; !ok {
-			probs.add(pos.File, pos.Line, closest(g, sortedKeys(spec.KnownGates)), "unknown feature gate %q", g)
+			probs.add(pos.File, pos.Line, closest(g, slices.Sorted(maps.Keys(spec.KnownGates))), "unknown feature gate %q", g)
 		}
 	}
 }
@@ -132,7 +133,7 @@ func validateFixture(f *spec.Fixture, probs *Problems) {
 		}
 	}
 	defined := append(slices.Clone(spec.Builtins), "name")
-	defined = append(defined, sortedKeys(f.Params)...)
+	defined = append(defined, slices.Sorted(maps.Keys(f.Params))...)
 	for _, r := range spec.NodeVarRefs(&f.Object) {
 		if !slices.Contains(defined, r.Name) {
 			probs.add(f.Pos.File, r.Line, closest(r.Name, defined)+" declare it under params:", "fixture %s: undefined variable ${%s}", f.Name, r.Name)
@@ -210,8 +211,8 @@ func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
 		at("", "case %s has no steps", c.ID)
 	}
 	cc := &caseCheck{b: b, s: s, c: c, probs: probs, refs: map[spec.Ref]spec.Pos{}, used: map[string]bool{}}
-	cc.scope = append(slices.Clone(spec.Builtins), sortedKeys(s.Vars)...)
-	cc.scope = append(cc.scope, sortedKeys(c.Vars)...)
+	cc.scope = append(slices.Clone(spec.Builtins), slices.Sorted(maps.Keys(s.Vars))...)
+	cc.scope = append(cc.scope, slices.Sorted(maps.Keys(c.Vars))...)
 	for i := range c.Given {
 		cc.use(&c.Given[i], false)
 	}
@@ -221,7 +222,7 @@ func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
 	if c.Gap != nil {
 		cc.gap(c.Gap)
 	}
-	for _, v := range sortedKeys(c.Vars) {
+	for _, v := range slices.Sorted(maps.Keys(c.Vars)) {
 		if !cc.used[v] {
 			at("remove it, or declare it as a param of the fixture meant to take it", "case %s: variable %q is not used", c.ID, v)
 		}
@@ -262,7 +263,7 @@ func (cc *caseCheck) use(u *spec.ObjectUse, update bool) {
 	}
 	obj, f := u.Template(cc.b.Fixtures)
 	if obj == nil {
-		cc.probs.add(p.File, p.Line, closest(u.Fixture, sortedKeys(cc.b.Fixtures)), "unknown fixture %q", u.Fixture)
+		cc.probs.add(p.File, p.Line, closest(u.Fixture, slices.Sorted(maps.Keys(cc.b.Fixtures))), "unknown fixture %q", u.Fixture)
 		return
 	}
 	name := u.LocalName(cc.b.Fixtures)
@@ -271,7 +272,7 @@ func (cc *caseCheck) use(u *spec.ObjectUse, update bool) {
 		return
 	}
 	if f != nil {
-		params := append([]string{"name"}, sortedKeys(f.Params)...)
+		params := append([]string{"name"}, slices.Sorted(maps.Keys(f.Params))...)
 		for v := range u.Vars {
 			if !slices.Contains(params, v) {
 				cc.probs.add(p.File, p.Line, closest(v, params), "fixture %s has no param %q", f.Name, v)
@@ -489,15 +490,6 @@ func actionNames() []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func joinQuoted(xs []string) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -160,7 +161,7 @@ func (g Golden) Check(outcomes []Outcome, complete bool, as map[string]string) (
 	known := g.Targets()
 	for from, to := range as {
 		if !known[to] {
-			return GoldenCheck{}, fmt.Errorf("--golden-as %s=%s: the golden table has no outcomes of %s (it knows %s)", from, to, to, strings.Join(sortedKeys(known), ", "))
+			return GoldenCheck{}, fmt.Errorf("--golden-as %s=%s: the golden table has no outcomes of %s (it knows %s)", from, to, to, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 		}
 	}
 	var res GoldenCheck
@@ -188,13 +189,4 @@ func (g Golden) Check(outcomes []Outcome, complete bool, as map[string]string) (
 func (g Golden) Compare(outcomes []Outcome) []string {
 	res, _ := g.Check(outcomes, false, nil)
 	return res.Diffs
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

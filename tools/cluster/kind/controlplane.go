@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -150,7 +151,7 @@ func (kc *kindCluster) setComponent(ctx context.Context, c cluster.Component, ga
 	if len(gates) == 0 {
 		delete(kc.gates, c)
 	} else {
-		kc.gates[c] = cloneGates(gates)
+		kc.gates[c] = maps.Clone(gates)
 	}
 	kc.logf("kind: %s on %s serves with --feature-gates=%q after %.0fs", c, kc.name, gates.Flag(), time.Since(began).Seconds())
 	if c == cluster.APIServer {
@@ -318,14 +319,6 @@ func anyRunning(cs []criContainer) bool {
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
-}
-
-func cloneGates(g cluster.Gates) cluster.Gates {
-	out := cluster.Gates{}
-	for k, v := range g {
-		out[k] = v
-	}
-	return out
 }
 
 // gateCache keeps what each component's binary said about its gates: every

@@ -3,6 +3,7 @@ package localcp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -262,7 +263,7 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 	began := time.Now()
 	c.procs[comp].stop(stopGrace(comp))
 	old, had := c.gates[comp]
-	c.gates[comp] = cloneGates(gates)
+	c.gates[comp] = maps.Clone(gates)
 	if err := c.launchComponent(ctx, comp); err != nil {
 		if had {
 			c.gates[comp] = old
@@ -340,12 +341,4 @@ func stopGrace(comp cluster.Component) time.Duration {
 	default:
 		return 5 * time.Second
 	}
-}
-
-func cloneGates(g cluster.Gates) cluster.Gates {
-	out := cluster.Gates{}
-	for k, v := range g {
-		out[k] = v
-	}
-	return out
 }
