@@ -76,13 +76,13 @@ func TestGatesInHelpAndUnknownGates(t *testing.T) {
                 kube:DRAConsumableCapacity=true|false (BETA - default=true)
                 kube:DRAPartitionableDevices=true|false (BETA - default=true)
 `
-	known := gatesInHelp(help)
+	known := cluster.GatesInHelp(help)
 	for _, g := range []string{"DRAConsumableCapacity", "DRAPartitionableDevices", "AllAlpha"} {
 		if !known[g] {
 			t.Errorf("%s not found in help", g)
 		}
 	}
-	got := unknownGates(cluster.APIServer, known, cluster.Gates{"DRAConsumableCapacity": false, "DRAExtendedResourceCapacity": true, "Zed": true})
+	got := cluster.UnknownGates(cluster.APIServer, known, cluster.Gates{"DRAConsumableCapacity": false, "DRAExtendedResourceCapacity": true, "Zed": true})
 	want := []string{"kube-apiserver has no alpha or beta feature gate DRAExtendedResourceCapacity", "kube-apiserver has no alpha or beta feature gate Zed"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -79,7 +79,7 @@ func (kc *kindCluster) apply(ctx context.Context, want cluster.GateState, force 
 		if err != nil {
 			return err
 		}
-		if missing := unknownGates(c, known, want[c]); len(missing) > 0 {
+		if missing := cluster.UnknownGates(c, known, want[c]); len(missing) > 0 {
 			return fmt.Errorf("%s: %w", strings.Join(missing, "; "), cluster.ErrUnsupported)
 		}
 	}

@@ -3,40 +3,12 @@ package kind
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
 	"github.com/draconform/draconform/tools/cluster"
 )
-
-// A component lists its alpha and beta gates in --help
-// ("kube:Name=true|false"), as the embedded provider relies on too; GA
-// gates are not listed, and cells have no reason to set them.
-var gateInHelp = regexp.MustCompile(`(?:kube:)?([A-Z][A-Za-z0-9]+)=true\|false`)
-
-func gatesInHelp(help string) map[string]bool {
-	out := map[string]bool{}
-	for _, m := range gateInHelp.FindAllStringSubmatch(help, -1) {
-		out[m[1]] = true
-	}
-	return out
-}
-
-// unknownGates words the gates of g that known lacks, sorted; empty when
-// the component knows them all.
-func unknownGates(c cluster.Component, known map[string]bool, g cluster.Gates) []string {
-	var out []string
-	for name := range g {
-		if !known[name] {
-			out = append(out, fmt.Sprintf("%s has no alpha or beta feature gate %s", c, name))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
 
 // unrecognizedGate tells a component that refused a gate it does not have
 // from one that refused a combination: the first is a binary without the
@@ -60,7 +32,7 @@ func askGates(ctx context.Context, n nodes.Node, c cluster.Component) (map[strin
 		if err != nil {
 			return nil, fmt.Errorf("listing the feature gates of %s: %w", c, err)
 		}
-		known := gatesInHelp(string(out))
+		known := cluster.GatesInHelp(string(out))
 		if len(known) == 0 {
 			return nil, fmt.Errorf("%s --help lists no feature gates; its output begins: %.200s", c, out)
 		}

@@ -256,7 +256,7 @@ func (p *Provider) knownUnsupported(gates cluster.GateState) string {
 			continue
 		}
 		if known, ok := p.gates.lookup(c); ok {
-			missing = append(missing, unknownGates(c, known, gates[c])...)
+			missing = append(missing, cluster.UnknownGates(c, known, gates[c])...)
 		}
 	}
 	return strings.Join(missing, "; ")

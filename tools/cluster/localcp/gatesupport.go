@@ -4,20 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster"
 )
-
-// A binary lists its alpha and beta gates in --help ("kube:Name=true|false");
-// an unknown gate makes it refuse to start. (GA gates are not listed; cells
-// have no reason to set them, and spec.KnownGates does not offer them.) Asking first lets a cell
-// that needs a gate these binaries lack (a KEP they do not implement) be
-// skipped with that reason instead of failing as a broken start.
-var gateInHelp = regexp.MustCompile(`(?:kube:)?([A-Z][A-Za-z0-9]+)=true\|false`)
 
 // unsupportedGates returns the gates of g that some component's binary does
 // not know, as a sentence, or "" when all are known.
@@ -31,11 +23,7 @@ func (p *Provider) unsupportedGates(ctx context.Context, g cluster.GateState, bi
 		if err != nil {
 			return "", err
 		}
-		for name := range gates {
-			if !known[name] {
-				missing = append(missing, fmt.Sprintf("%s has no alpha or beta feature gate %s", comp, name))
-			}
-		}
+		missing = append(missing, cluster.UnknownGates(comp, known, gates)...)
 	}
 	sort.Strings(missing)
 	return strings.Join(missing, "; "), nil
@@ -54,10 +42,7 @@ func (p *Provider) knownGates(ctx context.Context, bin string) (map[string]bool,
 	if err != nil {
 		return nil, fmt.Errorf("local: listing the feature gates of %s: %w", bin, err)
 	}
-	known = map[string]bool{}
-	for _, m := range gateInHelp.FindAllStringSubmatch(string(out), -1) {
-		known[m[1]] = true
-	}
+	known = cluster.GatesInHelp(string(out))
 	p.mu.Lock()
 	p.gateCache[bin] = known
 	p.mu.Unlock()
