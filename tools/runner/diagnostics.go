@@ -87,13 +87,9 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 		writeYAML(&b, got)
 	}
 	logs := env.Cluster.LogFiles()
-	if logs[cluster.Scheduler] != "" {
-		section("kube-scheduler log, last 40 lines (" + logs[cluster.Scheduler] + ")")
-		b.WriteString(tail(logs[cluster.Scheduler], 40))
-	}
 	if t, ok := env.Cluster.(cluster.LogTailer); ok {
 		for _, comp := range []cluster.Component{cluster.Scheduler, cluster.APIServer} {
-			section(string(comp) + " containers and log, last 60 lines")
+			section(string(comp) + " log, last 60 lines of its current run")
 			text, err := t.TailLog(ctx, comp, 60)
 			b.WriteString(text)
 			if err != nil {

@@ -1,9 +1,7 @@
 package localcp
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -106,36 +104,13 @@ func (p *process) diedError() error {
 // headerMark starts every line the provider itself writes into a log.
 const headerMark = "===== "
 
-// logTail returns the last n lines of the file's latest run, reading at most
-// its last 64 KiB.
+// logTail returns the last n lines of the file's latest run, indented.
 func logTail(path string, n int) string {
-	f, err := os.Open(path)
+	text, err := currentRunLog(path)
 	if err != nil {
 		return fmt.Sprintf("(cannot read log: %v)", err)
 	}
-	defer f.Close()
-	const window = 64 << 10
-	if fi, err := f.Stat(); err == nil && fi.Size() > window {
-		if _, err := f.Seek(fi.Size()-window, io.SeekStart); err != nil {
-			return fmt.Sprintf("(cannot read log: %v)", err)
-		}
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return fmt.Sprintf("(cannot read log: %v)", err)
-	}
-	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
-	// Only the latest run matters; earlier runs' output would mislead.
-	for i := len(lines) - 1; i >= 0; i-- {
-		if bytes.HasPrefix(lines[i], []byte(headerMark)) && bytes.Contains(lines[i], []byte(" starting ")) {
-			lines = lines[i:]
-			break
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "    " + string(bytes.Join(lines, []byte("\n    ")))
+	return "    " + strings.ReplaceAll(lastLines(text, n), "\n", "\n    ")
 }
 
 // freePorts asks the kernel for n distinct unused loopback ports. Another

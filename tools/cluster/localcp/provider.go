@@ -71,6 +71,7 @@ var (
 	_ cluster.MixedStarter = (*Provider)(nil)
 	_ cluster.RunInspector = (*Cluster)(nil)
 	_ cluster.BinaryLister = (*Cluster)(nil)
+	_ cluster.LogTailer    = (*Cluster)(nil)
 )
 
 // New returns a provider; nothing runs until Start.

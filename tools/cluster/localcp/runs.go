@@ -63,3 +63,24 @@ func currentRunLog(path string) (string, error) {
 	}
 	return strings.Join(lines[start:], ""), nil
 }
+
+// TailLog implements cluster.LogTailer: the last lines of what comp has
+// logged in its current run (earlier runs of a restarted component would
+// mislead).
+func (c *Cluster) TailLog(_ context.Context, comp cluster.Component, n int) (string, error) {
+	path := c.logPath(comp)
+	text, err := currentRunLog(path)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("log %s, current run:\n%s\n", path, lastLines(text, n)), nil
+}
+
+// lastLines is the last n lines of text, without a trailing newline.
+func lastLines(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
