@@ -69,3 +69,11 @@ func expandTree(env *Env, n *yaml.Node) (any, error) {
 	}
 	return normalise(out), nil
 }
+
+func checkAssert(c Checker, st *spec.Step) {
+	c.Need(st.Pos, st.Assert.Ref)
+	if !spec.IsSet(st.Assert.Object) {
+		c.Problem(st.Pos, "", "assert needs object: (the partial tree to match)")
+	}
+	c.Vars(&st.Assert.Object)
+}

@@ -101,5 +101,33 @@ func TestBuildKeepsTheSpec(t *testing.T) {
 
 func TestBuildNoAction(t *testing.T) {
 	_, err := steps.Build(&spec.Step{Name: "empty", Pos: spec.Pos{File: "suites/x.yaml", Line: 7}})
-	mustFail(t, err, "suites/x.yaml:7", "step has no action")
+	mustFail(t, err, "suites/x.yaml:7", "a step needs exactly one action, found 0")
+}
+
+// The registry has one row per union field, each with a Build and a Check,
+// and only a restart makes its case serial.
+func TestActionsCoverTheUnion(t *testing.T) {
+	st := reflect.TypeOf(spec.Step{})
+	rows := map[string]int{}
+	for _, a := range steps.Actions() {
+		rows[a.Field]++
+		if _, ok := st.FieldByName(a.Field); !ok {
+			t.Errorf("action %s names no spec.Step field", a.Field)
+		}
+		if a.Build == nil || a.Check == nil {
+			t.Errorf("action %s lacks Build or Check", a.Field)
+		}
+		if a.Serial != (a.Field == "Restart") {
+			t.Errorf("action %s: Serial = %v", a.Field, a.Serial)
+		}
+	}
+	for i := 0; i < st.NumField(); i++ {
+		fd := st.Field(i)
+		if k := fd.Type.Kind(); k != reflect.Pointer && k != reflect.Slice {
+			continue
+		}
+		if rows[fd.Name] != 1 {
+			t.Errorf("spec.Step.%s has %d rows in steps.Actions, want 1", fd.Name, rows[fd.Name])
+		}
+	}
 }

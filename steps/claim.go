@@ -226,3 +226,32 @@ func ownedBy(u *unstructured.Unstructured, uid string) bool {
 	}
 	return false
 }
+
+func checkExpectClaim(c Checker, st *spec.Step) {
+	e, p := st.ExpectClaim, st.Pos
+	if (e.Pod == "") == (e.Claim == "") {
+		c.Problem(p, "", "expectClaim needs exactly one of pod: or claim:")
+	}
+	if e.Pod != "" {
+		c.Need(p, spec.RefOf("Pod", e.Pod))
+	}
+	if e.Claim != "" {
+		c.Need(p, spec.RefOf("ResourceClaim", e.Claim))
+	}
+	if e.Requests == nil && e.Results == nil && e.Mapping == nil {
+		c.Problem(p, "requests:, results: or mapping:", "expectClaim checks nothing")
+	}
+	for i := range e.Requests {
+		if e.Requests[i].DeviceClass != "" {
+			c.Need(p, spec.RefOf("DeviceClass", e.Requests[i].DeviceClass))
+		}
+		c.Vars(&e.Requests[i].Capacity)
+	}
+	for i := range e.Results {
+		c.Enum(p, "shareID", e.Results[i].ShareID, []string{"", "set", "unset"})
+		c.Vars(&e.Results[i].ConsumedCapacity)
+	}
+	if e.Mapping != nil && e.Pod == "" {
+		c.Problem(p, "", "mapping: is checked on a pod's status: use pod:")
+	}
+}

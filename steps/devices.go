@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"github.com/draconform/draconform/tools/spec"
 	"sort"
 	"strings"
 	"time"
@@ -151,4 +152,13 @@ func podClaimNames(p *corev1.Pod) []string {
 		out = append(out, st.ResourceClaimName)
 	}
 	return out
+}
+
+func checkDevices(c Checker, p spec.Pos, pods []string) {
+	if len(pods) < 2 {
+		c.Problem(p, "", "name at least two pods")
+	}
+	for _, pod := range pods {
+		c.Need(p, spec.RefOf("Pod", pod))
+	}
 }

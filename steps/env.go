@@ -74,6 +74,44 @@ type Env struct {
 	measurements  []string
 }
 
+// EnvConfig is what a case instance starts from; NewEnv derives its names
+// and variable scopes, for the runner and the step tests alike.
+type EnvConfig struct {
+	Cluster  cluster.Cluster
+	Clients  *Clients
+	RunID    string
+	CaseHash string
+	// BaseGates are the cell's gates, restored after a restart step.
+	BaseGates           cluster.GateState
+	SuiteVars, CaseVars spec.Vars
+	Fixtures            map[string]*spec.Fixture
+	Log                 io.Writer
+}
+
+// NewEnv builds a case instance: a prefix unique to the run and the case
+// (cell included in the hash) names its namespace, its driver and domain,
+// and every cluster-scoped object; the builtins, then the suite's and the
+// case's vars, make its scope.
+func NewEnv(c EnvConfig) (*Env, error) {
+	prefix := fmt.Sprintf("dc-%s-%s", c.RunID, c.CaseHash)
+	domain := prefix + ".draconform.test"
+	base := spec.NewScope(map[string]string{
+		"prefix": prefix, "domain": domain, "driver": domain, "namespace": prefix, "run": c.RunID,
+	})
+	scope, err := base.With(c.SuiteVars)
+	if err == nil {
+		scope, err = scope.With(c.CaseVars)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("variables: %w", err)
+	}
+	return &Env{
+		Cluster: c.Cluster, Clients: c.Clients, Namespace: prefix, RunID: c.RunID, CaseHash: c.CaseHash,
+		BaseGates: c.BaseGates, BaseScope: base, Scope: scope, SuiteVars: c.SuiteVars, CaseVars: c.CaseVars,
+		Fixtures: c.Fixtures, Log: c.Log,
+	}, nil
+}
+
 // Measure records a figure a step measured, for the report.
 func (e *Env) Measure(text string) {
 	e.logf("measured: %s", text)

@@ -123,3 +123,16 @@ func panicLine(log string) string {
 	}
 	return ""
 }
+
+// maxHotLoopWindow bounds expectNoHotLoop's window, which every run waits out.
+const maxHotLoopWindow = 2 * time.Minute
+
+func checkExpectNoHotLoop(c Checker, st *spec.Step) {
+	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectNoHotLoop.Pod))
+	if time.Duration(st.ExpectNoHotLoop.Over) > maxHotLoopWindow {
+		c.Problem(st.Pos, "e.g. over: 20s", "expectNoHotLoop: over: must be at most %s", maxHotLoopWindow)
+	}
+	if st.ExpectNoHotLoop.MaxAttempts < 1 {
+		c.Problem(st.Pos, "e.g. maxAttempts: 10", "expectNoHotLoop needs maxAttempts: of at least 1")
+	}
+}

@@ -161,3 +161,10 @@ func schedulingEvents(ctx context.Context, env *Env, pod *corev1.Pod) ([]string,
 	}
 	return out, nil
 }
+
+func checkExpectScheduled(c Checker, st *spec.Step) {
+	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectScheduled.Pod))
+	if st.ExpectScheduled.Node != "" {
+		c.Need(st.Pos, spec.RefOf("Node", st.ExpectScheduled.Node))
+	}
+}

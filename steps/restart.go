@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/spec"
@@ -39,4 +40,11 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 		return r.Restart(ctx, comp, base)
 	})
 	return nil
+}
+
+func checkRestart(c Checker, st *spec.Step) {
+	if !slices.Contains(spec.KnownComponents, st.Restart.Component) {
+		c.Problem(st.Pos, c.Closest(st.Restart.Component, spec.KnownComponents), "restart: unknown component %q", st.Restart.Component)
+	}
+	c.Gates(st.Pos, st.Restart.Gates)
 }

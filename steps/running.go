@@ -175,3 +175,10 @@ func orNothing(list []string) string {
 	}
 	return strings.Join(list, " ")
 }
+
+func checkExpectRunning(c Checker, st *spec.Step) {
+	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectRunning.Pod))
+	if !c.Case().Requires.TestDriver {
+		c.Problem(st.Pos, "", "expectRunning needs requires: {testDriver: true}: pods only run where a kubelet and the test driver are")
+	}
+}

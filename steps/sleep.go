@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/draconform/draconform/tools/spec"
@@ -25,5 +26,18 @@ func (s *Sleep) Run(ctx context.Context, _ *Env) error {
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("sleep interrupted: %w", ctx.Err())
+	}
+}
+
+// maxSleep bounds a sleep step: anything longer is waiting for a condition,
+// which an expectation with within: says better.
+const maxSleep = 10 * time.Second
+
+func checkSleep(c Checker, st *spec.Step) {
+	if st.Sleep.For <= 0 || time.Duration(st.Sleep.For) > maxSleep {
+		c.Problem(st.Pos, "e.g. for: 1100ms", "sleep: for: must be more than 0 and at most %s (expectations poll; a sleep is only for what the clock orders)", maxSleep)
+	}
+	if strings.TrimSpace(st.Sleep.Why) == "" {
+		c.Problem(st.Pos, "why: <what the wait is for>", "sleep needs why:")
 	}
 }

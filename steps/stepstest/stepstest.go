@@ -114,17 +114,7 @@ func New(t testing.TB, opts ...Option) *Fake {
 	f.Kube.PrependReactor("list", "events", f.listEvents)
 	f.Dyn.PrependReactor("*", "*", f.warn)
 	f.Dyn.PrependReactor("*", "*", f.mirror)
-	base := spec.NewScope(map[string]string{
-		"prefix": Prefix, "domain": Domain, "driver": Driver, "namespace": Namespace, "run": RunID,
-	})
-	scope, err := base.With(cfg.suiteVars)
-	if err == nil {
-		scope, err = scope.With(cfg.caseVars)
-	}
-	if err != nil {
-		t.Fatalf("stepstest: vars: %v", err)
-	}
-	f.Env = &steps.Env{
+	env, err := steps.NewEnv(steps.EnvConfig{
 		Clients: &steps.Clients{
 			Config: &rest.Config{Host: "https://fake.invalid"},
 			Kube:   f.Kube,
@@ -137,12 +127,18 @@ func New(t testing.TB, opts ...Option) *Fake {
 				return f.Dyn, nil
 			},
 		},
-		Namespace: Namespace, RunID: RunID, CaseHash: CaseHash,
-		BaseScope: base, Scope: scope,
+		RunID: RunID, CaseHash: CaseHash,
 		SuiteVars: cfg.suiteVars, CaseVars: cfg.caseVars,
 		Fixtures: Fixtures(t),
 		Log:      logWriter{t},
+	})
+	if err != nil {
+		t.Fatalf("stepstest: %v", err)
 	}
+	if env.Namespace != Namespace {
+		t.Fatalf("stepstest: steps.NewEnv named the namespace %s, the fake expects %s", env.Namespace, Namespace)
+	}
+	f.Env = env
 	t.Cleanup(f.later.Wait)
 	return f
 }

@@ -6,20 +6,12 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/spec"
 )
-
-// maxSleep bounds a sleep step: anything longer is waiting for a condition,
-// which an expectation with within: says better.
-const maxSleep = 10 * time.Second
-
-// maxHotLoopWindow bounds expectNoHotLoop's window, which every run waits out.
-const maxHotLoopWindow = 2 * time.Minute
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
@@ -326,72 +318,32 @@ func (cc *caseCheck) need(p spec.Pos, ref spec.Ref) {
 
 func (cc *caseCheck) step(st *spec.Step) {
 	p := st.Pos
-	if n := countActions(st); n != 1 {
-		cc.probs.add(p.File, p.Line, "one of "+joinQuoted(actionNames()), "a step needs exactly one action, found %d", n)
+	set := steps.SetActions(st)
+	if len(set) != 1 {
+		cc.probs.add(p.File, p.Line, "one of "+joinQuoted(steps.ActionKeys()), "a step needs exactly one action, found %d", len(set))
 		return
 	}
 	cc.stringsIn(reflect.ValueOf(st).Elem(), p)
-	switch {
-	case st.Create != nil:
-		cc.write(st.Create, false)
-	case st.Apply != nil:
-		cc.write(st.Apply, false)
-	case st.Update != nil:
-		cc.write(st.Update, true)
-	case st.Delete != nil:
-		cc.need(p, *st.Delete)
-	case st.Restart != nil:
-		if !slices.Contains(spec.KnownComponents, st.Restart.Component) {
-			cc.probs.add(p.File, p.Line, closest(st.Restart.Component, spec.KnownComponents), "restart: unknown component %q", st.Restart.Component)
-		}
-		checkGates(p, st.Restart.Gates, cc.probs)
-	case st.Sleep != nil:
-		if st.Sleep.For <= 0 || time.Duration(st.Sleep.For) > maxSleep {
-			cc.probs.add(p.File, p.Line, "e.g. for: 1100ms", "sleep: for: must be more than 0 and at most %s (expectations poll; a sleep is only for what the clock orders)", maxSleep)
-		}
-		if strings.TrimSpace(st.Sleep.Why) == "" {
-			cc.probs.add(p.File, p.Line, "why: <what the wait is for>", "sleep needs why:")
-		}
-	case st.Assert != nil:
-		cc.need(p, st.Assert.Ref)
-		if !spec.IsSet(st.Assert.Object) {
-			cc.probs.add(p.File, p.Line, "", "assert needs object: (the partial tree to match)")
-		}
-		cc.refsIn(&st.Assert.Object, cc.scope)
-	case st.ExpectScheduled != nil:
-		cc.need(p, spec.RefOf("Pod", st.ExpectScheduled.Pod))
-		if st.ExpectScheduled.Node != "" {
-			cc.need(p, spec.RefOf("Node", st.ExpectScheduled.Node))
-		}
-	case st.ExpectUnschedulable != nil:
-		cc.need(p, spec.RefOf("Pod", st.ExpectUnschedulable.Pod))
-	case st.ExpectClaim != nil:
-		cc.claim(st.ExpectClaim, p)
-	case st.ExpectNoClaim != nil:
-		cc.need(p, spec.RefOf("Pod", st.ExpectNoClaim.Pod))
-	case st.ExpectNoHotLoop != nil:
-		cc.need(p, spec.RefOf("Pod", st.ExpectNoHotLoop.Pod))
-		if time.Duration(st.ExpectNoHotLoop.Over) > maxHotLoopWindow {
-			cc.probs.add(p.File, p.Line, "e.g. over: 20s", "expectNoHotLoop: over: must be at most %s", maxHotLoopWindow)
-		}
-		if st.ExpectNoHotLoop.MaxAttempts < 1 {
-			cc.probs.add(p.File, p.Line, "e.g. maxAttempts: 10", "expectNoHotLoop needs maxAttempts: of at least 1")
-		}
-	case st.ExpectRunning != nil:
-		cc.need(p, spec.RefOf("Pod", st.ExpectRunning.Pod))
-		if !cc.c.Requires.TestDriver {
-			cc.probs.add(p.File, p.Line, "", "expectRunning needs requires: {testDriver: true}: pods only run where a kubelet and the test driver are")
-		}
-	case st.ExpectSameDevice != nil, st.ExpectDistinct != nil:
-		pods := append(st.ExpectSameDevice, st.ExpectDistinct...)
-		if len(pods) < 2 {
-			cc.probs.add(p.File, p.Line, "", "name at least two pods")
-		}
-		for _, pod := range pods {
-			cc.need(p, spec.RefOf("Pod", pod))
-		}
-	}
+	set[0].Check(cc, st)
 }
+
+// caseCheck is the steps.Checker an action's Check reports through.
+var _ steps.Checker = (*caseCheck)(nil)
+
+func (cc *caseCheck) Case() *spec.Case                 { return cc.c }
+func (cc *caseCheck) Need(p spec.Pos, ref spec.Ref)    { cc.need(p, ref) }
+func (cc *caseCheck) Write(w *spec.Write, update bool) { cc.write(w, update) }
+func (cc *caseCheck) Vars(n *yaml.Node)                { cc.refsIn(n, cc.scope) }
+func (cc *caseCheck) Closest(got string, candidates []string) string {
+	return closest(got, candidates)
+}
+func (cc *caseCheck) Problem(p spec.Pos, hint, format string, args ...any) {
+	cc.probs.add(p.File, p.Line, hint, format, args...)
+}
+func (cc *caseCheck) Enum(p spec.Pos, field, got string, allowed []string) {
+	checkEnum(p, field, got, allowed, cc.probs)
+}
+func (cc *caseCheck) Gates(p spec.Pos, gates map[string]bool) { checkGates(p, gates, cc.probs) }
 
 func (cc *caseCheck) write(w *spec.Write, update bool) {
 	p := w.Pos
@@ -407,34 +359,6 @@ func (cc *caseCheck) write(w *spec.Write, update bool) {
 		if n != 1 {
 			cc.probs.add(p.File, p.Line, "rejected, warning or noWarning", "expect: needs exactly one outcome, found %d", n)
 		}
-	}
-}
-
-func (cc *caseCheck) claim(e *spec.ExpectClaim, p spec.Pos) {
-	if (e.Pod == "") == (e.Claim == "") {
-		cc.probs.add(p.File, p.Line, "", "expectClaim needs exactly one of pod: or claim:")
-	}
-	if e.Pod != "" {
-		cc.need(p, spec.RefOf("Pod", e.Pod))
-	}
-	if e.Claim != "" {
-		cc.need(p, spec.RefOf("ResourceClaim", e.Claim))
-	}
-	if e.Requests == nil && e.Results == nil && e.Mapping == nil {
-		cc.probs.add(p.File, p.Line, "requests:, results: or mapping:", "expectClaim checks nothing")
-	}
-	for _, r := range e.Requests {
-		if r.DeviceClass != "" {
-			cc.need(p, spec.RefOf("DeviceClass", r.DeviceClass))
-		}
-		cc.refsIn(&r.Capacity, cc.scope)
-	}
-	for _, r := range e.Results {
-		checkEnum(p, "shareID", r.ShareID, []string{"", "set", "unset"}, cc.probs)
-		cc.refsIn(&r.ConsumedCapacity, cc.scope)
-	}
-	if e.Mapping != nil && e.Pod == "" {
-		cc.probs.add(p.File, p.Line, "", "mapping: is checked on a pod's status: use pod:")
 	}
 }
 
@@ -467,29 +391,6 @@ func (cc *caseCheck) stringsIn(v reflect.Value, p spec.Pos) {
 			}
 		}
 	}
-}
-
-func countActions(st *spec.Step) int {
-	v := reflect.ValueOf(st).Elem()
-	n := 0
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Field(i)
-		if (f.Kind() == reflect.Pointer || f.Kind() == reflect.Slice) && !f.IsNil() {
-			n++
-		}
-	}
-	return n
-}
-
-func actionNames() []string {
-	t := reflect.TypeOf(spec.Step{})
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		if k := t.Field(i).Type.Kind(); k == reflect.Pointer || k == reflect.Slice {
-			out = append(out, t.Field(i).Tag.Get("yaml"))
-		}
-	}
-	return out
 }
 
 func joinQuoted(xs []string) string {

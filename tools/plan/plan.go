@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -106,7 +107,7 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 		Case:        c,
 		Cell:        cell,
 		KEP:         kep,
-		Serial:      c.Requires.Restart || hasRestart(c),
+		Serial:      c.Requires.Restart || steps.Serial(c),
 		APIVersions: apiVersions(c),
 	}
 	pc.Labels = []string{"suite:" + s.Name, "cell:" + cell.Name}
@@ -128,15 +129,6 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 		pc.Labels = append(pc.Labels, "kubelet")
 	}
 	return pc
-}
-
-func hasRestart(c *spec.Case) bool {
-	for _, st := range c.Steps {
-		if st.Restart != nil {
-			return true
-		}
-	}
-	return false
 }
 
 func apiVersions(c *spec.Case) []string {

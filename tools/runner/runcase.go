@@ -187,24 +187,14 @@ func unmet(c plan.Case, caps cluster.Capabilities) (string, string) {
 func cause(why string) { AddReportEntry(report.EntryCause, why) }
 
 func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients *steps.Clients) (*steps.Env, error) {
-	prefix := fmt.Sprintf("dc-%s-%s", s.opts.RunID, c.Hash())
-	domain := prefix + ".draconform.test"
-	base := spec.NewScope(map[string]string{
-		"prefix": prefix, "domain": domain, "driver": domain, "namespace": prefix, "run": s.opts.RunID,
+	env, err := steps.NewEnv(steps.EnvConfig{
+		Cluster: cl, Clients: clients, RunID: s.opts.RunID, CaseHash: c.Hash(), BaseGates: st.Gates,
+		SuiteVars: c.Suite.Vars, CaseVars: c.Case.Vars, Fixtures: s.opts.Bundle.Fixtures, Log: GinkgoWriter,
 	})
-	scope, err := base.With(c.Suite.Vars)
-	if err == nil {
-		scope, err = scope.With(c.Case.Vars)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("variables of %s: %w", c.ID, err)
+		return nil, fmt.Errorf("%s: %w", c.ID, err)
 	}
-	return &steps.Env{
-		Cluster: cl, Clients: clients, Namespace: prefix, RunID: s.opts.RunID, CaseHash: c.Hash(),
-		BaseGates: st.Gates, BaseScope: base, Scope: scope,
-		SuiteVars: c.Suite.Vars, CaseVars: c.Case.Vars, Fixtures: s.opts.Bundle.Fixtures,
-		Log: GinkgoWriter,
-	}, nil
+	return env, nil
 }
 
 // createNamespace gives the case its own namespace and waits for its default
