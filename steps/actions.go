@@ -70,6 +70,7 @@ func Actions() []Action {
 			Check: func(c Checker, st *spec.Step) { checkDevices(c, st.Pos, st.ExpectSameDevice) }},
 		{Field: "ExpectDistinct", Build: func(st *spec.Step) Step { return &Devices{Pods: st.ExpectDistinct} },
 			Check: func(c Checker, st *spec.Step) { checkDevices(c, st.Pos, st.ExpectDistinct) }},
+		{Field: "ExpectEvent", Build: func(st *spec.Step) Step { return &ExpectEvent{Spec: st.ExpectEvent} }, Check: checkExpectEvent},
 		{Field: "ExpectNoHotLoop", Build: func(st *spec.Step) Step { return &ExpectNoHotLoop{Spec: st.ExpectNoHotLoop} }, Check: checkExpectNoHotLoop},
 		{Field: "ExpectRunning", Build: func(st *spec.Step) Step { return &ExpectRunning{Spec: st.ExpectRunning} }, Check: checkExpectRunning},
 	}

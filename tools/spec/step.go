@@ -27,6 +27,7 @@ type Step struct {
 	ExpectNoClaim       *ExpectNoClaim       `yaml:"expectNoClaim" doc:"no ResourceClaim exists for a pod"`
 	ExpectSameDevice    []string             `yaml:"expectSameDevice" doc:"these pods' allocations are all on one device"`
 	ExpectDistinct      []string             `yaml:"expectDistinctDevices" doc:"no two of these pods share a device"`
+	ExpectEvent         *ExpectEvent         `yaml:"expectEvent" doc:"an object of the case gets an event with this reason (and message), at most so many times"`
 	ExpectNoHotLoop     *ExpectNoHotLoop     `yaml:"expectNoHotLoop" doc:"an unschedulable pod stays pending over a window without making the scheduler panic, restart or retry it in a hot loop"`
 	ExpectRunning       *ExpectRunning       `yaml:"expectRunning" doc:"a pod runs on a real kubelet, and its container saw these DRACONFORM_* variables (needs requires.testDriver)"`
 
@@ -124,6 +125,15 @@ type ExpectRunning struct {
 	Container string            `yaml:"container" doc:"whose log to read; default the first container"`
 	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty"`
 	Within    Duration          `yaml:"within" doc:"default 2m (image pull and CDI injection included)"`
+}
+
+// ExpectEvent waits for an event about an object of the case.
+type ExpectEvent struct {
+	Ref     Ref      `yaml:"ref" doc:"kind/name of an object of the case, e.g. pod/p1"`
+	Reason  string   `yaml:"reason" doc:"the event's reason, e.g. FailedScheduling"`
+	Message string   `yaml:"message" doc:"text the event's message must contain"`
+	AtMost  int      `yaml:"atMost" doc:"bound on how often it was recorded (the events' counts summed); 0: no bound"`
+	Within  Duration `yaml:"within" doc:"default 30s"`
 }
 
 // ExpectNoHotLoop measures the KEP's integration-test promise that an
