@@ -22,7 +22,7 @@ type Golden map[string]string
 
 // GoldenValue is how the golden table records o.
 func (o Outcome) GoldenValue() string {
-	v := o.State
+	v := string(o.State)
 	if o.Cause != "" {
 		v += ": " + o.Cause
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
@@ -21,7 +20,7 @@ type Outcome struct {
 	Target      string  `json:"target,omitempty"`
 	Suite       string  `json:"suite"`
 	Cell        string  `json:"cell"`
-	State       string  `json:"state"` // passed, failed, skipped
+	State       State   `json:"state"`
 	Message     string  `json:"message,omitempty"`
 	Contested   bool    `json:"contested,omitempty"`
 	Known       bool    `json:"knownIssue,omitempty"`
@@ -93,36 +92,28 @@ func Outcomes(r types.Report) []Outcome {
 		if s.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
-		o := Outcome{ID: s.LeafNodeText, Seconds: s.RunTime.Seconds()}
-		if _, id, ok := strings.Cut(o.ID, "] "); ok {
-			o.ID = id
-		}
-		for _, l := range s.Labels() {
-			k, v, _ := strings.Cut(l, ":")
-			switch {
-			case k == "suite":
-				o.Suite = v
-			case k == "cell":
-				o.Cell = v
-			case k == "provider":
-				o.Target = v
-			case l == "contested":
-				o.Contested = true
-			case l == "known-issue":
-				o.Known = true
+		var k Key
+		found := false
+		for _, e := range s.ReportEntries {
+			if e.Name == EntryKey {
+				k, found = keyOf(e.Value)
 			}
 		}
+		if !found {
+			continue // not a draconform case
+		}
+		o := Outcome{ID: k.ID(), Target: k.Target, Suite: k.Suite, Cell: k.Cell, Contested: k.Contested, Known: k.Known, Seconds: s.RunTime.Seconds()}
 		switch {
 		case s.State.Is(types.SpecStatePassed):
-			o.State = "passed"
+			o.State = Passed
 		case s.State.Is(types.SpecStateSkipped|types.SpecStatePending) && s.Failure.Message == "":
 			// Not selected by --focus or --label-filter: not part of this run.
 			continue
 		case s.State.Is(types.SpecStateSkipped | types.SpecStatePending):
-			o.State = "skipped"
+			o.State = Skipped
 			o.Message = s.Failure.Message
 		default:
-			o.State = "failed"
+			o.State = Failed
 			o.Message = s.Failure.Message
 		}
 		for _, e := range s.ReportEntries {

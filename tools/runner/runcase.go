@@ -21,6 +21,8 @@ import (
 )
 
 func runCase(ctx SpecContext, s *session, c plan.Case) {
+	AddReportEntry(report.EntryKey, report.Key{Target: c.Target, Suite: c.Suite.Name, Case: c.Case.ID, Cell: c.Cell.Name,
+		Contested: c.Case.Contested != "", Known: c.Case.KnownIssues != ""}, ReportEntryVisibilityNever)
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {
 	case err != nil:
