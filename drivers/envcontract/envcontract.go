@@ -29,6 +29,11 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 )
 
+// DriverName is the test driver's DRA driver name: its ResourceSlices,
+// its kubelet plugin directory, and what the suite looks for to know that
+// a node runs it.
+const DriverName = "testdriver.draconform.dev"
+
 const (
 	// Prefix starts every variable of the contract; print-env prints those.
 	Prefix = "DRACONFORM_"

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/draconform/draconform/drivers/envcontract"
 )
 
 // Field states of DeviceClassSpec.extendedResourceCapacityRequests, as a
@@ -46,7 +48,7 @@ func (c Capabilities) Serves(groupVersion string) bool {
 }
 
 // TestDriverName is the driver name of drivers/cmd/draconform-driver.
-const TestDriverName = "testdriver.draconform.dev"
+const TestDriverName = envcontract.DriverName
 
 func (c Capabilities) String() string {
 	driver := "none"

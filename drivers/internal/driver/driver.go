@@ -18,11 +18,12 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/draconform/draconform/drivers/config"
+	"github.com/draconform/draconform/drivers/envcontract"
 	"github.com/draconform/draconform/drivers/mutant"
 )
 
 // DriverName is the name under which the driver registers and publishes.
-const DriverName = "testdriver.draconform.dev"
+const DriverName = envcontract.DriverName
 
 // Options configure a driver instance.
 type Options struct {

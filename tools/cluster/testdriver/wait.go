@@ -10,13 +10,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/draconform/draconform/drivers/envcontract"
 )
 
 // The test driver, by name: drivers/deploy renders these objects.
 const (
 	Namespace = "draconform-driver"
 	DaemonSet = "draconform-driver"
-	Driver    = "testdriver.draconform.dev"
+	Driver    = envcontract.DriverName
 )
 
 // Wait waits for the DaemonSet to be ready on every node it targets and for
