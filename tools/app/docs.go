@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/draconform/draconform/tools/docs"
+	"github.com/draconform/draconform/tools/mutants"
 	"github.com/draconform/draconform/tools/report"
 )
 
@@ -32,7 +33,7 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 		"traceability.md": docs.Traceability(b),
 		"register.md":     docs.Register(b),
 	}
-	results, err := docs.LoadMutationResults(filepath.Join(*dir, "mutation.json"))
+	results, err := mutants.LoadResults(filepath.Join(*dir, "mutation.json"))
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform docs:", err)
 		return 1
@@ -65,7 +66,7 @@ func docsCmd(_ context.Context, args []string, s Streams) int {
 
 // readmeWithGenerated is the README with its generated sections made from
 // the mutation results and the golden table, or "" when there is neither.
-func readmeWithGenerated(path string, results []docs.MutationResult, goldenPath string) (string, error) {
+func readmeWithGenerated(path string, results []mutants.Result, goldenPath string) (string, error) {
 	g, err := report.LoadGolden(goldenPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		g, err = nil, nil

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/docs"
+	"github.com/draconform/draconform/tools/mutants"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
 )
@@ -31,7 +31,7 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	all := providers.Mutants()
+	all := mutants.All()
 	if *list {
 		for _, m := range all {
 			fmt.Fprintf(s.Out, "%-44s %s\n", m.Provider, m.Mistake)
@@ -52,11 +52,7 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
-	order := make([]string, len(all))
-	for i, m := range all {
-		order[i] = m.Provider
-	}
-	rec := &mutationRecorder{path: *results, order: order}
+	rec := &mutationRecorder{path: *results, order: mutants.Names()}
 	if err := rec.load(); err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
@@ -121,20 +117,13 @@ func mutationCmd(ctx context.Context, args []string, s Streams) int {
 	return 0
 }
 
-func selectMutants(all []providers.Mutant, names []string) ([]providers.Mutant, error) {
+func selectMutants(all []mutants.Mutant, names []string) ([]mutants.Mutant, error) {
 	if len(names) == 0 {
 		return all, nil
 	}
-	by := map[string]providers.Mutant{}
-	for _, m := range all {
-		by[m.Provider] = m
-	}
-	var out []providers.Mutant
+	var out []mutants.Mutant
 	for _, n := range names {
-		m, ok := by[n]
-		if !ok {
-			m, ok = by["prototype-"+n]
-		}
+		m, ok := mutants.Lookup(n)
 		if !ok {
 			return nil, fmt.Errorf("unknown mutant %q (draconform mutation --list)", n)
 		}
@@ -183,53 +172,26 @@ func (r *reference) wait(ctx context.Context) (map[string]report.Outcome, error)
 }
 
 // referenceProvider is the implementation every mutant is a variant of.
-const referenceProvider = "prototype"
+const referenceProvider = mutants.Reference
 
-func runMutant(ctx context.Context, dir string, m providers.Mutant, i, n int, ref *reference, s Streams) (docs.MutationResult, error) {
+func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref *reference, s Streams) (mutants.Result, error) {
 	out := filepath.Join(dir, m.Provider)
 	fmt.Fprintf(s.Out, "mutation: %d/%d: running the suite against %s (log %s)\n", i, n, m.Provider, filepath.Join(out, "run.log"))
 	began := time.Now()
 	outcomes, err := childRun(ctx, out, "--provider", m.Provider)
 	if err != nil {
-		return docs.MutationResult{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
+		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
 	want, err := ref.wait(ctx)
 	if err != nil {
-		return docs.MutationResult{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
+		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
-	r, err := judgeMutant(m, outcomes, want)
+	r, err := mutants.Judge(m, outcomes, want)
 	if err != nil {
-		return docs.MutationResult{}, fmt.Errorf("mutant %s (see %s): %w", m.Provider, out, err)
+		return mutants.Result{}, fmt.Errorf("mutant %s (see %s): %w", m.Provider, out, err)
 	}
 	r.Seconds = int(time.Since(began).Seconds())
 	fmt.Fprintf(s.Out, "mutation: %s: %d cases caught it (%d failed on the prototype too, not counted), in %s\n", m.Provider, len(r.Caught), len(r.FailedOnReference), time.Since(began).Round(time.Second))
-	return r, nil
-}
-
-// judgeMutant applies the kill rule: a case catches a mutant when it failed
-// on the mutant for what it checked, and passed on the prototype in the
-// reference run. A cluster or node that did not start is no catch but an
-// error of the mutation run, since nothing was checked.
-func judgeMutant(m providers.Mutant, outcomes []report.Outcome, reference map[string]report.Outcome) (docs.MutationResult, error) {
-	r := docs.MutationResult{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, Caught: []string{}}
-	var unstarted []string
-	for _, o := range outcomes {
-		if o.State != "failed" {
-			continue
-		}
-		if o.StartFailure() {
-			unstarted = append(unstarted, o.ID)
-			continue
-		}
-		if ref, ok := reference[o.ID]; !ok || ref.State != "passed" {
-			r.FailedOnReference = append(r.FailedOnReference, o.ID)
-			continue
-		}
-		r.Caught = append(r.Caught, o.ID)
-	}
-	if len(unstarted) > 0 {
-		return r, fmt.Errorf("%d cases failed because a cluster or node did not start (first %s), which says nothing of what the suite catches; fix the start and rerun it with --mutants", len(unstarted), unstarted[0])
-	}
 	return r, nil
 }
 
@@ -262,26 +224,26 @@ type mutationRecorder struct {
 	path  string
 	order []string
 	mu    sync.Mutex
-	rows  []docs.MutationResult
-	fresh []docs.MutationResult
+	rows  []mutants.Result
+	fresh []mutants.Result
 }
 
 func (r *mutationRecorder) load() error {
 	if r.path == "" {
 		return nil
 	}
-	old, err := docs.LoadMutationResults(r.path)
+	old, err := mutants.LoadResults(r.path)
 	r.rows = old
 	return err
 }
 
-func (r *mutationRecorder) add(res docs.MutationResult) error {
+func (r *mutationRecorder) add(res mutants.Result) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.fresh = append(r.fresh, res)
-	r.rows = docs.MergeMutationResults(r.rows, []docs.MutationResult{res}, r.order)
+	r.rows = mutants.MergeResults(r.rows, []mutants.Result{res}, r.order)
 	if r.path == "" {
 		return nil
 	}
-	return docs.SaveMutationResults(r.path, r.rows)
+	return mutants.SaveResults(r.path, r.rows)
 }

@@ -1,89 +1,15 @@
 package docs
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/draconform/draconform/tools/mutants"
 )
 
-// MutationResult is what one run of the suite against a known-broken
-// implementation showed. `draconform mutation` records them in
-// docs/mutation.json; the README's table is generated from that file.
-type MutationResult struct {
-	Provider string `json:"provider"`
-	Mistake  string `json:"mistake"`
-	// Equivalent, when set, says why no case can tell the mutant from the
-	// prototype: its mistake has no observable effect on this code base.
-	Equivalent string `json:"equivalent,omitempty"`
-	// Caught are the cases that failed on the mutant for what they checked
-	// and passed on the prototype in the same mutation run.
-	Caught []string `json:"caught"`
-	// FailedOnReference are cases that failed on the mutant and did not
-	// pass on the prototype either: not counted as catching it.
-	FailedOnReference []string `json:"failedOnReference,omitempty"`
-	// Seconds is how long the run took (the binaries were already built).
-	Seconds int `json:"seconds"`
-}
-
-// Killed says whether some case failed against the mutant.
-func (r MutationResult) Killed() bool { return len(r.Caught) > 0 }
-
-// LoadMutationResults reads docs/mutation.json; a missing file is empty.
-func LoadMutationResults(path string) ([]MutationResult, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var rs []MutationResult
-	if err := json.Unmarshal(data, &rs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return rs, nil
-}
-
-// MergeMutationResults replaces the results of the mutants in fresh and
-// keeps the others, in the order of order (the mutants' list), so that
-// re-running one mutant updates its row only.
-func MergeMutationResults(old, fresh []MutationResult, order []string) []MutationResult {
-	by := map[string]MutationResult{}
-	for _, r := range old {
-		by[r.Provider] = r
-	}
-	for _, r := range fresh {
-		by[r.Provider] = r
-	}
-	var out []MutationResult
-	for _, p := range order {
-		if r, ok := by[p]; ok {
-			out = append(out, r)
-			delete(by, p)
-		}
-	}
-	// Results of mutants that no longer exist are dropped with the mutant.
-	return out
-}
-
-// SaveMutationResults writes the results as indented JSON.
-func SaveMutationResults(path string, rs []MutationResult) error {
-	for i := range rs {
-		sort.Strings(rs[i].Caught)
-	}
-	data, err := json.MarshalIndent(rs, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
-}
-
 // MutationTable renders the results as the README's Markdown table.
-func MutationTable(rs []MutationResult) string {
+func MutationTable(rs []mutants.Result) string {
 	var b strings.Builder
 	b.WriteString("| mutant | its mistake | killed | cases that caught it |\n|---|---|---|---|\n")
 	killed, equivalent, total := 0, 0, 0
@@ -105,7 +31,7 @@ func MutationTable(rs []MutationResult) string {
 	return b.String()
 }
 
-func caughtList(r MutationResult) string {
+func caughtList(r mutants.Result) string {
 	if len(r.Caught) == 0 {
 		if r.Equivalent != "" {
 			return "none can: " + r.Equivalent

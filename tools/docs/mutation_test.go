@@ -3,16 +3,18 @@ package docs
 import (
 	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/tools/mutants"
 )
 
 func TestMutationTableAndMerge(t *testing.T) {
-	old := []MutationResult{
+	old := []mutants.Result{
 		{Provider: "m1", Mistake: "forgets", Seconds: 60},
 		{Provider: "gone", Mistake: "was removed", Caught: []string{"x@c"}},
 	}
-	fresh := []MutationResult{{Provider: "m1", Mistake: "forgets", Caught: []string{"a@x", "b@x", "c@x", "d@x", "e@x"}, Seconds: 90}}
-	rs := MergeMutationResults(old, fresh, []string{"m1", "m2", "m3"})
-	rs = MergeMutationResults(rs, []MutationResult{{Provider: "m2", Mistake: "lies", Seconds: 30}, {Provider: "m3", Mistake: "aliases", Equivalent: "nothing writes", Seconds: 30}}, []string{"m1", "m2", "m3"})
+	fresh := []mutants.Result{{Provider: "m1", Mistake: "forgets", Caught: []string{"a@x", "b@x", "c@x", "d@x", "e@x"}, Seconds: 90}}
+	rs := mutants.MergeResults(old, fresh, []string{"m1", "m2", "m3"})
+	rs = mutants.MergeResults(rs, []mutants.Result{{Provider: "m2", Mistake: "lies", Seconds: 30}, {Provider: "m3", Mistake: "aliases", Equivalent: "nothing writes", Seconds: 30}}, []string{"m1", "m2", "m3"})
 	if len(rs) != 3 || rs[0].Provider != "m1" || !rs[0].Killed() {
 		t.Fatalf("merged: %+v", rs)
 	}

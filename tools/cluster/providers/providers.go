@@ -8,11 +8,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/draconform/draconform/drivers/mutant"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kind"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/mutants"
 	"github.com/draconform/draconform/tools/prototype/build"
 )
 
@@ -85,81 +85,33 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 		}, nil
 	case "prototype":
 		return prototype(ctx, c, variant{})
-	case protobufScheduler:
-		return prototype(ctx, c, variant{protobufScheduler: true})
-	case protobufStorage:
-		return prototype(ctx, c, variant{protobufStorage: true})
 	case prototypeStatic:
 		return prototype(ctx, c, variant{static: true})
 	}
+	if m, ok := mutants.Lookup(c.Name); ok && m.Provider == c.Name {
+		return prototype(ctx, c, variant{Variant: m.Variant})
+	}
+	// Builds of the prototype that are not mistakes: one that closes an
+	// upstream gap, to run a case's gap.closed path for real.
 	if name, ok := strings.CutPrefix(c.Name, "prototype-"); ok {
 		if _, err := build.LookupMutant(name); err == nil {
-			return prototype(ctx, c, variant{mutant: name})
+			return prototype(ctx, c, variant{Variant: mutants.Variant{Build: name}})
 		}
 	}
-	if name, ok := strings.CutPrefix(c.Name, driverMutantPrefix); ok {
-		if _, known := mutant.Known[name]; known {
-			return prototype(ctx, c, variant{driverMutant: name})
-		}
-	}
-	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, "+prototypeStatic+", kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutantNames(), ", "))
+	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, "+prototypeStatic+", kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutants.Names(), ", "))
 }
-
-// protobufScheduler is the one mutant that is a way of running the
-// prototype rather than a build of its own.
-const protobufScheduler = "prototype-protobuf-scheduler"
-
-// protobufStorage runs the prototype's API server with its default storage
-// encoding, protobuf, which the prototype does not extend: the field is
-// lost on write although the gate is on. An independently written
-// prototype run this way is how the gap it shows was found.
-const protobufStorage = "prototype-protobuf-storage"
 
 // prototypeStatic is the prototype linked statically, as kind's images need
 // it: running it here shows the binaries a kind cluster would get behave as
 // the measured ones do.
 const prototypeStatic = "prototype-static"
 
-// Mutants are the known-broken implementations the suite must reject, by
-// provider name, with the mistake each makes: every build mutant of the
-// prototype (tools/prototype/build.Mutants), then the protobuf scheduler.
-func Mutants() []Mutant {
-	var out []Mutant
-	for _, m := range build.Mutants() {
-		out = append(out, Mutant{Provider: "prototype-" + m.Name, Mistake: m.Mistake, Equivalent: m.Equivalent})
-	}
-	out = append(out, Mutant{Provider: protobufScheduler, Mistake: "scheduler reads API objects as protobuf, which the prototype does not extend: every synthesized request loses its capacity"})
-	out = append(out, Mutant{Provider: protobufStorage, Mistake: "API server stores objects as protobuf, its default, which the prototype does not extend: the field is lost on write with the gate on"})
-	for _, name := range mutant.Names() {
-		out = append(out, Mutant{Provider: driverMutantPrefix + name, Mistake: mutant.Known[name]})
-	}
-	return out
-}
-
-// driverMutantPrefix names the prototype run with a broken build of the
-// test driver on its node: the kubelet half of the suite must catch it.
-const driverMutantPrefix = "prototype-driver-"
-
-func mutantNames() []string {
-	var names []string
-	for _, m := range Mutants() {
-		names = append(names, m.Provider)
-	}
-	return names
-}
-
-// Mutant is one known-broken implementation.
-type Mutant struct{ Provider, Mistake, Equivalent string }
-
-// variant selects a known-broken way to run the prototype, to show the
-// suite catches it: a build mutant, or the scheduler reading API objects as
-// protobuf (which the prototype does not extend, so the field is lost).
+// variant is how to run the prototype: as it is, linked statically (the
+// kind build, not broken), or as one of the mutants the suite must reject
+// (tools/mutants).
 type variant struct {
-	mutant            string
-	protobufScheduler bool
-	protobufStorage   bool
-	static            bool // not broken: the kind build (build.Options.Static)
-	driverMutant      string
+	mutants.Variant
+	static bool
 }
 
 // prototype runs the KEP-6406 prototype kube-apiserver and kube-scheduler
@@ -172,7 +124,7 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
-	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Mutant: v.mutant, Static: v.static, Log: c.Log}
+	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Mutant: v.Build, Static: v.static, Log: c.Log}
 	bin, err := build.Ensure(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("prototype binaries: %w", err)
@@ -180,16 +132,16 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func
 	// JSON end to end: the prototype does not touch the protobuf code,
 	// which would silently drop the new field.
 	contentType, version := "application/json", build.Version(opts)
-	if v.protobufScheduler {
+	if v.ProtobufScheduler {
 		contentType, version = "", version+"-protobuf-scheduler"
 	}
 	storage := "application/json"
-	if v.protobufStorage {
+	if v.ProtobufStorage {
 		storage, version = "", version+"-protobuf-storage"
 	}
 	node := nodeOptions(c, vanilla)
-	if v.driverMutant != "" {
-		node.DriverMutant, version = v.driverMutant, version+"-driver-"+v.driverMutant
+	if v.Driver != "" {
+		node.DriverMutant, version = v.Driver, version+"-driver-"+v.Driver
 	}
 	p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, Version: version, Log: c.Log,
 		SchedulerContentType: contentType, StorageMediaType: storage, Node: node})
