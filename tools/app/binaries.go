@@ -35,12 +35,12 @@ func binariesCmd(ctx context.Context, args []string, s Streams) int {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 2
 		}
-		p, stop, err := providers.New(ctx, cfg)
+		p, err := providers.New(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1
 		}
-		stop()
+		providers.Closer(p, s.Err)()
 		// The node's container runtime too, so that a run's first node
 		// does not wait for its build.
 		if np, ok := p.(interface {

@@ -95,12 +95,12 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 			target = providers.LocalBinariesTarget
 		}
 		cfg.OutDir = filepath.Join(outDir, target)
-		p, stop, err := providers.New(ctx, cfg)
+		p, err := providers.New(ctx, cfg)
 		if err != nil {
 			stopAll()
 			return nil, nil, err
 		}
-		stops = append(stops, stop)
+		stops = append(stops, providers.Closer(p, s.Err))
 		targets = append(targets, runner.Target{Name: target, Provider: p})
 	}
 	if len(targets) == 0 {

@@ -49,12 +49,12 @@ func upCmd(ctx context.Context, args []string, s Streams) int {
 		fmt.Fprintln(s.Err, "draconform up:", err)
 		return 2
 	}
-	p, stopAll, err := providers.New(ctx, cfg)
+	p, err := providers.New(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform up:", err)
 		return 1
 	}
-	defer stopAll()
+	defer providers.Closer(p, s.Err)()
 	c, err := cluster.StartCell(ctx, p, cell.Name, runner.GateState(cell), runner.Released(cell))
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform up:", err)

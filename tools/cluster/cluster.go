@@ -149,6 +149,9 @@ type Provider interface {
 	Start(ctx context.Context, cell string, gates GateState) (Cluster, error)
 	// Stop releases everything Start created. It is safe to call twice.
 	Stop(ctx context.Context, c Cluster) error
+	// Close stops whatever the provider still runs, at the end of a run or
+	// on an interrupt. It is safe to call twice.
+	Close(ctx context.Context) error
 }
 
 // BinaryLister is implemented by clusters that know which binaries they

@@ -25,6 +25,9 @@ type Provider struct {
 	Cell string
 }
 
+// Close implements cluster.Provider: draconform started nothing to stop.
+func (p *Provider) Close(context.Context) error { return nil }
+
 // Name implements cluster.Provider.
 func (p *Provider) Name() string { return "kubeconfig" }
 

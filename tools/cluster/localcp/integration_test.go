@@ -31,7 +31,7 @@ func TestControlPlane(t *testing.T) {
 	log := testLog{t}
 
 	p := New(Options{BinDir: binDir, OutDir: t.TempDir(), Version: testVersion, Log: log})
-	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
 
 	began := time.Now()
 	c, err := p.Start(ctx, "it", cluster.GateState{cluster.Scheduler: {"DRAConsumableCapacity": false}})
@@ -167,7 +167,7 @@ func TestStartFailureLeavesNothing(t *testing.T) {
 	defer cancel()
 	out := t.TempDir()
 	bad := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t}, APIServerExtraFlags: []string{"--no-such-flag"}})
-	t.Cleanup(func() { _ = bad.StopAll(context.Background()) })
+	t.Cleanup(func() { _ = bad.Close(context.Background()) })
 
 	_, err := bad.Start(ctx, "bad", nil)
 	if err == nil {
@@ -185,7 +185,7 @@ func TestStartFailureLeavesNothing(t *testing.T) {
 	}
 	// The cell is free again, so a corrected cell can start in the same place.
 	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t}})
-	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
 	c, err := p.Start(ctx, "bad", nil)
 	if err != nil {
 		t.Fatalf("restarting the cell after a failed Start: %v", err)

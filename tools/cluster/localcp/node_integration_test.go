@@ -152,7 +152,7 @@ func startTestNode(ctx context.Context, t *testing.T, cell string) (*Provider, c
 	out := t.TempDir()
 	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t},
 		Node: &NodeBuildOptions{KubeletBinDir: binDir, OutDir: out}})
-	t.Cleanup(func() { _ = p.StopAll(context.Background()) })
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
 	// A cold build of the container runtime takes minutes; it is not what
 	// the tests time, so it does not count against ctx.
 	if _, err := p.NodeBinaries(context.Background()); err != nil {

@@ -169,9 +169,9 @@ func (p *Provider) Stop(_ context.Context, c cluster.Cluster) error {
 	return nil
 }
 
-// StopAll stops every cluster this provider started and has not stopped, for
-// the runner's exit and interrupt paths.
-func (p *Provider) StopAll(_ context.Context) error {
+// Close implements cluster.Provider: it stops every cluster this provider
+// started and has not stopped, for the runner's exit and interrupt paths.
+func (p *Provider) Close(_ context.Context) error {
 	p.mu.Lock()
 	all := make([]*Cluster, 0, len(p.clusters))
 	for _, c := range p.clusters {

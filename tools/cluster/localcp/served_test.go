@@ -34,7 +34,7 @@ func TestProbeSeesServedVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		caps, err := cluster.Probe(ctx, c.RESTConfig(), false)
-		_ = p.StopAll(context.Background())
+		_ = p.Close(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

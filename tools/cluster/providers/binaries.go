@@ -22,15 +22,15 @@ const LocalBinariesTarget = "local-bin"
 // before any cell starts, and what it does not replace runs draconform's
 // build of c.Version, which also serves as the released binaries of
 // version-skew cells and as the node's kubelet.
-func localBinaries(ctx context.Context, c Config) (cluster.Provider, func(), error) {
+func localBinaries(ctx context.Context, c Config) (cluster.Provider, error) {
 	bins, err := chooseBinaries(c.BinDir, c.Bins)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, comp := range sortedComponents(bins) {
 		v, err := localcp.CheckBinary(ctx, bins[comp])
 		if err != nil {
-			return nil, nil, fmt.Errorf("--bin-dir/--bin: %s: %w", comp, err)
+			return nil, fmt.Errorf("--bin-dir/--bin: %s: %w", comp, err)
 		}
 		if c.Log != nil {
 			fmt.Fprintf(c.Log, "%s: %s is %s (%s)\n", LocalBinariesTarget, comp, bins[comp], v)
@@ -42,15 +42,15 @@ func localBinaries(ctx context.Context, c Config) (cluster.Provider, func(), err
 	case "json":
 		contentType, storage = "application/json", "application/json"
 	default:
-		return nil, nil, fmt.Errorf("--bin-encoding %q: want protobuf or json", c.BinEncoding)
+		return nil, fmt.Errorf("--bin-encoding %q: want protobuf or json", c.BinEncoding)
 	}
 	released, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
 	if err != nil {
-		return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
+		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
 	p := localcp.New(localcp.Options{BinDir: released, Binaries: bins, ReleasedBinDir: released, OutDir: c.OutDir,
 		Version: "bin", SchedulerContentType: contentType, StorageMediaType: storage, Log: c.Log, Node: nodeOptions(c, released)})
-	return p, func() { _ = p.StopAll(context.Background()) }, nil
+	return p, nil
 }
 
 // chooseBinaries picks each component's binary: a --bin path, else one of

@@ -54,35 +54,41 @@ type Config struct {
 // HasBinaries says whether c gives the local provider binaries of its own.
 func (c Config) HasBinaries() bool { return c.BinDir != "" || len(c.Bins) > 0 }
 
-// New returns the provider and a function that stops everything it started.
-func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
+// Closer returns a function that closes p, as deferred clean-up does,
+// saying on log (if any) what could not be stopped.
+func Closer(p cluster.Provider, log io.Writer) func() {
+	return func() {
+		if err := p.Close(context.Background()); err != nil && log != nil {
+			fmt.Fprintf(log, "%s: %v\n", p.Name(), err)
+		}
+	}
+}
+
+// New returns the provider; its Close stops everything it started.
+func New(ctx context.Context, c Config) (cluster.Provider, error) {
 	switch c.Name {
 	case "kubeconfig":
-		return &kubeconfig.Provider{Path: c.Kubeconfig, Context: c.Context, Cell: c.AsCell}, func() {}, nil
+		return &kubeconfig.Provider{Path: c.Kubeconfig, Context: c.Context, Cell: c.AsCell}, nil
 	case "local", "":
 		if c.HasBinaries() {
 			return localBinaries(ctx, c)
 		}
 		bin, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
 		if err != nil {
-			return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
+			return nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
 		p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log, Node: nodeOptions(c, bin)})
-		return p, func() { _ = p.StopAll(context.Background()) }, nil
+		return p, nil
 	case "kind":
 		if err := kind.CheckDocker(ctx, kind.ExecRunner); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		p, err := kind.New(kind.Options{ClusterName: c.KindCluster, Image: c.KindImage, KEPBinDir: c.KindKEPBinDir,
 			KeepCluster: c.KindKeep, InstallDriver: !c.KindNoDriver, OutDir: c.OutDir, Log: c.Log})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return p, func() {
-			if err := p.Close(context.Background()); err != nil && c.Log != nil {
-				fmt.Fprintln(c.Log, err)
-			}
-		}, nil
+		return p, nil
 	case "prototype":
 		return prototype(ctx, c, variant{})
 	case prototypeStatic:
@@ -98,7 +104,7 @@ func New(ctx context.Context, c Config) (cluster.Provider, func(), error) {
 			return prototype(ctx, c, variant{Variant: mutants.Variant{Build: name}})
 		}
 	}
-	return nil, nil, fmt.Errorf("unknown provider %q (local, prototype, "+prototypeStatic+", kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutants.Names(), ", "))
+	return nil, fmt.Errorf("unknown provider %q (local, prototype, "+prototypeStatic+", kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutants.Names(), ", "))
 }
 
 // prototypeStatic is the prototype linked statically, as kind's images need
@@ -116,18 +122,18 @@ type variant struct {
 
 // prototype runs the KEP-6406 prototype kube-apiserver and kube-scheduler
 // with vanilla etcd and kube-controller-manager.
-func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func(), error) {
+func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, error) {
 	if c.Version != "" && c.Version != build.BaseVersion {
-		return nil, nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, c.Version)
+		return nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, c.Version)
 	}
 	vanilla, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: build.BaseVersion, CacheDir: c.CacheDir, Log: c.Log})
 	if err != nil {
-		return nil, nil, fmt.Errorf("kubernetes binaries: %w", err)
+		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
 	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Mutant: v.Build, Static: v.static, Log: c.Log}
 	bin, err := build.Ensure(ctx, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("prototype binaries: %w", err)
+		return nil, fmt.Errorf("prototype binaries: %w", err)
 	}
 	// JSON end to end: the prototype does not touch the protobuf code,
 	// which would silently drop the new field.
@@ -145,7 +151,7 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, func
 	}
 	p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, Version: version, Log: c.Log,
 		SchedulerContentType: contentType, StorageMediaType: storage, Node: node})
-	return p, func() { _ = p.StopAll(context.Background()) }, nil
+	return p, nil
 }
 
 // nodeOptions gives an embedded provider its node: the v1.37.2 kubelet,

@@ -54,11 +54,11 @@ func TestConformance(t *testing.T) {
 	defer cancel()
 	var targets []runner.Target
 	for _, name := range strings.Split(*provider, ",") {
-		p, stop, err := providers.New(ctx, providers.Config{Name: name, Kubeconfig: *kubeconfig, Version: *version, OutDir: filepath.Join(out, name), Log: os.Stdout})
+		p, err := providers.New(ctx, providers.Config{Name: name, Kubeconfig: *kubeconfig, Version: *version, OutDir: filepath.Join(out, name), Log: os.Stdout})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer stop()
+		defer providers.Closer(p, os.Stdout)()
 		targets = append(targets, runner.Target{Name: name, Provider: p})
 	}
 	var filter plan.Filter
