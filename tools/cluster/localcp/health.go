@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // probe is one HTTP health endpoint of a component.
@@ -75,25 +77,17 @@ func (pr probe) check(ctx context.Context) error {
 // passes. An exit is reported with the log tail, since that is where the
 // reason is.
 func waitHealthy(ctx context.Context, p *process, pr probe, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
 	var last error
-	for {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		if p.exited() {
-			return p.diedError()
+			return false, p.diedError()
 		}
-		if last = pr.check(ctx); last == nil {
-			return nil
-		}
-		select {
-		case <-p.done:
-			return p.diedError()
-		case <-ctx.Done():
-			return fmt.Errorf("%s not healthy at %s after %s (last: %v); log %s, last lines:\n%s",
-				p.name, pr.url, timeout, last, p.logPath, logTail(p.logPath, 30))
-		case <-tick.C:
-		}
+		last = pr.check(ctx)
+		return last == nil, nil
+	})
+	if err != nil && wait.Interrupted(err) {
+		return fmt.Errorf("%s not healthy at %s after %s (last: %v); log %s, last lines:\n%s",
+			p.name, pr.url, timeout, last, p.logPath, logTail(p.logPath, 30))
 	}
+	return err
 }

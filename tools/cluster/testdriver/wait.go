@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/draconform/draconform/drivers/envcontract"
@@ -122,21 +123,12 @@ func DaemonSetReady(ds *appsv1.DaemonSet) (bool, string) {
 }
 
 // Poll calls cond every interval until it is done, fails, or timeout
-// passes; cond's transient failures are its own to swallow.
+// passes (apimachinery's wait, with the bound in the error); cond's
+// transient failures are its own to swallow.
 func Poll(ctx context.Context, timeout, interval time.Duration, cond func(context.Context) (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		done, err := cond(ctx)
-		if err != nil || done {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not done after %s: %w", timeout, ctx.Err())
-		case <-t.C:
-		}
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, cond)
+	if err != nil && wait.Interrupted(err) {
+		return fmt.Errorf("not done after %s: %w", timeout, err)
 	}
+	return err
 }
