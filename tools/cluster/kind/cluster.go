@@ -45,22 +45,15 @@ func (c *Cluster) LogFiles() map[cluster.Component]string { return map[cluster.C
 // control-plane node, after the states of all its containers (a component
 // in crash-loop back-off shows as exited ones).
 func (c *Cluster) TailLog(ctx context.Context, comp cluster.Component, lines int) (string, error) {
-	all, err := listContainers(ctx, c.kc.cp, comp)
+	all, err := c.containers(ctx, comp)
 	if err != nil {
 		return "", err
 	}
-	if len(all) == 0 {
-		return "", fmt.Errorf("no %s container on %s", comp, c.kc.cp)
-	}
 	var b strings.Builder
-	newest := all[0]
 	for _, ctr := range all {
 		fmt.Fprintf(&b, "container %s %s created %s\n", ctr.ID, ctr.State, time.Unix(0, ctr.CreatedAt).UTC().Format(time.RFC3339))
-		if ctr.CreatedAt > newest.CreatedAt {
-			newest = ctr
-		}
 	}
-	logs, err := nodeCombined(ctx, c.kc.cp, "crictl", "logs", "--tail", strconv.Itoa(lines), newest.ID)
+	logs, err := nodeCombined(ctx, c.kc.cp, "crictl", "logs", "--tail", strconv.Itoa(lines), all[0].ID)
 	b.Write(logs)
 	return b.String(), err
 }
@@ -68,24 +61,29 @@ func (c *Cluster) TailLog(ctx context.Context, comp cluster.Component, lines int
 // CurrentRun implements cluster.RunInspector: comp's newest container on
 // the control-plane node, and its log (the last runLogLines lines).
 func (c *Cluster) CurrentRun(ctx context.Context, comp cluster.Component) (cluster.Run, error) {
-	all, err := listContainers(ctx, c.kc.cp, comp)
+	all, err := c.containers(ctx, comp)
 	if err != nil {
 		return cluster.Run{}, err
 	}
-	if len(all) == 0 {
-		return cluster.Run{}, fmt.Errorf("no %s container on %s", comp, c.kc.cp)
-	}
 	newest := all[0]
-	for _, ctr := range all {
-		if ctr.CreatedAt > newest.CreatedAt {
-			newest = ctr
-		}
-	}
 	logs, err := nodeCombined(ctx, c.kc.cp, "crictl", "logs", "--tail", strconv.Itoa(runLogLines), newest.ID)
 	if err != nil {
 		return cluster.Run{}, fmt.Errorf("reading the log of %s container %s: %w", comp, newest.ID, err)
 	}
 	return cluster.Run{ID: newest.ID, Running: newest.running(), Log: string(logs)}, nil
+}
+
+// containers lists comp's containers on the control-plane node, newest
+// first (listContainers sorts them), and fails when there is none.
+func (c *Cluster) containers(ctx context.Context, comp cluster.Component) ([]criContainer, error) {
+	all, err := listContainers(ctx, c.kc.cp, comp)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no %s container on %s", comp, c.kc.cp)
+	}
+	return all, nil
 }
 
 // runLogLines bounds what CurrentRun reads of a container's log.
