@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/draconform/draconform/tools/buildcache"
+	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/engine"
 )
 
@@ -24,7 +24,7 @@ func engineCmd(ctx context.Context, args []string, s Streams) int {
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	root, err := buildcache.FindRepoRoot()
+	root, err := k8sbuild.FindRepoRoot()
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform engine:", err)
 		return 1

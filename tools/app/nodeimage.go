@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/draconform/draconform/tools/buildcache"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/nodeimage"
 )
 
@@ -40,7 +40,7 @@ func nodeImageCmd(ctx context.Context, args []string, s Streams) int {
 }
 
 func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams) (string, error) {
-	root, err := buildcache.FindRepoRoot()
+	root, err := k8sbuild.FindRepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -56,7 +56,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 		tag, err := nodeimage.EnsureBase(ctx, nodeimage.Options{WorkDir: work, Mirror: mirror, Log: s.Err})
 		base <- baseResult{tag, err}
 	}()
-	kube, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{
+	kube, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
 		RepoRoot: root, Version: "kind-node-" + nodeImageVersion, CacheDir: cache, Log: s.Err,
 		Packages: []string{"./etcd", "k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kube-controller-manager",
 			"k8s.io/kubernetes/cmd/kube-scheduler", "k8s.io/kubernetes/cmd/kube-proxy", "k8s.io/kubernetes/cmd/kubelet",
@@ -74,7 +74,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 	if err != nil {
 		return "", err
 	}
-	coredns, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{
+	coredns, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
 		RepoRoot: root, Version: "coredns-" + corednsVersion, CacheDir: cache, Log: s.Err,
 		ModuleDir: filepath.Join(root, "tools", "corednsbin"), Packages: []string{"github.com/coredns/coredns"},
 		What: "CoreDNS " + corednsVersion + " for the kind node image (static)",

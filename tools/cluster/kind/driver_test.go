@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/draconform/draconform/tools/buildcache"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // The driver's image is built once per provider, from the repository's
 // driver, with no Docker and no registry.
 func TestBuildDriverImageOncePerProvider(t *testing.T) {
-	root, err := buildcache.FindRepoRoot()
+	root, err := k8sbuild.FindRepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
-	"github.com/draconform/draconform/tools/buildcache"
+	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/kindconfig"
 	"github.com/draconform/draconform/tools/nodeimage"
@@ -136,7 +136,7 @@ func newProvider(opts Options, api kindAPI) (*Provider, error) {
 		opts.KEPBinDir = dir
 	}
 	if opts.InstallDriver && opts.RepoRoot == "" {
-		root, err := buildcache.FindRepoRoot()
+		root, err := k8sbuild.FindRepoRoot()
 		if err != nil {
 			return nil, fmt.Errorf("kind: finding drivers/ for the test driver: %w", err)
 		}

@@ -11,14 +11,14 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/draconform/draconform/tools/buildcache"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // Cluster is one running local control plane.
 type Cluster struct {
 	opts Options
-	log  *buildcache.SyncWriter
+	log  *k8sbuild.SyncWriter
 	name string
 	cell string
 	dir  string
@@ -39,7 +39,7 @@ type Cluster struct {
 	bins     []cluster.Binary
 }
 
-func newCluster(opts Options, log *buildcache.SyncWriter, name, cell string, gates cluster.GateState) *Cluster {
+func newCluster(opts Options, log *k8sbuild.SyncWriter, name, cell string, gates cluster.GateState) *Cluster {
 	if gates == nil {
 		gates = cluster.GateState{}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // ensureTestBinaries builds the binaries if needed. A cold build outlasts
@@ -22,7 +24,7 @@ func ensureTestBinaries(t *testing.T) string {
 		ctx, cancel = context.WithDeadline(context.Background(), dl.Add(-time.Minute))
 	}
 	defer cancel()
-	binDir, err := EnsureBinaries(ctx, BuildOptions{Version: testVersion, Log: testLog{t}})
+	binDir, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: testVersion, Log: testLog{t}})
 	if err != nil {
 		if ctx.Err() != nil {
 			t.Fatalf("%v\nthe build did not finish before the test deadline; compiled packages are cached, so rerun, "+

@@ -20,9 +20,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/draconform/draconform/drivers/deploy"
-	"github.com/draconform/draconform/tools/buildcache"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/testdriver"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // bridgePrefix starts the name of every node's CNI bridge; an interface
@@ -43,7 +43,7 @@ type node struct {
 	logDir     string
 	cgroupRoot string // relative to each hierarchy's mount, e.g. draconform-1a2b3c
 	bridge     string
-	log        *buildcache.SyncWriter
+	log        *k8sbuild.SyncWriter
 
 	containerd *process
 	kubelet    *process
@@ -58,7 +58,7 @@ func (n *node) logPath(c cluster.Component) string {
 	return filepath.Join(n.logDir, string(c)+".log")
 }
 
-func newNode(cell, logDir string, log *buildcache.SyncWriter) *node {
+func newNode(cell, logDir string, log *k8sbuild.SyncWriter) *node {
 	id := randomHex(3)
 	return &node{
 		name:       "draconform-" + cell,

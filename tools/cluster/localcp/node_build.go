@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/draconform/draconform/drivers/deploy"
 	"github.com/draconform/draconform/drivers/mutant"
+	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/ociarchive"
 )
 
@@ -75,14 +73,14 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 		o.Log = io.Discard
 	}
 	if o.RepoRoot == "" {
-		root, err := FindRepoRoot()
+		root, err := k8sbuild.FindRepoRoot()
 		if err != nil {
 			return NodeBinaries{}, err
 		}
 		o.RepoRoot = root
 	}
 	kubelet := filepath.Join(o.KubeletBinDir, "kubelet")
-	if missing := missingBinaries(o.KubeletBinDir, []string{"kubelet"}); len(missing) > 0 {
+	if missing := k8sbuild.Missing(o.KubeletBinDir, []string{"kubelet"}); len(missing) > 0 {
 		return NodeBinaries{}, fmt.Errorf("no kubelet in %s (build it: go run ./tools/cmd/draconform binaries)", o.KubeletBinDir)
 	}
 	runtimeDir, err := EnsureRuntimeBinaries(ctx, o.RepoRoot, o.CacheDir, o.Log)
@@ -122,7 +120,7 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 // EnsureRuntimeBinaries builds (or finds) RuntimeBinaries, which the
 // embedded node and the offline kind node image both run.
 func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, log io.Writer) (string, error) {
-	return EnsureBinaries(ctx, BuildOptions{
+	return k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
 		RepoRoot: repoRoot, Version: NodeRuntimeVersion, CacheDir: cacheDir,
 		ModuleDir: filepath.Join(repoRoot, "tools", "nodebin"),
 		Packages:  nodebinPackages, Log: log, What: "container runtime (containerd, runc, CNI plugins)",
@@ -141,19 +139,6 @@ func BuildTools(ctx context.Context, repoRoot, dir string, log io.Writer, pkgs .
 
 // goBuild builds pkgs of the repository's own module into dir.
 func goBuild(ctx context.Context, repoRoot, dir string, env, flags []string, log io.Writer, pkgs ...string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	args := append(append(append([]string{"build", "-trimpath"}, flags...), "-o", dir+string(filepath.Separator)), pkgs...)
-	cmd, err := goCommand(ctx, repoRoot, env, args...)
-	if err != nil {
-		return err
-	}
-	began := time.Now()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
-	}
-	fmt.Fprintf(log, "local: built %s in %.1fs\n", strings.Join(pkgs, " "), time.Since(began).Seconds())
-	return nil
+	return k8sbuild.GoBuild{ModuleDir: repoRoot, Env: env, Flags: append([]string{"-trimpath"}, flags...),
+		Packages: pkgs, OutDir: dir, Who: "local", Quiet: true, Log: log}.Run(ctx)
 }

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/draconform/draconform/tools/buildcache"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // Etcd is the key of etcd's log in LogFiles; it is not a gated component.
@@ -52,7 +52,7 @@ type Options struct {
 // Provider starts one local control plane per cell.
 type Provider struct {
 	opts Options
-	log  *buildcache.SyncWriter
+	log  *k8sbuild.SyncWriter
 
 	mu           sync.Mutex
 	clusters     map[string]*Cluster        // running, by cell
@@ -80,7 +80,7 @@ func New(opts Options) *Provider {
 		opts.Log = io.Discard
 	}
 	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
-	return &Provider{opts: opts, log: buildcache.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}}
+	return &Provider{opts: opts, log: k8sbuild.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}}
 }
 
 // Name is e.g. "local-v1.37.2".

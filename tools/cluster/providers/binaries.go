@@ -11,6 +11,7 @@ import (
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // LocalBinariesTarget names the target of a local run on binaries
@@ -44,7 +45,7 @@ func localBinaries(ctx context.Context, c Config) (cluster.Provider, error) {
 	default:
 		return nil, fmt.Errorf("--bin-encoding %q: want protobuf or json", c.BinEncoding)
 	}
-	released, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
+	released, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}

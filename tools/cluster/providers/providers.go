@@ -12,6 +12,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster/kind"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/mutants"
 	"github.com/draconform/draconform/tools/prototype/build"
 )
@@ -73,7 +74,7 @@ func New(ctx context.Context, c Config) (cluster.Provider, error) {
 		if c.HasBinaries() {
 			return localBinaries(ctx, c)
 		}
-		bin, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
+		bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
@@ -126,7 +127,7 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, erro
 	if c.Version != "" && c.Version != build.BaseVersion {
 		return nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, c.Version)
 	}
-	vanilla, err := localcp.EnsureBinaries(ctx, localcp.BuildOptions{Version: build.BaseVersion, CacheDir: c.CacheDir, Log: c.Log})
+	vanilla, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: build.BaseVersion, CacheDir: c.CacheDir, Log: c.Log})
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/draconform/draconform/drivers/deploy"
-	"github.com/draconform/draconform/tools/buildcache"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 func TestImageIsTheManifestsImage(t *testing.T) {
@@ -18,7 +18,7 @@ func TestImageIsTheManifestsImage(t *testing.T) {
 }
 
 func TestBuildImageWritesAnArchiveOfTheDriver(t *testing.T) {
-	root, err := buildcache.FindRepoRoot()
+	root, err := k8sbuild.FindRepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/draconform/draconform/tools/buildcache"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // Base versions the prototype patches. The vanilla etcd and
@@ -129,9 +128,9 @@ func (o *Options) defaults() error {
 			return err
 		}
 	}
-	o.Log = buildcache.NewSyncWriter(o.Log)
+	o.Log = k8sbuild.NewSyncWriter(o.Log)
 	if o.RepoRoot == "" {
-		root, err := buildcache.FindRepoRoot()
+		root, err := k8sbuild.FindRepoRoot()
 		if err != nil {
 			return err
 		}
@@ -165,58 +164,39 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	key := Key(o)
-	keyDir := filepath.Join(o.CacheDir, "prototype-"+key)
-	binDir := filepath.Join(keyDir, "bin")
-	if len(missing(binDir, Binaries)) == 0 {
-		fmt.Fprintf(o.Log, "prototype: using %s\n", binDir)
-		return binDir, nil
-	}
-	if err := os.MkdirAll(keyDir, 0o755); err != nil {
-		return "", fmt.Errorf("prototype: creating %s: %w", keyDir, err)
-	}
-	unlock, err := buildcache.Lock(ctx, filepath.Join(keyDir, ".lock"), o.Log, "prototype")
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if len(missing(binDir, Binaries)) == 0 { // built while we waited
-		return binDir, nil
-	}
-	if m := missing(o.VanillaBinDir, []string{"etcd", "kube-controller-manager"}); len(m) > 0 {
-		return "", fmt.Errorf("prototype: vanilla %s missing in %s (build them first: go run ./tools/cmd/draconform binaries)", strings.Join(m, ", "), o.VanillaBinDir)
-	}
-
+	c := k8sbuild.Cache{KeyDir: filepath.Join(o.CacheDir, "prototype-"+key), Names: Binaries, Who: "prototype", Log: o.Log}
 	start := time.Now()
-	work := filepath.Join(o.WorkDir, key)
-	fmt.Fprintf(o.Log, "prototype: key %s (%d edit groups%s); work dir %s\n", key, len(EditSet(o)), map[bool]string{true: ", mutant " + o.Mutant}[o.Mutant != ""], work)
-	modDir, err := prepare(ctx, o, work)
+	binDir, built, err := c.Ensure(ctx, func(ctx context.Context, scratch string, _ []string) error {
+		vanilla := []string{"etcd", "kube-controller-manager"}
+		if m := k8sbuild.Missing(o.VanillaBinDir, vanilla); len(m) > 0 {
+			return fmt.Errorf("prototype: vanilla %s missing in %s (build them first: go run ./tools/cmd/draconform binaries)", strings.Join(m, ", "), o.VanillaBinDir)
+		}
+		work := filepath.Join(o.WorkDir, key)
+		fmt.Fprintf(o.Log, "prototype: key %s (%d edit groups%s); work dir %s\n", key, len(EditSet(o)), map[bool]string{true: ", mutant " + o.Mutant}[o.Mutant != ""], work)
+		modDir, err := prepare(ctx, o, work)
+		if err != nil {
+			return err
+		}
+		for _, name := range built {
+			if err := goBuild(ctx, o.Log, modDir, scratch, "k8s.io/kubernetes/cmd/"+name, o.Static); err != nil {
+				return err
+			}
+		}
+		for _, name := range vanilla {
+			if err := linkOrCopy(filepath.Join(o.VanillaBinDir, name), filepath.Join(scratch, name)); err != nil {
+				return fmt.Errorf("prototype: taking vanilla %s: %w", name, err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	tmp, err := os.MkdirTemp(keyDir, "bin.tmp-")
-	if err != nil {
-		return "", err
+	if built {
+		fmt.Fprintf(o.Log, "prototype: binaries ready in %s (%s in all)\n", binDir, time.Since(start).Round(time.Second))
+	} else {
+		fmt.Fprintf(o.Log, "prototype: using %s\n", binDir)
 	}
-	defer os.RemoveAll(tmp)
-	for _, name := range built {
-		if err := goBuild(ctx, o.Log, modDir, tmp, "k8s.io/kubernetes/cmd/"+name, o.Static); err != nil {
-			return "", err
-		}
-	}
-	for _, name := range []string{"etcd", "kube-controller-manager"} {
-		if err := linkOrCopy(filepath.Join(o.VanillaBinDir, name), filepath.Join(tmp, name)); err != nil {
-			return "", fmt.Errorf("prototype: taking vanilla %s: %w", name, err)
-		}
-	}
-	if err := os.MkdirAll(binDir, 0o755); err != nil {
-		return "", err
-	}
-	for _, name := range Binaries {
-		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(binDir, name)); err != nil {
-			return "", fmt.Errorf("prototype: installing %s: %w", name, err)
-		}
-	}
-	fmt.Fprintf(o.Log, "prototype: binaries ready in %s (%s in all)\n", binDir, time.Since(start).Round(time.Second))
 	return binDir, nil
 }
 
@@ -412,42 +392,13 @@ func writeDiff(path string, files []string, roots, orig map[Module]string) {
 }
 
 func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string, static bool) error {
+	env := []string{"GOWORK=off"}
+	if static {
+		env = append(env, staticEnv)
+	}
 	// -trimpath keeps the work dir (which has the key in it) out of the
 	// build cache's action IDs, so that a variant of the patch recompiles
 	// only what its edits touch.
-	args := []string{"build", "-trimpath", "-o", outDir + string(filepath.Separator), pkg}
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = modDir
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	env := ""
-	if static {
-		cmd.Env = append(cmd.Env, staticEnv)
-		env = staticEnv + " "
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	// Cancelling must also stop the compilers go build spawns.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	fmt.Fprintf(log, "prototype: (cd %s && %sgo %s)\n", modDir, env, strings.Join(args, " "))
-	start := time.Now()
-	stop := buildcache.Heartbeat(log, time.Minute, "prototype: still building "+filepath.Base(pkg))
-	err := cmd.Run()
-	stop()
-	if err != nil {
-		return fmt.Errorf("prototype: building %s in %s: %w", pkg, modDir, err)
-	}
-	fmt.Fprintf(log, "prototype: built %s in %s\n", filepath.Base(pkg), time.Since(start).Round(time.Second))
-	return nil
-}
-
-func missing(dir string, names []string) []string {
-	var out []string
-	for _, n := range names {
-		fi, err := os.Stat(filepath.Join(dir, n))
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 || fi.Size() == 0 {
-			out = append(out, n)
-		}
-	}
-	return out
+	return k8sbuild.GoBuild{ModuleDir: modDir, Env: env, Flags: []string{"-trimpath"}, Packages: []string{pkg},
+		OutDir: outDir, Who: "prototype", What: filepath.Base(pkg), Log: log}.Run(ctx)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/draconform/draconform/tools/buildcache"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 func TestApplyText(t *testing.T) {
@@ -125,7 +125,7 @@ func TestEditsApplyToBaseSources(t *testing.T) {
 }
 
 func TestBuildModuleReplacesThePatchedModules(t *testing.T) {
-	root, err := buildcache.FindRepoRoot()
+	root, err := k8sbuild.FindRepoRoot()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -150,7 +150,7 @@ func TestBuildModuleReplacesThePatchedModules(t *testing.T) {
 // cache, or skips the test where they cannot be had.
 func baseModuleDirs(t *testing.T) map[Module]string {
 	t.Helper()
-	root, err := buildcache.FindRepoRoot()
+	root, err := k8sbuild.FindRepoRoot()
 	if err != nil {
 		t.Skip(err)
 	}

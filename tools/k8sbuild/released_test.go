@@ -1,4 +1,4 @@
-package localcp
+package k8sbuild
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ func TestEnsureBinariesReusesCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pkg := range DefaultPackages() {
-		if err := os.WriteFile(filepath.Join(bin, binaryName(pkg)), []byte("#!/bin/true\n"), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(bin, BinaryName(pkg)), []byte("#!/bin/true\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

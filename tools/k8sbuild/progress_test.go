@@ -1,4 +1,4 @@
-package buildcache
+package k8sbuild
 
 import (
 	"bytes"

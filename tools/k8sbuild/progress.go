@@ -1,61 +1,21 @@
-// Package buildcache holds what the two builders of binaries share (the
-// vanilla Kubernetes one in localcp and the prototype one): finding the
-// repository, an flock that several test processes can wait on, a heartbeat
-// for long silent builds, and a progress writer safe for several goroutines.
-package buildcache
+// Package k8sbuild builds the binaries draconform runs, for every build it
+// makes: released Kubernetes, the prototype's patched apiserver and
+// scheduler, the node's container runtime and draconform's own commands. It
+// owns what they share: a cache folder per key filled under an flock that
+// several test processes wait on, the check for missing binaries, the go
+// build runner with its heartbeat, and finding the repository.
+package k8sbuild
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
-
-// ModulePath is the module line FindRepoRoot looks for, so that nested
-// modules (tools/k8sbin) are walked past.
-const ModulePath = "github.com/draconform/draconform"
-
-// FindRepoRoot walks up from the working directory to the directory whose
-// go.mod declares ModulePath.
-func FindRepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding repository root: %w", err)
-	}
-	for {
-		if modulePathOf(filepath.Join(dir, "go.mod")) == ModulePath {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod with module %s above the working directory", ModulePath)
-		}
-		dir = parent
-	}
-}
-
-func modulePathOf(goMod string) string {
-	f, err := os.Open(goMod)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
-}
 
 // Lock takes an exclusive flock on path, polling so that ctx can cancel the
 // wait; who prefixes the one "waiting" line written to log.

@@ -1,0 +1,83 @@
+package k8sbuild
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Cache is one key's folder of binaries: <KeyDir>/bin holds Names once
+// filled, <KeyDir>/.lock serialises the processes that fill it.
+type Cache struct {
+	KeyDir string
+	Names  []string
+	// Who prefixes progress lines ("local", "prototype").
+	Who string
+	Log io.Writer
+}
+
+// BinDir is where the cache's binaries live.
+func (c Cache) BinDir() string { return filepath.Join(c.KeyDir, "bin") }
+
+// Missing are the cache's binaries not yet in BinDir.
+func (c Cache) Missing() []string { return Missing(c.BinDir(), c.Names) }
+
+// Ensure returns BinDir once every binary is there. When some are missing
+// it takes the lock and calls fill with a scratch folder that fill must
+// leave holding every name; the files are then renamed into BinDir, so a
+// reader that does not take the lock never sees a half-written binary.
+// built says whether fill ran.
+func (c Cache) Ensure(ctx context.Context, fill func(ctx context.Context, scratch string, missing []string) error) (binDir string, built bool, err error) {
+	log := NewSyncWriter(c.Log)
+	binDir = c.BinDir()
+	if len(c.Missing()) == 0 {
+		return binDir, false, nil
+	}
+	if err := os.MkdirAll(c.KeyDir, 0o755); err != nil {
+		return "", false, fmt.Errorf("%s: creating binary cache %s: %w", c.Who, c.KeyDir, err)
+	}
+	unlock, err := Lock(ctx, filepath.Join(c.KeyDir, ".lock"), log, c.Who)
+	if err != nil {
+		return "", false, err
+	}
+	defer unlock()
+	missing := c.Missing()
+	if len(missing) == 0 { // another process built while we waited
+		return binDir, false, nil
+	}
+	scratch, err := os.MkdirTemp(c.KeyDir, "bin.tmp-")
+	if err != nil {
+		return "", false, fmt.Errorf("%s: creating build dir: %w", c.Who, err)
+	}
+	defer os.RemoveAll(scratch)
+	if err := fill(ctx, scratch, missing); err != nil {
+		return "", false, err
+	}
+	if left := Missing(scratch, c.Names); len(left) > 0 {
+		return "", false, fmt.Errorf("%s: the build finished but %s are missing", c.Who, strings.Join(left, ", "))
+	}
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return "", false, fmt.Errorf("%s: creating %s: %w", c.Who, binDir, err)
+	}
+	for _, name := range c.Names {
+		if err := os.Rename(filepath.Join(scratch, name), filepath.Join(binDir, name)); err != nil {
+			return "", false, fmt.Errorf("%s: installing %s into %s: %w", c.Who, name, binDir, err)
+		}
+	}
+	return binDir, true, nil
+}
+
+// Missing are the names in dir that are not a non-empty executable file.
+func Missing(dir string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		fi, err := os.Stat(filepath.Join(dir, n))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 || fi.Size() == 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}

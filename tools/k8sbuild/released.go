@@ -1,0 +1,95 @@
+package k8sbuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultPackages are the commands the tools/k8sbin module builds: the control
+// plane the embedded provider runs, and the kubelet of its node.
+func DefaultPackages() []string {
+	return []string{
+		"./etcd",
+		"k8s.io/kubernetes/cmd/kube-apiserver",
+		"k8s.io/kubernetes/cmd/kube-scheduler",
+		"k8s.io/kubernetes/cmd/kube-controller-manager",
+		"k8s.io/kubernetes/cmd/kubelet",
+	}
+}
+
+// BuildOptions says which binaries of a module to build and where to keep
+// them. The cache key is Version, so a build from another module dir lives
+// next to the released one under its own key.
+type BuildOptions struct {
+	RepoRoot  string // defaults to FindRepoRoot()
+	Version   string // cache key, e.g. "v1.37.2"
+	ModuleDir string // module holding the commands; defaults to <RepoRoot>/tools/k8sbin
+	CacheDir  string // defaults to <RepoRoot>/.cache/k8s
+	// Packages to build; the binary name is the last path element. Defaults
+	// to DefaultPackages().
+	Packages []string
+	// What names the binaries in progress lines; default "Kubernetes
+	// <Version> binaries".
+	What string
+	// Env is added to the build's environment (CGO_ENABLED, GOFLAGS).
+	Env []string
+	// Flags go to go build before the packages (-ldflags, -trimpath).
+	Flags []string
+	Log   io.Writer
+}
+
+// EnsureBinaries returns <CacheDir>/<Version>/bin once every binary is there,
+// building them first if needed.
+func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
+	if err := o.defaults(); err != nil {
+		return "", err
+	}
+	var names []string
+	for _, p := range o.Packages {
+		names = append(names, BinaryName(p))
+	}
+	log := NewSyncWriter(o.Log)
+	c := Cache{KeyDir: filepath.Join(o.CacheDir, o.Version), Names: names, Who: "local", Log: log}
+	binDir, _, err := c.Ensure(ctx, func(ctx context.Context, scratch string, missing []string) error {
+		log.Printf("local: building %s (a cold build takes minutes: Kubernetes ~10-17 min on 2 cores) from %s; missing: %s",
+			o.What, o.ModuleDir, strings.Join(missing, ", "))
+		// The module dir is its own module; a go.work higher up must not
+		// pull it into the suite's build list.
+		return GoBuild{ModuleDir: o.ModuleDir, Env: append([]string{"GOWORK=off"}, o.Env...), Flags: o.Flags,
+			Packages: o.Packages, OutDir: scratch, Who: "local", What: o.What, Log: log}.Run(ctx)
+	})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", o.Version, err)
+	}
+	return binDir, nil
+}
+
+func (o *BuildOptions) defaults() error {
+	if o.Version == "" {
+		return errors.New("BuildOptions.Version is required")
+	}
+	if len(o.Packages) == 0 {
+		o.Packages = DefaultPackages()
+	}
+	if o.What == "" {
+		o.What = "Kubernetes " + o.Version + " binaries"
+	}
+	if o.RepoRoot == "" && (o.ModuleDir == "" || o.CacheDir == "") {
+		root, err := FindRepoRoot()
+		if err != nil {
+			return err
+		}
+		o.RepoRoot = root
+	}
+	if o.ModuleDir == "" {
+		o.ModuleDir = filepath.Join(o.RepoRoot, "tools", "k8sbin")
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = filepath.Join(o.RepoRoot, ".cache", "k8s")
+	}
+	return nil
+}

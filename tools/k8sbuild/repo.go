@@ -1,0 +1,48 @@
+package k8sbuild
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ModulePath is the module line FindRepoRoot looks for, so that nested
+// modules (tools/k8sbin) are walked past.
+const ModulePath = "github.com/draconform/draconform"
+
+// FindRepoRoot walks up from the working directory to the directory whose
+// go.mod declares ModulePath.
+func FindRepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding repository root: %w", err)
+	}
+	for {
+		if modulePathOf(filepath.Join(dir, "go.mod")) == ModulePath {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod with module %s above the working directory", ModulePath)
+		}
+		dir = parent
+	}
+}
+
+func modulePathOf(goMod string) string {
+	f, err := os.Open(goMod)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
