@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/engine"
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // engineCmd manages the Docker engine kind's nodes run in: up makes one

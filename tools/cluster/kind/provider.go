@@ -36,8 +36,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
-	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/kindconfig"
 	"github.com/draconform/draconform/tools/nodeimage"
 )
