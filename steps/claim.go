@@ -110,12 +110,12 @@ func (s *ExpectClaim) claimTree(env *Env) (map[string]any, error) {
 		want["spec"] = map[string]any{"devices": map[string]any{"requests": reqs}}
 	}
 	if s.Spec.Results != nil {
-		driver, _ := env.Scope.String("${driver}")
+		driver, _ := env.Scope().String("${driver}")
 		results := []any{}
 		for _, r := range s.Spec.Results {
 			m := map[string]any{"request": r.Request, "driver": driver}
 			if r.Device != "" {
-				device, err := env.Scope.String(r.Device)
+				device, err := env.Scope().String(r.Device)
 				if err != nil {
 					return nil, err
 				}
@@ -148,7 +148,7 @@ func (s *ExpectClaim) claimTree(env *Env) (map[string]any, error) {
 func (s *ExpectClaim) mappingTree(env *Env, claimName string) (map[string]any, error) {
 	mappings := []any{}
 	for _, m := range s.Spec.Mapping {
-		resource, err := env.Scope.String(m.Resource)
+		resource, err := env.Scope().String(m.Resource)
 		if err != nil {
 			return nil, err
 		}

@@ -53,16 +53,10 @@ type Env struct {
 	CaseHash  string
 	// BaseGates are the cell's gates, restored after a restart step.
 	BaseGates cluster.GateState
-	// BaseScope holds the builtins only: fixtures see nothing else but
-	// their params. Scope adds the suite's and the case's vars, for inline
-	// objects, patches and steps.
-	BaseScope *spec.Scope
-	Scope     *spec.Scope
-	SuiteVars spec.Vars
-	CaseVars  spec.Vars
 	Fixtures  map[string]*spec.Fixture
 	Log       io.Writer
 
+	vars caseVars
 	mu      sync.Mutex
 	objects map[spec.Ref]*Created
 	cleanup []cleanupFn
@@ -105,12 +99,36 @@ func NewEnv(c EnvConfig) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("variables: %w", err)
 	}
+	declared := map[string]bool{}
+	for _, vars := range []spec.Vars{c.SuiteVars, c.CaseVars} {
+		for k := range vars {
+			declared[k] = true
+		}
+	}
 	return &Env{
 		Cluster: c.Cluster, Clients: c.Clients, Namespace: prefix, RunID: c.RunID, CaseHash: c.CaseHash,
-		BaseGates: c.BaseGates, BaseScope: base, Scope: scope, SuiteVars: c.SuiteVars, CaseVars: c.CaseVars,
-		Fixtures: c.Fixtures, Log: c.Log,
+		BaseGates: c.BaseGates, Fixtures: c.Fixtures, Log: c.Log,
+		vars: caseVars{prefix: prefix, builtins: base, scope: scope, declared: declared},
 	}, nil
 }
+
+// caseVars are a case instance's variable scopes.
+type caseVars struct {
+	prefix string
+	// builtins holds the names NewEnv derives: fixtures see nothing else
+	// but their params. scope adds the suite's and the case's vars, for
+	// inline objects, patches and steps; declared names those vars.
+	builtins *spec.Scope
+	scope    *spec.Scope
+	declared map[string]bool
+}
+
+// Scope is the case's variable scope: builtins, the suite's vars, then the
+// case's.
+func (e *Env) Scope() *spec.Scope { return e.vars.scope }
+
+// Prefix names everything the case instance creates.
+func (e *Env) Prefix() string { return e.vars.prefix }
 
 // Measure records a figure a step measured, for the report.
 func (e *Env) Measure(text string) {

@@ -38,7 +38,7 @@ func (s *ExpectEvent) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	message, err := env.Scope.String(s.Spec.Message)
+	message, err := env.Scope().String(s.Spec.Message)
 	if err != nil {
 		return err
 	}

@@ -58,8 +58,7 @@ func Instantiate(env *Env, u *spec.ObjectUse) (*Created, spec.Ref, error) {
 	if namespaced {
 		un.SetNamespace(env.Namespace)
 	}
-	prefix, _ := env.BaseScope.String("${prefix}")
-	if err := checkOwnership(un, namespaced, prefix); err != nil {
+	if err := checkOwnership(un, namespaced, env.Prefix()); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", describeUse(u), err)
 	}
 	labels := un.GetLabels()
@@ -81,26 +80,24 @@ func useScope(env *Env, u *spec.ObjectUse, f *spec.Fixture, local string) (*spec
 	overrides := spec.Vars{}
 	if f != nil {
 		for k := range f.Params {
-			_, inSuite := env.SuiteVars[k]
-			_, inCase := env.CaseVars[k]
-			if v, ok := env.Scope.Lookup(k); ok && (inSuite || inCase) {
+			if v, ok := env.Scope().Lookup(k); ok && env.vars.declared[k] {
 				overrides[k] = *v
 			}
 		}
 	}
 	for k, v := range u.Vars {
 		v := v
-		e, err := spec.ExpandNode(&v, env.Scope.Lookup)
+		e, err := spec.ExpandNode(&v, env.Scope().Lookup)
 		if err != nil {
 			return nil, fmt.Errorf("variable %s: %w", k, err)
 		}
 		overrides[k] = *e
 	}
 	overrides["name"] = *spec.ScalarNode(local)
-	base := env.Scope
+	base := env.Scope()
 	if f != nil {
 		var err error
-		if base, err = env.BaseScope.With(f.Params); err != nil {
+		if base, err = env.vars.builtins.With(f.Params); err != nil {
 			return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
 		}
 	}
@@ -182,9 +179,9 @@ func describeUse(u *spec.ObjectUse) string {
 // patchScope is the case scope plus the object's name: a patch is written in
 // the case, so it sees the case's variables rather than the fixture's params.
 func patchScope(env *Env, local string) *spec.Scope {
-	s, err := env.Scope.With(spec.Vars{"name": *spec.ScalarNode(local)})
+	s, err := env.Scope().With(spec.Vars{"name": *spec.ScalarNode(local)})
 	if err != nil {
-		return env.Scope
+		return env.Scope()
 	}
 	return s
 }

@@ -85,7 +85,7 @@ func (s *ExpectUnschedulable) Describe() string {
 // Run implements Step.
 func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 	within := s.Spec.Within.Or(defaultScheduleWithin)
-	message, err := env.Scope.String(s.Spec.Message)
+	message, err := env.Scope().String(s.Spec.Message)
 	if err != nil {
 		return err
 	}

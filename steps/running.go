@@ -46,7 +46,7 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	}
 	want := map[string]string{}
 	for k, v := range s.Spec.Env {
-		if want[k], err = env.Scope.String(v); err != nil {
+		if want[k], err = env.Scope().String(v); err != nil {
 			return err
 		}
 	}

@@ -266,10 +266,10 @@ func expandExpect(env *Env, e *spec.WriteExpect) (*spec.WriteExpect, error) {
 	}
 	out := *e
 	var err error
-	if out.Rejected, err = env.Scope.String(e.Rejected); err != nil {
+	if out.Rejected, err = env.Scope().String(e.Rejected); err != nil {
 		return nil, err
 	}
-	if out.Warning, err = env.Scope.String(e.Warning); err != nil {
+	if out.Warning, err = env.Scope().String(e.Warning); err != nil {
 		return nil, err
 	}
 	return &out, nil
