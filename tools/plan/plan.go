@@ -11,6 +11,7 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/loader"
+	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/spec"
 )
 
@@ -43,13 +44,14 @@ func (c Case) ForTarget(target string) Case {
 	return c
 }
 
-// Title is what reports and --focus see: the id and the target.
-func (c Case) Title() string {
-	if c.Target == "" {
-		return c.ID
-	}
-	return "[" + c.Target + "] " + c.ID
+// Key is the case's identity in the report.
+func (c Case) Key() report.Key {
+	return report.Key{Target: c.Target, Suite: c.Suite.Name, Case: c.Case.ID, Cell: c.Cell.Name,
+		Contested: c.Case.Contested != "", Known: c.Case.KnownIssues != ""}
 }
+
+// Title is what reports and --focus see: the id and the target.
+func (c Case) Title() string { return c.Key().Title() }
 
 // Hash is a short digest of the id, used to derive unique object names.
 func (c Case) Hash() string {
@@ -102,7 +104,7 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 	slices.Sort(kep)
 	kep = slices.Compact(kep)
 	pc := Case{
-		ID:          s.Name + "/" + c.ID + "@" + cell.Name,
+		ID:          report.Key{Suite: s.Name, Case: c.ID, Cell: cell.Name}.ID(),
 		Suite:       s,
 		Case:        c,
 		Cell:        cell,

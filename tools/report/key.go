@@ -25,6 +25,18 @@ const EntryKey = "key"
 // ID is suite/case@cell, what --focus matches and reports show.
 func (k Key) ID() string { return fmt.Sprintf("%s/%s@%s", k.Suite, k.Case, k.Cell) }
 
+// Title is what ginkgo, reports and diagnostics files show: the ID and the
+// implementation.
+func (k Key) Title() string { return Title(k.Target, k.ID()) }
+
+// Title is the one spelling of a case's name with its implementation.
+func Title(target, id string) string {
+	if target == "" {
+		return id
+	}
+	return "[" + target + "] " + id
+}
+
 // State is how a case ended.
 type State string
 

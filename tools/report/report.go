@@ -70,12 +70,7 @@ func (o Outcome) StartFailure() bool {
 }
 
 // Name is the outcome's id with its target, as reports show it.
-func (o Outcome) Name() string {
-	if o.Target == "" {
-		return o.ID
-	}
-	return "[" + o.Target + "] " + o.ID
-}
+func (o Outcome) Name() string { return Title(o.Target, o.ID) }
 
 // Column is the matrix column of the outcome: its target and cell.
 func (o Outcome) Column() string {

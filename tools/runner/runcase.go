@@ -21,8 +21,7 @@ import (
 )
 
 func runCase(ctx SpecContext, s *session, c plan.Case) {
-	AddReportEntry(report.EntryKey, report.Key{Target: c.Target, Suite: c.Suite.Name, Case: c.Case.ID, Cell: c.Cell.Name,
-		Contested: c.Case.Contested != "", Known: c.Case.KnownIssues != ""}, ReportEntryVisibilityNever)
+	AddReportEntry(report.EntryKey, c.Key(), ReportEntryVisibilityNever)
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {
 	case err != nil:
