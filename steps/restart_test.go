@@ -21,7 +21,9 @@ type restarter struct {
 func (r *restarter) Name() string                           { return "fake/cell" }
 func (r *restarter) RESTConfig() *rest.Config               { return &rest.Config{} }
 func (r *restarter) Gates() cluster.GateState               { return r.gates.Clone() }
-func (r *restarter) LogFiles() map[cluster.Component]string { return nil }
+func (r *restarter) TailLog(context.Context, cluster.Component, int) (string, error) {
+	return "", cluster.ErrNoLog
+}
 func (r *restarter) Restart(_ context.Context, c cluster.Component, g cluster.Gates) error {
 	r.restarts = append(r.restarts, string(c)+" "+g.Flag())
 	r.gates[c] = g

@@ -5,6 +5,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -21,7 +22,7 @@ const (
 	ControllerManager Component = "kube-controller-manager"
 )
 
-// A node's components, as keys of LogFiles where a provider runs them.
+// A node's components, whose logs TailLog reads where a provider runs them.
 const (
 	Kubelet    Component = "kubelet"
 	Containerd Component = "containerd"
@@ -91,18 +92,17 @@ type Cluster interface {
 	// Gates reports the explicit gates each component runs with, or nil where
 	// the provider cannot know them (any cluster behind a kubeconfig).
 	Gates() GateState
-	// LogFiles maps a component to the file that holds its log, for failure
-	// diagnostics; empty where the provider has no access to logs.
-	LogFiles() map[Component]string
-}
-
-// LogTailer is implemented by clusters whose component logs live where no
-// file can name them (in kind's node containers): the last lines of a
-// component's current container, and the state of its containers, read
-// when a case fails, before anything restarts it.
-type LogTailer interface {
+	// TailLog reads the last lines a component logged in its current run
+	// (a restarted component's earlier runs would mislead), for failure
+	// diagnostics, which read it when a case fails, before anything
+	// restarts the component. An error wrapping ErrNoLog says the provider
+	// cannot read that component's log: diagnostics leave it out.
 	TailLog(ctx context.Context, c Component, lines int) (string, error)
 }
+
+// ErrNoLog is wrapped by TailLog where a component's log cannot be read:
+// the cluster does not run it, or the provider has no access to it.
+var ErrNoLog = errors.New("no log to read")
 
 // RunInspector is implemented by providers that can see a component's
 // current run: an identity that changes when the component restarts or

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/draconform/draconform/tools/logtail"
 )
 
 // daemon starts and stops the dockerd draconform runs.
@@ -124,5 +126,5 @@ func logTail(path string, n int) string {
 	if err != nil {
 		return err.Error()
 	}
-	return tail(string(data), n)
+	return logtail.Lines(string(data), n)
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/capabilities"
+	"github.com/draconform/draconform/tools/logtail"
 )
 
 // CommandRunner runs a command and returns its combined output.
@@ -216,7 +217,7 @@ func (o Options) install(ctx context.Context) error {
 	defer cancel()
 	out, err := o.Run(ctx, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-install-recommends", "docker.io")
 	if err != nil {
-		return fmt.Errorf("apt-get install docker.io: %w\n%s", err, tail(string(out), 10))
+		return fmt.Errorf("apt-get install docker.io: %w\n%s", err, logtail.Lines(string(out), 10))
 	}
 	return nil
 }
@@ -235,12 +236,4 @@ func isCapabilityError(err error) bool {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

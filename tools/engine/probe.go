@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/draconform/draconform/tools/logtail"
 	"github.com/draconform/draconform/tools/ociarchive"
 )
 
@@ -29,7 +30,7 @@ func (o Options) probe(ctx context.Context) error {
 	out, err := o.Run(ctx, "docker", "run", "-d", "--privileged", "--name", name, "--label", "draconform.dev/engine-probe=true", probeImage)
 	defer o.Run(context.Background(), "docker", "rm", "-f", name) //nolint:errcheck // best effort; a leftover is named and labelled
 	if err != nil {
-		return fmt.Errorf("a privileged container does not start: %s", tail(string(out), 3))
+		return fmt.Errorf("a privileged container does not start: %s", logtail.Lines(string(out), 3))
 	}
 	return nil
 }
@@ -49,7 +50,7 @@ func (o Options) loadProbeImage(ctx context.Context) error {
 		return err
 	}
 	if out, err := o.Run(ctx, "docker", "load", "-i", archive); err != nil {
-		return fmt.Errorf("docker load %s: %w\n%s", archive, err, tail(string(out), 5))
+		return fmt.Errorf("docker load %s: %w\n%s", archive, err, logtail.Lines(string(out), 5))
 	}
 	return nil
 }

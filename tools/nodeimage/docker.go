@@ -7,6 +7,8 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+
+	"github.com/draconform/draconform/tools/logtail"
 )
 
 // Docker is the engine the image is built in; tests stand in for it.
@@ -36,15 +38,7 @@ func (execDocker) RunStdin(ctx context.Context, stdin io.Reader, args ...string)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	if err != nil {
-		return out.Bytes(), fmt.Errorf("docker %s: %w: %s", strings.Join(args, " "), err, lastLines(out.String(), 12))
+		return out.Bytes(), fmt.Errorf("docker %s: %w: %s", strings.Join(args, " "), err, logtail.Lines(out.String(), 12))
 	}
 	return out.Bytes(), nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/draconform/draconform/tools/logtail"
 )
 
 // rootfsPackages are installed on top of Debian's minbase: kind's base image
@@ -82,7 +84,7 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {
 		data, _ := os.ReadFile(logFile)
-		return "", fmt.Errorf("nodeimage: debootstrap failed (log %s): %w\n%s", logFile, err, lastLines(string(data), 15))
+		return "", fmt.Errorf("nodeimage: debootstrap failed (log %s): %w\n%s", logFile, err, logtail.Lines(string(data), 15))
 	}
 	fmt.Fprintf(o.Log, "nodeimage: rootfs made in %s; importing it as %s\n", time.Since(began).Round(time.Second), tag)
 	tar := command("tar", "--numeric-owner", "-C", dir, "-c", ".")

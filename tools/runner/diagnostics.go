@@ -1,8 +1,8 @@
 package runner
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,26 +86,24 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 		}
 		writeYAML(&b, got)
 	}
-	logs := env.Cluster.LogFiles()
-	if t, ok := env.Cluster.(cluster.LogTailer); ok {
-		for _, comp := range []cluster.Component{cluster.Scheduler, cluster.APIServer} {
-			section(string(comp) + " log, last 60 lines of its current run")
-			text, err := t.TailLog(ctx, comp, 60)
-			b.WriteString(text)
-			if err != nil {
-				errs = append(errs, string(comp)+" log: "+err.Error())
-			}
-		}
-	}
+	comps := []cluster.Component{cluster.Scheduler, cluster.APIServer}
 	if c.Case.Requires.TestDriver {
 		// Where a pod must really run, the cause of a failure is as often
 		// on the node as in the scheduler.
-		for _, comp := range []cluster.Component{cluster.Kubelet, cluster.Containerd} {
-			if logs[comp] != "" {
-				section(string(comp) + " log, last 60 lines (" + logs[comp] + ")")
-				b.WriteString(tail(logs[comp], 60))
-			}
+		comps = append(comps, cluster.Kubelet, cluster.Containerd)
+	}
+	for _, comp := range comps {
+		text, err := env.Cluster.TailLog(ctx, comp, 60)
+		if errors.Is(err, cluster.ErrNoLog) {
+			continue
 		}
+		section(string(comp) + " log, last 60 lines of its current run")
+		b.WriteString(text)
+		if err != nil {
+			errs = append(errs, string(comp)+" log: "+err.Error())
+		}
+	}
+	if c.Case.Requires.TestDriver {
 		if err := writeDriverLogs(ctx, &b, env, section); err != nil {
 			errs = append(errs, "test driver logs: "+err.Error())
 		}
@@ -130,24 +128,6 @@ func writeYAML(b *strings.Builder, obj any) {
 }
 
 // tail returns the last n lines of a file, or why it cannot.
-func tail(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Sprintf("(cannot read %s: %v)\n", path, err)
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
 func writeContainerStatuses(b *strings.Builder, statuses []corev1.ContainerStatus) {
 	for _, cs := range statuses {
 		state := "unknown"

@@ -30,7 +30,6 @@ type cellState struct {
 	Cluster    string
 	Kubeconfig string
 	Gates      cluster.GateState
-	Logs       map[cluster.Component]string
 	// Binaries are what the cluster runs, where the provider knows it.
 	Binaries []cluster.Binary
 	Caps     cluster.Capabilities
@@ -112,7 +111,7 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	s.started[key], s.live[key] = c, c
 	s.providers[key] = t.Provider
 	s.addNode(ctx, t, cell, c, st)
-	st.Cluster, st.Logs = c.Name(), c.LogFiles()
+	st.Cluster = c.Name()
 	if bl, ok := c.(cluster.BinaryLister); ok {
 		st.Binaries = bl.Binaries()
 	}
@@ -200,7 +199,9 @@ func (s *session) cluster(target, cellName string) (*cellState, cluster.Cluster,
 		if err != nil {
 			return st, nil, nil, err
 		}
-		c = kubeconfig.Adopt(st.Cluster, cfg, st.Gates, st.Logs)
+		// Another ginkgo process started the cluster; only it can read the
+		// components' logs.
+		c = kubeconfig.Adopt(st.Cluster, cfg, st.Gates)
 		s.live[cell] = c
 	}
 	cl, ok := s.clients[cell]

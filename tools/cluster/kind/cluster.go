@@ -2,6 +2,7 @@ package kind
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -33,18 +34,18 @@ func (c *Cluster) RESTConfig() *rest.Config { return c.kc.restConfig() }
 // Gates reports the gates the manifests give each component now.
 func (c *Cluster) Gates() cluster.GateState { return c.kc.currentGates() }
 
-// LogFiles is empty: component logs live in the node containers, and a
-// file named here would have to be current when a case fails, which only
-// a log streamer per component would achieve. The logs of every cluster
-// are exported with kind's CollectLogs into the run's output at Close, and
-// a component that refuses its gates has its log in the Start or Restart
-// error.
-func (c *Cluster) LogFiles() map[cluster.Component]string { return map[cluster.Component]string{} }
-
-// TailLog reads the last lines of comp's newest container on the
-// control-plane node, after the states of all its containers (a component
-// in crash-loop back-off shows as exited ones).
+// TailLog implements cluster.Cluster. For a control-plane component it
+// reads the last lines of its newest container on the control-plane node,
+// after the states of all its containers (a component in crash-loop
+// back-off shows as exited ones); for the kubelet and containerd, the
+// systemd journal of their unit on every node. The whole logs of every
+// cluster are exported with kind's CollectLogs into the run's output at
+// Close.
 func (c *Cluster) TailLog(ctx context.Context, comp cluster.Component, lines int) (string, error) {
+	switch comp {
+	case cluster.Kubelet, cluster.Containerd:
+		return c.journal(ctx, comp, lines)
+	}
 	all, err := c.containers(ctx, comp)
 	if err != nil {
 		return "", err
@@ -106,4 +107,18 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 		return fmt.Errorf("kind: restarting %s in cell %s with gates %q: %w", comp, c.cell, gates.Flag(), err)
 	}
 	return nil
+}
+
+// journal reads the last lines of a node service's journal on every node of
+// the cluster, since a pod may have landed on any of them.
+func (c *Cluster) journal(ctx context.Context, comp cluster.Component, lines int) (string, error) {
+	var b strings.Builder
+	var errs []error
+	for _, n := range c.kc.nodes {
+		fmt.Fprintf(&b, "node %s, journal of %s:\n", n, comp)
+		out, err := nodeCombined(ctx, n, "journalctl", "--no-pager", "--output=short-precise", "-u", string(comp), "-n", strconv.Itoa(lines))
+		b.Write(out)
+		errs = append(errs, err)
+	}
+	return b.String(), errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/engine"
+	"github.com/draconform/draconform/tools/logtail"
 )
 
 // CommandRunner runs a command on the host and returns its combined
@@ -48,12 +49,8 @@ func dockerError(out []byte, err error) error {
 // lastLines keeps the end of a command's output, where its error is, on
 // one line.
 func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
 	var kept []string
-	for _, l := range lines {
+	for _, l := range strings.Split(logtail.Lines(strings.TrimSpace(s), n), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			kept = append(kept, l)
 		}

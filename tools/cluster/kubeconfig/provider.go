@@ -73,7 +73,7 @@ func (p *Provider) Start(_ context.Context, cell string, gates cluster.GateState
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
 	}
-	return Adopt("kubeconfig:"+path, cfg, known, nil), nil
+	return Adopt("kubeconfig:"+path, cfg, known), nil
 }
 
 // Stop implements cluster.Provider: a cluster it did not create stays.
@@ -84,13 +84,12 @@ type Adopted struct {
 	name  string
 	cfg   *rest.Config
 	gates cluster.GateState
-	logs  map[cluster.Component]string
 }
 
-// Adopt wraps credentials as a Cluster; gates and logs are what is known of
-// it (nil where nothing is).
-func Adopt(name string, cfg *rest.Config, gates cluster.GateState, logs map[cluster.Component]string) *Adopted {
-	return &Adopted{name: name, cfg: cfg, gates: gates, logs: logs}
+// Adopt wraps credentials as a Cluster; gates are what is known of it (nil
+// where nothing is).
+func Adopt(name string, cfg *rest.Config, gates cluster.GateState) *Adopted {
+	return &Adopted{name: name, cfg: cfg, gates: gates}
 }
 
 // Name implements cluster.Cluster.
@@ -102,5 +101,8 @@ func (a *Adopted) RESTConfig() *rest.Config { return rest.CopyConfig(a.cfg) }
 // Gates implements cluster.Cluster.
 func (a *Adopted) Gates() cluster.GateState { return a.gates.Clone() }
 
-// LogFiles implements cluster.Cluster.
-func (a *Adopted) LogFiles() map[cluster.Component]string { return a.logs }
+// TailLog implements cluster.Cluster: credentials reach the API server
+// only, not where the components log.
+func (a *Adopted) TailLog(_ context.Context, comp cluster.Component, _ int) (string, error) {
+	return "", fmt.Errorf("%s: %w: a kubeconfig reaches the API server only, not the log of %s", a.name, cluster.ErrNoLog, comp)
+}

@@ -75,20 +75,20 @@ func (c *Cluster) Gates() cluster.GateState {
 	return c.gates.Clone()
 }
 
-// LogFiles maps etcd and every component to its log, which accumulates
-// across restarts.
-func (c *Cluster) LogFiles() map[cluster.Component]string {
-	out := map[cluster.Component]string{Etcd: c.logPath(Etcd)}
-	for _, comp := range cluster.Components {
-		out[comp] = c.logPath(comp)
+// logFile is the file that holds comp's log, every run of it appended;
+// "" for a component the cell does not run.
+func (c *Cluster) logFile(comp cluster.Component) string {
+	switch comp {
+	case Etcd, cluster.APIServer, cluster.Scheduler, cluster.ControllerManager:
+		return c.logPath(comp)
+	case cluster.Kubelet, cluster.Containerd:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.node != nil {
+			return c.node.logPath(comp)
+		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.node != nil {
-		out[cluster.Kubelet] = c.node.logPath(cluster.Kubelet)
-		out[cluster.Containerd] = c.node.logPath(cluster.Containerd)
-	}
-	return out
+	return ""
 }
 
 // addNode starts a kubelet node beside the control plane. On failure

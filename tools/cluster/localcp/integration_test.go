@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/logtail"
 )
 
 const testVersion = "v1.37.2"
@@ -67,7 +68,7 @@ func TestControlPlane(t *testing.T) {
 	if g := c.Gates()[cluster.Scheduler]; len(g) != 1 || !g["DRAConsumableCapacity"] {
 		t.Errorf("Gates()[scheduler] = %v after restart, want DRAConsumableCapacity=true", g)
 	}
-	schedLog, err := os.ReadFile(c.LogFiles()[cluster.Scheduler])
+	schedLog, err := os.ReadFile(lc.logFile(cluster.Scheduler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestControlPlane(t *testing.T) {
 		t.Error("scheduler log headers are out of order")
 	}
 	// The header is ours; the binary's own flag dump proves it got the gate.
-	latest := string(schedLog[strings.LastIndex(string(schedLog), headerMark):])
+	latest := string(schedLog[strings.LastIndex(string(schedLog), logtail.Mark):])
 	if !containsLine(latest, "FLAG: --feature-gates=", "DRAConsumableCapacity=true") {
 		t.Error("restarted scheduler's log has no flag dump with DRAConsumableCapacity=true")
 	}
@@ -90,7 +91,7 @@ func TestControlPlane(t *testing.T) {
 	// A gate the binary does not know makes it exit; the error must say why.
 	err = lc.Restart(ctx, cluster.Scheduler, cluster.Gates{"NoSuchGate": true})
 	if err == nil || !strings.Contains(err.Error(), "unrecognized feature gate: NoSuchGate") ||
-		!strings.Contains(err.Error(), c.LogFiles()[cluster.Scheduler]) {
+		!strings.Contains(err.Error(), lc.logFile(cluster.Scheduler)) {
 		t.Errorf("Restart with an unknown gate: error %v, want one naming the gate and the log", err)
 	}
 	if g := c.Gates()[cluster.Scheduler]; len(g) != 1 || !g["DRAConsumableCapacity"] {
@@ -124,7 +125,16 @@ func TestControlPlane(t *testing.T) {
 	checkResourceClaimController(ctx, t, cs)
 
 	pids := lc.pids()
-	logs := c.LogFiles()
+	logs := map[cluster.Component]string{}
+	for _, comp := range append([]cluster.Component{Etcd}, cluster.Components...) {
+		logs[comp] = lc.logFile(comp)
+	}
+	if tail, err := c.TailLog(ctx, cluster.Scheduler, 5); err != nil || !strings.Contains(tail, "current run") {
+		t.Errorf("TailLog(scheduler) = %q, %v", tail, err)
+	}
+	if _, err := c.TailLog(ctx, cluster.Kubelet, 5); !errors.Is(err, cluster.ErrNoLog) {
+		t.Errorf("TailLog(kubelet) of a cell with no node = %v, want ErrNoLog", err)
+	}
 	if err := p.Stop(ctx, c); err != nil {
 		t.Fatal(err)
 	}
@@ -146,12 +156,9 @@ func TestControlPlane(t *testing.T) {
 		t.Errorf("test process still has children after Stop: %v", kids)
 	}
 	for comp, path := range logs {
-		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		if fi, err := os.Stat(path); path == "" || err != nil || fi.Size() == 0 {
 			t.Errorf("%s log %s missing or empty: %v", comp, path, err)
 		}
-	}
-	if _, ok := logs[Etcd]; !ok {
-		t.Errorf("LogFiles() has no etcd entry: %v", logs)
 	}
 }
 

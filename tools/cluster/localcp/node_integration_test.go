@@ -30,8 +30,10 @@ func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 	t.Logf("control plane and node Ready with the test driver in %s", time.Since(began).Round(time.Millisecond))
 	lc := c.(*Cluster)
 	n := lc.node
-	if logs := c.LogFiles(); logs[cluster.Kubelet] == "" || logs[cluster.Containerd] == "" {
-		t.Errorf("LogFiles lacks the node's logs: %v", logs)
+	for _, comp := range []cluster.Component{cluster.Kubelet, cluster.Containerd} {
+		if tail, err := c.TailLog(ctx, comp, 5); err != nil || !strings.Contains(tail, n.logPath(comp)) {
+			t.Errorf("TailLog(%s) = %q, %v; want the node's log", comp, tail, err)
+		}
 	}
 
 	cs, err := kubernetes.NewForConfig(c.RESTConfig())

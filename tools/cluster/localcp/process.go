@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/draconform/draconform/tools/logtail"
 )
 
 // process is one running control-plane binary.
@@ -39,8 +41,7 @@ func startProcessEnv(name, bin string, args []string, logPath, gates string, env
 	if gates == "" {
 		gates = "(none; binary defaults)"
 	}
-	fmt.Fprintf(logFile, "\n%s%s starting %s with feature gates: %s\n%scommand: %s %s\n",
-		headerMark, time.Now().UTC().Format(time.RFC3339Nano), name, gates, headerMark, bin, strings.Join(args, " "))
+	logtail.WriteStart(logFile, name, gates, bin, args)
 
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
@@ -91,7 +92,7 @@ func (p *process) note(msg string) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s%s %s %s\n", headerMark, time.Now().UTC().Format(time.RFC3339Nano), p.name, msg)
+	logtail.WriteNote(f, p.name, msg)
 }
 
 // diedError describes an exit during start, with the log tail that usually
@@ -101,16 +102,13 @@ func (p *process) diedError() error {
 		p.name, p.exitErr, p.logPath, logTail(p.logPath, 30))
 }
 
-// headerMark starts every line the provider itself writes into a log.
-const headerMark = "===== "
-
 // logTail returns the last n lines of the file's latest run, indented.
 func logTail(path string, n int) string {
-	text, err := currentRunLog(path)
+	text, err := logtail.CurrentRun(path)
 	if err != nil {
 		return fmt.Sprintf("(cannot read log: %v)", err)
 	}
-	return "    " + strings.ReplaceAll(lastLines(text, n), "\n", "\n    ")
+	return "    " + strings.ReplaceAll(logtail.Lines(text, n), "\n", "\n    ")
 }
 
 // freePorts asks the kernel for n distinct unused loopback ports. Another

@@ -18,7 +18,7 @@ import (
 	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
-// Etcd is the key of etcd's log in LogFiles; it is not a gated component.
+// Etcd names etcd's log for TailLog; it is not a gated component.
 const Etcd cluster.Component = "etcd"
 
 // Options configures a Provider.
@@ -71,7 +71,6 @@ var (
 	_ cluster.MixedStarter = (*Provider)(nil)
 	_ cluster.RunInspector = (*Cluster)(nil)
 	_ cluster.BinaryLister = (*Cluster)(nil)
-	_ cluster.LogTailer    = (*Cluster)(nil)
 )
 
 // New returns a provider; nothing runs until Start.
