@@ -30,29 +30,30 @@ func (f *planFlags) filter() plan.Filter {
 	return plan.Filter{Cells: splitList(f.cells), Suites: splitList(f.suites)}
 }
 
-// providerFlags choose and configure the cluster provider.
+// providerFlags choose the cluster providers and fill their options.
 type providerFlags struct {
-	provider, kubeconfig, context, version, cacheDir, asCell string
-	kindCluster, kindImage, kindKEPBinDir                    string
-	kindKeep, kindNoDriver                                   bool
-	binDir, bins, binEncoding                                string
+	provider   string
+	kubeconfig providers.KubeconfigOptions
+	local      providers.LocalOptions
+	bins       string // parsed into local.Bins
+	kind       providers.KindOptions
 }
 
 func (f *providerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static (the prototype linked statically, as --kind-kep-bin-dir needs it), kubeconfig (any cluster; cells that set gates are skipped), kind (kind clusters in Docker with the test driver, for cases that need a kubelet), or a known-broken variant of the prototype (see draconform mutation --list)")
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
-	fs.StringVar(&f.context, "context", "", "kubeconfig context for --provider kubeconfig")
-	fs.StringVar(&f.asCell, "as-cell", "", "with --provider kubeconfig: the gate cell the cluster was configured as (it runs that cell's cases; others are skipped)")
-	fs.StringVar(&f.version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
-	fs.StringVar(&f.cacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
-	fs.StringVar(&f.kindCluster, "kind-cluster", "", "with --provider kind: name of the first cluster (default draconform)")
-	fs.StringVar(&f.kindImage, "kind-image", "", "with --provider kind: node image (default: kind v0.33.0's)")
-	fs.StringVar(&f.kindKEPBinDir, "kind-kep-bin-dir", "", "with --provider kind: directory of static linux kube-apiserver and kube-scheduler binaries implementing KEP-6406, run in place of the node image's")
-	fs.BoolVar(&f.kindKeep, "kind-keep", false, "with --provider kind: keep the clusters after the run")
-	fs.BoolVar(&f.kindNoDriver, "kind-no-driver", false, "with --provider kind: do not install the test driver (cases that need a kubelet are skipped)")
-	fs.StringVar(&f.binDir, "bin-dir", "", "with --provider local: a directory of binaries to test (kube-apiserver, kube-scheduler, kube-controller-manager, etcd: those it holds replace draconform's build); the run's target is then "+providers.LocalBinariesTarget+", which has no golden outcomes")
+	fs.StringVar(&f.kubeconfig.Path, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&f.kubeconfig.Context, "context", "", "kubeconfig context for --provider kubeconfig")
+	fs.StringVar(&f.kubeconfig.AsCell, "as-cell", "", "with --provider kubeconfig: the gate cell the cluster was configured as (it runs that cell's cases; others are skipped)")
+	fs.StringVar(&f.local.Version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
+	fs.StringVar(&f.local.CacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
+	fs.StringVar(&f.kind.Cluster, "kind-cluster", "", "with --provider kind: name of the first cluster (default draconform)")
+	fs.StringVar(&f.kind.Image, "kind-image", "", "with --provider kind: node image (default: kind v0.33.0's)")
+	fs.StringVar(&f.kind.KEPBinDir, "kind-kep-bin-dir", "", "with --provider kind: directory of static linux kube-apiserver and kube-scheduler binaries implementing KEP-6406, run in place of the node image's")
+	fs.BoolVar(&f.kind.Keep, "kind-keep", false, "with --provider kind: keep the clusters after the run")
+	fs.BoolVar(&f.kind.NoDriver, "kind-no-driver", false, "with --provider kind: do not install the test driver (cases that need a kubelet are skipped)")
+	fs.StringVar(&f.local.BinDir, "bin-dir", "", "with --provider local: a directory of binaries to test (kube-apiserver, kube-scheduler, kube-controller-manager, etcd: those it holds replace draconform's build); the run's target is then "+providers.LocalBinariesTarget+", which has no golden outcomes")
 	fs.StringVar(&f.bins, "bin", "", "with --provider local: comma-separated component=path overrides, e.g. kube-scheduler=/src/k8s/_output/bin/kube-scheduler")
-	fs.StringVar(&f.binEncoding, "bin-encoding", "protobuf", "with --bin-dir/--bin: protobuf (Kubernetes' default) or json, for an implementation that, like draconform's prototype, extends only the JSON encoding")
+	fs.StringVar(&f.local.BinEncoding, "bin-encoding", "protobuf", "with --bin-dir/--bin: protobuf (Kubernetes' default) or json, for an implementation that, like draconform's prototype, extends only the JSON encoding")
 }
 
 // parseBins reads --bin: component=path pairs.
@@ -65,9 +66,9 @@ func (f *providerFlags) config(name, outDir string, s Streams) (providers.Config
 	if err != nil {
 		return providers.Config{}, err
 	}
-	return providers.Config{Name: name, Kubeconfig: f.kubeconfig, Context: f.context, AsCell: f.asCell, Version: f.version, CacheDir: f.cacheDir, OutDir: outDir, Log: s.Out,
-		KindCluster: f.kindCluster, KindImage: f.kindImage, KindKEPBinDir: f.kindKEPBinDir, KindKeep: f.kindKeep, KindNoDriver: f.kindNoDriver,
-		BinDir: f.binDir, Bins: bins, BinEncoding: f.binEncoding}, nil
+	local := f.local
+	local.Bins = bins
+	return providers.Config{Name: name, OutDir: outDir, Log: s.Out, Kubeconfig: f.kubeconfig, Local: local, Kind: f.kind}, nil
 }
 
 // targets builds every provider named by --provider, each writing under its
@@ -87,7 +88,7 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 			return nil, nil, err
 		}
 		target := name
-		if cfg.HasBinaries() {
+		if cfg.Local.HasBinaries() {
 			if name != "local" {
 				stopAll()
 				return nil, nil, fmt.Errorf("--bin-dir and --bin apply to --provider local, not %s", name)

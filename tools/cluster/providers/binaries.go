@@ -21,10 +21,10 @@ const LocalBinariesTarget = "local-bin"
 // localBinaries runs the embedded control plane on binaries from elsewhere
 // (a contributor's branch, a vendor's patched scheduler): each is checked
 // before any cell starts, and what it does not replace runs draconform's
-// build of c.Version, which also serves as the released binaries of
+// build of c.Local.Version, which also serves as the released binaries of
 // version-skew cells and as the node's kubelet.
 func localBinaries(ctx context.Context, c Config) (cluster.Provider, error) {
-	bins, err := chooseBinaries(c.BinDir, c.Bins)
+	bins, err := chooseBinaries(c.Local.BinDir, c.Local.Bins)
 	if err != nil {
 		return nil, err
 	}
@@ -38,14 +38,14 @@ func localBinaries(ctx context.Context, c Config) (cluster.Provider, error) {
 		}
 	}
 	contentType, storage := "", ""
-	switch c.BinEncoding {
+	switch c.Local.BinEncoding {
 	case "", "protobuf":
 	case "json":
 		contentType, storage = "application/json", "application/json"
 	default:
-		return nil, fmt.Errorf("--bin-encoding %q: want protobuf or json", c.BinEncoding)
+		return nil, fmt.Errorf("--bin-encoding %q: want protobuf or json", c.Local.BinEncoding)
 	}
-	released, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
+	released, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Local.Version, CacheDir: c.Local.CacheDir, Log: c.Log})
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}

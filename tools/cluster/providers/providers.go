@@ -17,30 +17,38 @@ import (
 	"github.com/draconform/draconform/tools/prototype/build"
 )
 
-// Config selects and configures a provider.
+// Config selects a provider and carries each provider's options; a
+// provider reads its own struct only.
 type Config struct {
 	// Name is local (an embedded control plane of real binaries), prototype
 	// (the same with the KEP-6406 prototype kube-apiserver and
-	// kube-scheduler, see tools/prototype), kubeconfig (any cluster) or
-	// kind (kind clusters in Docker, with the test driver).
-	Name       string
-	Kubeconfig string
-	Context    string
-	// AsCell declares the gate cell a kubeconfig cluster was set up as.
+	// kube-scheduler, see tools/prototype, or one of its variants),
+	// kubeconfig (any cluster) or kind (kind clusters in Docker, with the
+	// test driver).
+	Name string
+	// OutDir receives the provider's logs and files.
+	OutDir string
+	Log    io.Writer
+
+	Kubeconfig KubeconfigOptions
+	Local      LocalOptions
+	Kind       KindOptions
+}
+
+// KubeconfigOptions configure the kubeconfig provider.
+type KubeconfigOptions struct {
+	Path    string
+	Context string
+	// AsCell declares the gate cell the cluster was set up as.
 	AsCell string
-	// Version and CacheDir locate the local provider's binaries.
+}
+
+// LocalOptions configure the embedded providers: local, and the prototype
+// with its variants.
+type LocalOptions struct {
+	// Version and CacheDir locate the binaries draconform builds.
 	Version  string
 	CacheDir string
-	OutDir   string
-	Log      io.Writer
-	// Kind* configure the kind provider (tools/cluster/kind): the first
-	// cluster's name, the node image, KEP-6406 binaries to run in it,
-	// whether clusters outlive the run, and whether to skip the test driver.
-	KindCluster   string
-	KindImage     string
-	KindKEPBinDir string
-	KindKeep      bool
-	KindNoDriver  bool
 	// BinDir and Bins give the local provider binaries it did not build:
 	// a directory, and paths per component (etcd included) that override
 	// it. Components neither names run draconform's build of Version.
@@ -52,8 +60,22 @@ type Config struct {
 	BinEncoding string
 }
 
-// HasBinaries says whether c gives the local provider binaries of its own.
-func (c Config) HasBinaries() bool { return c.BinDir != "" || len(c.Bins) > 0 }
+// HasBinaries says whether o gives the local provider binaries of its own.
+func (o LocalOptions) HasBinaries() bool { return o.BinDir != "" || len(o.Bins) > 0 }
+
+// KindOptions configure the kind provider (tools/cluster/kind).
+type KindOptions struct {
+	// Cluster names the first cluster.
+	Cluster string
+	// Image is the node image.
+	Image string
+	// KEPBinDir holds KEP-6406 binaries to run in place of the image's.
+	KEPBinDir string
+	// Keep leaves the clusters after the run.
+	Keep bool
+	// NoDriver skips the test driver: cases that need a kubelet skip.
+	NoDriver bool
+}
 
 // Closer returns a function that closes p, as deferred clean-up does,
 // saying on log (if any) what could not be stopped.
@@ -69,23 +91,25 @@ func Closer(p cluster.Provider, log io.Writer) func() {
 func New(ctx context.Context, c Config) (cluster.Provider, error) {
 	switch c.Name {
 	case "kubeconfig":
-		return &kubeconfig.Provider{Path: c.Kubeconfig, Context: c.Context, Cell: c.AsCell}, nil
+		k := c.Kubeconfig
+		return &kubeconfig.Provider{Path: k.Path, Context: k.Context, Cell: k.AsCell}, nil
 	case "local", "":
-		if c.HasBinaries() {
+		if c.Local.HasBinaries() {
 			return localBinaries(ctx, c)
 		}
-		bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Version, CacheDir: c.CacheDir, Log: c.Log})
+		bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Local.Version, CacheDir: c.Local.CacheDir, Log: c.Log})
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
-		p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Version, Log: c.Log, Node: nodeOptions(c, bin)})
+		p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Local.Version, Log: c.Log, Node: nodeOptions(c, bin)})
 		return p, nil
 	case "kind":
 		if err := kind.CheckDocker(ctx, kind.ExecRunner); err != nil {
 			return nil, err
 		}
-		p, err := kind.New(kind.Options{ClusterName: c.KindCluster, Image: c.KindImage, KEPBinDir: c.KindKEPBinDir,
-			KeepCluster: c.KindKeep, InstallDriver: !c.KindNoDriver, OutDir: c.OutDir, Log: c.Log})
+		k := c.Kind
+		p, err := kind.New(kind.Options{ClusterName: k.Cluster, Image: k.Image, KEPBinDir: k.KEPBinDir,
+			KeepCluster: k.Keep, InstallDriver: !k.NoDriver, OutDir: c.OutDir, Log: c.Log})
 		if err != nil {
 			return nil, err
 		}
@@ -124,14 +148,14 @@ type variant struct {
 // prototype runs the KEP-6406 prototype kube-apiserver and kube-scheduler
 // with vanilla etcd and kube-controller-manager.
 func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, error) {
-	if c.Version != "" && c.Version != build.BaseVersion {
-		return nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, c.Version)
+	if v := c.Local.Version; v != "" && v != build.BaseVersion {
+		return nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, v)
 	}
-	vanilla, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: build.BaseVersion, CacheDir: c.CacheDir, Log: c.Log})
+	vanilla, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: build.BaseVersion, CacheDir: c.Local.CacheDir, Log: c.Log})
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
-	opts := build.Options{CacheDir: c.CacheDir, VanillaBinDir: vanilla, Mutant: v.Build, Static: v.static, Log: c.Log}
+	opts := build.Options{CacheDir: c.Local.CacheDir, VanillaBinDir: vanilla, Mutant: v.Build, Static: v.static, Log: c.Log}
 	bin, err := build.Ensure(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("prototype binaries: %w", err)
@@ -158,5 +182,5 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, erro
 // nodeOptions gives an embedded provider its node: the v1.37.2 kubelet,
 // whatever the control plane, since KEP-6406 does not touch the kubelet.
 func nodeOptions(c Config, vanillaBinDir string) *localcp.NodeBuildOptions {
-	return &localcp.NodeBuildOptions{CacheDir: c.CacheDir, KubeletBinDir: vanillaBinDir, OutDir: c.OutDir, Log: c.Log}
+	return &localcp.NodeBuildOptions{CacheDir: c.Local.CacheDir, KubeletBinDir: vanillaBinDir, OutDir: c.OutDir, Log: c.Log}
 }

@@ -54,7 +54,8 @@ func TestConformance(t *testing.T) {
 	defer cancel()
 	var targets []runner.Target
 	for _, name := range strings.Split(*provider, ",") {
-		p, err := providers.New(ctx, providers.Config{Name: name, Kubeconfig: *kubeconfig, Version: *version, OutDir: filepath.Join(out, name), Log: os.Stdout})
+		p, err := providers.New(ctx, providers.Config{Name: name, OutDir: filepath.Join(out, name), Log: os.Stdout,
+			Kubeconfig: providers.KubeconfigOptions{Path: *kubeconfig}, Local: providers.LocalOptions{Version: *version}})
 		if err != nil {
 			t.Fatal(err)
 		}
