@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -58,29 +59,28 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	// container starts may still be empty, so read until every variable
 	// is there or the bound passes.
 	var last error
-	deadline := time.Now().Add(time.Duration(s.Spec.Within.Or(defaultRunningWithin)))
-	for {
+	within := time.Duration(s.Spec.Within.Or(defaultRunningWithin))
+	err = wait.PollUntilContextTimeout(ctx, time.Second, within, true, func(ctx context.Context) (bool, error) {
 		text, err := env.containerLog(ctx, name, container)
-		if err == nil {
-			last = compareEnv(printedEnv(text), want)
-			if last == nil {
-				return nil
-			}
-			if _, final := last.(envMismatch); final {
-				return fmt.Errorf("pod %s, container %s: %w", s.Spec.Pod, container, last)
-			}
-		} else {
+		if err != nil {
 			last = fmt.Errorf("reading the log of pod %s, container %s: %w", s.Spec.Pod, container, err)
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("pod %s, container %s: %w", s.Spec.Pod, container, last)
+		last = compareEnv(printedEnv(text), want)
+		if _, final := last.(envMismatch); final {
+			return false, last
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("pod %s: %w (last: %v)", s.Spec.Pod, ctx.Err(), last)
-		case <-time.After(time.Second):
-		}
+		return last == nil, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("pod %s: %w (last: %v)", s.Spec.Pod, ctx.Err(), last)
+	case wait.Interrupted(err):
+		return fmt.Errorf("pod %s, container %s: %w", s.Spec.Pod, container, last)
 	}
+	return fmt.Errorf("pod %s, container %s: %w", s.Spec.Pod, container, err)
 }
 
 // running says whether the container has started, or why not yet; a

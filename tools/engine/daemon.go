@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/logtail"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // daemon starts and stops the dockerd draconform runs.
@@ -57,26 +58,33 @@ func (d processDaemon) start(ctx context.Context, stateDir string, extraArgs []s
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	var exitErr error
+	err = wait.PollUntilContextTimeout(ctx, 300*time.Millisecond, 60*time.Second, false, func(ctx context.Context) (bool, error) {
 		select {
-		case err := <-exited:
-			_ = os.Remove(d.pidFile(stateDir))
-			return fmt.Errorf("dockerd exited at start (%v); its log %s ends:\n%s", err, logFile.Name(), logTail(logFile.Name(), 15))
-		case <-ctx.Done():
-			_ = d.stop(context.Background(), stateDir)
-			return ctx.Err()
-		case <-time.After(300 * time.Millisecond):
+		case exitErr = <-exited:
+			return false, errExited
+		default:
 		}
-		if err := exec.CommandContext(ctx, "docker", "info", "--format", "{{.ServerVersion}}").Run(); err == nil {
-			// Released: the engine outlives this process on purpose.
-			_ = cmd.Process.Release()
-			return nil
-		}
+		return exec.CommandContext(ctx, "docker", "info", "--format", "{{.ServerVersion}}").Run() == nil, nil
+	})
+	switch {
+	case err == nil:
+		// Released: the engine outlives this process on purpose.
+		_ = cmd.Process.Release()
+		return nil
+	case errors.Is(err, errExited):
+		_ = os.Remove(d.pidFile(stateDir))
+		return fmt.Errorf("dockerd exited at start (%v); its log %s ends:\n%s", exitErr, logFile.Name(), logTail(logFile.Name(), 15))
+	case ctx.Err() != nil:
+		_ = d.stop(context.Background(), stateDir)
+		return ctx.Err()
 	}
 	_ = d.stop(context.Background(), stateDir)
 	return fmt.Errorf("dockerd did not answer within 60 s; its log %s ends:\n%s", logFile.Name(), logTail(logFile.Name(), 15))
 }
+
+// errExited stops the start-up poll when dockerd has exited.
+var errExited = errors.New("dockerd exited")
 
 func (d processDaemon) running(stateDir string) (bool, int) {
 	data, err := os.ReadFile(d.pidFile(stateDir))
@@ -104,17 +112,16 @@ func (d processDaemon) stop(ctx context.Context, stateDir string) error {
 		return fmt.Errorf("stopping dockerd (pid %d): %w", pid, err)
 	}
 	// dockerd stops its containers (kind nodes take a few seconds each).
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) {
-		if alive, _ := d.running(stateDir); !alive {
-			_ = os.Remove(d.pidFile(stateDir))
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 90*time.Second, true, func(context.Context) (bool, error) {
+		alive, _ := d.running(stateDir)
+		return !alive, nil
+	})
+	if err == nil {
+		_ = os.Remove(d.pidFile(stateDir))
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	_ = os.Remove(d.pidFile(stateDir))

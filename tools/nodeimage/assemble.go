@@ -2,6 +2,7 @@ package nodeimage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // runcDir holds the real runc and draconform-runc, which looks for runc
@@ -174,14 +177,12 @@ func preload(ctx context.Context, o Options, name string, archives []componentAr
 	if _, err := o.Docker.Run(ctx, "exec", "-d", name, "/usr/local/bin/containerd"); err != nil {
 		return fmt.Errorf("nodeimage: starting containerd in the build container: %w", err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if _, err := o.Docker.Run(ctx, "exec", name, "ctr", "version"); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			return fmt.Errorf("nodeimage: containerd in the build container did not answer within a minute: %w", err)
-		}
-		time.Sleep(500 * time.Millisecond)
+	var last error
+	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, last = o.Docker.Run(ctx, "exec", name, "ctr", "version")
+		return last == nil, nil
+	}); err != nil {
+		return fmt.Errorf("nodeimage: containerd in the build container did not answer within a minute: %w", errors.Join(err, last))
 	}
 	for _, a := range archives {
 		f, err := os.Open(a.path)
@@ -215,12 +216,12 @@ func preload(ctx context.Context, o Options, name string, archives []componentAr
 	if _, err := o.Docker.Run(ctx, "exec", name, "pkill", "--exact", "containerd"); err != nil {
 		return fmt.Errorf("nodeimage: stopping containerd in the build container: %w", err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
-		if _, err := o.Docker.Run(ctx, "exec", name, "pgrep", "--exact", "containerd"); err != nil {
-			return nil // gone: its bolt database is closed and consistent
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("nodeimage: containerd in the build container did not stop within 30 s")
-		}
+	// Once gone, its bolt database is closed and consistent.
+	if err := wait.PollUntilContextTimeout(ctx, 300*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := o.Docker.Run(ctx, "exec", name, "pgrep", "--exact", "containerd")
+		return err != nil, nil
+	}); err != nil {
+		return fmt.Errorf("nodeimage: containerd in the build container did not stop within 30 s: %w", err)
 	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -163,28 +164,25 @@ func (n *node) startContainerd(ctx context.Context, bins NodeBinaries) error {
 	}
 	n.containerd = p
 	n.started = append(n.started, p.pid)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		if p.exited() {
-			return p.diedError()
+			return false, p.diedError()
 		}
 		// The socket appears before the CRI plugin is ready; ctr version
 		// answers once the gRPC server serves.
-		if _, err := os.Stat(l.socket()); err == nil && n.ctr(ctx, "version") == nil {
-			// containerd serves even when its CRI plugin failed to load,
-			// and the kubelet would then fail with "unknown service
-			// runtime.v1.RuntimeService", which hides the reason.
-			return criPluginError(p.logPath)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("containerd did not serve on %s within 30s; log %s, last lines:\n%s", l.socket(), p.logPath, logTail(p.logPath, 30))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+		_, err := os.Stat(l.socket())
+		return err == nil && n.ctr(ctx, "version") == nil, nil
+	})
+	switch {
+	case err == nil:
+		// containerd serves even when its CRI plugin failed to load, and
+		// the kubelet would then fail with "unknown service
+		// runtime.v1.RuntimeService", which hides the reason.
+		return criPluginError(p.logPath)
+	case wait.Interrupted(err) && ctx.Err() == nil:
+		return fmt.Errorf("containerd did not serve on %s within 30s; log %s, last lines:\n%s", l.socket(), p.logPath, logTail(p.logPath, 30))
 	}
+	return err
 }
 
 // criPluginError reads containerd's log for a CRI plugin that failed to

@@ -2,6 +2,7 @@ package localcp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // The node leaves things behind that killing its processes does not take:
@@ -72,38 +75,35 @@ func cgroupPIDs(rel string) []int {
 // killCgroup kills every process in rel's cgroups until none is left, or
 // the bound passes; processes forked meanwhile are caught by the next round.
 func killCgroup(rel string, bound time.Duration) []int {
-	deadline := time.Now().Add(bound)
-	for {
-		pids := cgroupPIDs(rel)
-		if len(pids) == 0 || time.Now().After(deadline) {
-			return pids
-		}
+	var pids []int
+	// Clean-up runs when the case's context may be gone already.
+	_ = wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, bound, true, func(context.Context) (bool, error) {
+		pids = cgroupPIDs(rel)
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(pids) == 0, nil
+	})
+	return cgroupPIDs(rel)
 }
 
 // removeCgroups removes rel's cgroups, deepest first. A cgroup whose last
 // process has just been killed may stay busy for a moment, so it retries.
 func removeCgroups(rel string, bound time.Duration) error {
-	deadline := time.Now().Add(bound)
-	for {
-		var busy []string
+	var busy []string
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, bound, true, func(context.Context) (bool, error) {
+		busy = nil
 		for _, dir := range cgroupDirs(rel) {
 			if err := syscall.Rmdir(dir); err != nil && !errors.Is(err, syscall.ENOENT) {
 				busy = append(busy, fmt.Sprintf("%s: %v", dir, err))
 			}
 		}
-		if len(busy) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cgroups left: %s", strings.Join(busy, "; "))
-		}
-		time.Sleep(100 * time.Millisecond)
+		return len(busy) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("cgroups left: %s", strings.Join(busy, "; "))
 	}
+	return nil
 }
 
 // processesWithArg lists the processes whose command line has arg as one
