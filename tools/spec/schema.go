@@ -2,25 +2,39 @@ package spec
 
 import (
 	"reflect"
-	"strings"
 
+	"github.com/invopop/jsonschema"
 	"gopkg.in/yaml.v3"
 )
 
 // Schema returns a JSON Schema (draft 2020-12) for every document kind of the
 // language, generated from the Go types the loader decodes into, so the
 // schema an editor checks against can never drift from what draconform reads.
+// invopop/jsonschema reflects the types; the strict loader stays the judge
+// of a file, with its file:line errors.
 func Schema() map[string]any {
-	g := schemaGen{defs: map[string]any{}}
+	r := &jsonschema.Reflector{
+		FieldNameTag: "yaml",
+		// No field is required by the schema: the loader says which are,
+		// in context, with the line.
+		RequiredFromJSONSchemaTags: true,
+		Anonymous:                  true,
+		Mapper:                     schemaOfSpecial,
+		LookupComment:              docTag,
+	}
+	defs := map[string]any{}
 	var branches []any
 	for _, k := range []struct {
 		kind string
-		t    reflect.Type
-	}{{"Suite", reflect.TypeOf(Suite{})}, {"Fixture", reflect.TypeOf(Fixture{})}, {"Cells", reflect.TypeOf(CellSet{})}, {"Register", reflect.TypeOf(Register{})}} {
-		ref := g.of(k.t)
+		v    any
+	}{{"Suite", Suite{}}, {"Fixture", Fixture{}}, {"Cells", CellSet{}}, {"Register", Register{}}} {
+		s := r.Reflect(k.v)
+		for name, def := range s.Definitions {
+			defs[name] = def
+		}
 		branches = append(branches, map[string]any{
 			"if":   map[string]any{"properties": map[string]any{"kind": map[string]any{"const": k.kind}}},
-			"then": ref,
+			"then": map[string]any{"$ref": s.Ref},
 		})
 	}
 	return map[string]any{
@@ -31,72 +45,30 @@ func Schema() map[string]any {
 		"required":   []string{"apiVersion", "kind"},
 		"properties": map[string]any{"apiVersion": map[string]any{"const": APIVersion}, "kind": map[string]any{"enum": []string{"Suite", "Fixture", "Cells", "Register"}}},
 		"allOf":      branches,
-		"$defs":      g.defs,
+		"$defs":      defs,
 	}
 }
 
-type schemaGen struct{ defs map[string]any }
-
-var (
-	nodeT     = reflect.TypeOf(yaml.Node{})
-	durationT = reflect.TypeOf(Duration(0))
-	posT      = reflect.TypeOf(Pos{})
-)
-
-func (g schemaGen) of(t reflect.Type) map[string]any {
-	switch {
-	case t == nodeT:
-		return map[string]any{"description": "any YAML value"}
-	case t == durationT:
-		return map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`}
+// schemaOfSpecial gives the types the YAML decoder reads its own way.
+func schemaOfSpecial(t reflect.Type) *jsonschema.Schema {
+	switch t {
+	case reflect.TypeOf(yaml.Node{}):
+		return &jsonschema.Schema{Description: "any YAML value"}
+	case reflect.TypeOf(Duration(0)):
+		return &jsonschema.Schema{Type: "string", Pattern: `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`}
 	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return g.of(t.Elem())
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int64:
-		return map[string]any{"type": "integer"}
-	case reflect.Slice:
-		return map[string]any{"type": "array", "items": g.of(t.Elem())}
-	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": g.of(t.Elem())}
-	case reflect.Struct:
-		name := t.Name()
-		if _, done := g.defs[name]; !done {
-			g.defs[name] = nil // guards recursion
-			props := map[string]any{}
-			g.fields(t, props)
-			g.defs[name] = map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-		}
-		return map[string]any{"$ref": "#/$defs/" + name}
-	}
-	return map[string]any{}
+	return nil
 }
 
-func (g schemaGen) fields(t reflect.Type, props map[string]any) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("yaml")
-		if tag == "-" || !f.IsExported() || f.Type == posT {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if opts == "inline" {
-			g.fields(f.Type, props)
-			continue
-		}
-		s := g.of(f.Type)
-		if doc := f.Tag.Get("doc"); doc != "" {
-			// $ref siblings are allowed in 2020-12, so a description fits beside it.
-			cp := map[string]any{"description": doc}
-			for k, v := range s {
-				cp[k] = v
-			}
-			s = cp
-		}
-		props[name] = s
+// docTag describes a field by its doc tag, the text the docs command also
+// shows.
+func docTag(t reflect.Type, field string) string {
+	if field == "" || t.Kind() != reflect.Struct {
+		return ""
 	}
+	f, ok := t.FieldByName(field)
+	if !ok {
+		return ""
+	}
+	return f.Tag.Get("doc")
 }
