@@ -5,7 +5,6 @@ package app
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,6 +14,8 @@ import (
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/loader"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Streams are where a verb writes.
@@ -23,9 +24,16 @@ type Streams struct {
 	Err io.Writer
 }
 
+// action is a verb once its flags are parsed: it runs with the remaining
+// arguments and returns the exit code.
+type action func(ctx context.Context, args []string, s Streams) int
+
 type verb struct {
 	name, usage string
-	run         func(ctx context.Context, args []string, s Streams) int
+	// setup registers the verb's flags and returns its action, so that
+	// cobra parses, completes and documents the flags while the verb stays
+	// one small function.
+	setup func(fs *pflag.FlagSet) action
 }
 
 func verbs() []verb {
@@ -43,31 +51,49 @@ func verbs() []verb {
 		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
 		{"node-image", "build (or find) the kind node image made offline from Debian packages and Go modules; prints its tag", nodeImageCmd},
 		{"engine", "up: a Docker engine that runs kind's privileged nodes (starts one where needed); down: stop it", engineCmd},
+		{"version", "print draconform's version, commit and the digest of its built-in suites and fixtures", versionCmd},
 	}
 }
 
-// Run dispatches to a verb and returns the process exit code.
+// Run runs the command line args and returns the process exit code: the
+// verb's own, or 2 for a command line cobra refused.
 func Run(ctx context.Context, args []string, s Streams) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(s.Out)
-		return 0
-	}
-	for _, v := range verbs() {
-		if v.name == args[0] {
-			return v.run(ctx, args[1:], s)
+	code := 0
+	root := newRoot(s, &code)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		name := "draconform"
+		if c, _, ferr := root.Find(args); ferr == nil && c != root {
+			name = c.CommandPath()
 		}
+		fmt.Fprintf(s.Err, "%s: %v\nRun '%s --help' for usage.\n", name, err, name)
+		return 2
 	}
-	fmt.Fprintf(s.Err, "draconform: unknown command %q\n\n", args[0])
-	usage(s.Err)
-	return 2
+	return code
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "draconform: conformance suite for KEP-6406 (DRA extended resource capacity)")
-	fmt.Fprintln(w, "\nusage: draconform <command> [flags]   (draconform <command> -h for its flags)")
-	for _, v := range verbs() {
-		fmt.Fprintf(w, "  %-11s %s\n", v.name, v.usage)
+// newRoot builds the command tree; the verb that runs stores its exit code
+// in code.
+func newRoot(s Streams, code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "draconform",
+		Short:         "conformance suite for KEP-6406 (DRA extended resource capacity)",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       buildVersion().String(),
+		// No verb: the help, as kubectl and kind do.
+		Run: func(c *cobra.Command, _ []string) { _ = c.Help() },
 	}
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.SetVersionTemplate("{{.Version}}\n")
+	for _, v := range verbs() {
+		cmd := &cobra.Command{Use: v.name, Short: v.usage}
+		act := v.setup(cmd.Flags())
+		cmd.Run = func(c *cobra.Command, args []string) { *code = act(c.Context(), args, s) }
+		root.AddCommand(cmd)
+	}
+	return root
 }
 
 // specFlags are the flags every verb that loads specs shares.
@@ -75,7 +101,7 @@ type specFlags struct {
 	suites, fixtures string
 }
 
-func (f *specFlags) register(fs *flag.FlagSet) {
+func (f *specFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.suites, "suites", "", "directory of suite YAML files (default: the suites built into draconform)")
 	fs.StringVar(&f.fixtures, "fixtures", "", "directory of fixture YAML files (default: the fixtures built into draconform)")
 }
@@ -116,10 +142,4 @@ func outputDir(flagValue, name string) (string, error) {
 		return "", fmt.Errorf("output directory: %w", err)
 	}
 	return dir, nil
-}
-
-func newFlagSet(name string, s Streams) *flag.FlagSet {
-	fs := flag.NewFlagSet("draconform "+name, flag.ContinueOnError)
-	fs.SetOutput(s.Err)
-	return fs
 }

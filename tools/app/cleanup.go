@@ -14,6 +14,7 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/spf13/pflag"
 )
 
 // Kinds draconform creates outside namespaces; everything namespaced lives in
@@ -25,74 +26,72 @@ var cleanupResources = []schema.GroupVersionResource{
 	{Version: "v1", Resource: "nodes"},
 }
 
-func cleanupCmd(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("cleanup", s)
+func cleanupCmd(fs *pflag.FlagSet) action {
 	path := fs.String("kubeconfig", "", "cluster to clean (default: $KUBECONFIG, then ~/.kube/config)")
 	kctx := fs.String("context", "", "kubeconfig context")
 	run := fs.String("run", "", "delete only this run's objects (default: every draconform run's)")
 	dry := fs.Bool("dry-run", false, "list what would be deleted, delete nothing")
 	nodes := fs.Bool("nodes", false, "instead: remove from this machine the embedded nodes a killed run left (processes, mounts, cgroups, bridges, state)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *nodes {
-		return cleanupNodes(s, *dry)
-	}
-	p := &kubeconfig.Provider{Path: *path, Context: *kctx}
-	c, err := p.Start(ctx, "cleanup", nil)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform cleanup:", err)
-		return 1
-	}
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform cleanup:", err)
-		return 1
-	}
-	selector := steps.RunLabel
-	if *run != "" {
-		selector = steps.RunLabel + "=" + *run
-	}
-	failed := false
-	total := 0
-	for _, gvr := range cleanupResources {
-		list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: selector})
-		if err != nil {
-			fmt.Fprintf(s.Err, "listing %s: %v\n", gvr.Resource, err)
-			failed = true
-			continue
+	return func(ctx context.Context, args []string, s Streams) int {
+		if *nodes {
+			return cleanupNodes(s, *dry)
 		}
-		for _, item := range list.Items {
-			total++
-			if gvr.Resource == "namespaces" && !*dry {
-				// Pods on draconform's kubelet-less nodes would wait forever
-				// for a graceful deletion nobody confirms.
-				pods := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(item.GetName())
-				if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
-					fmt.Fprintf(s.Err, "deleting pods in %s: %v\n", item.GetName(), err)
-					failed = true
-				}
-			}
-			verb := "deleted"
-			if ts := item.GetDeletionTimestamp(); ts != nil {
-				fmt.Fprintf(s.Out, "terminating %s/%s since %s (run %s)\n", gvr.Resource, item.GetName(), ts.Format("15:04:05"), item.GetLabels()[steps.RunLabel])
-				continue
-			}
-			if *dry {
-				verb = "would delete"
-			} else if err := dyn.Resource(gvr).Delete(ctx, item.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				fmt.Fprintf(s.Err, "deleting %s %s: %v\n", gvr.Resource, item.GetName(), err)
+		p := &kubeconfig.Provider{Path: *path, Context: *kctx}
+		c, err := p.Start(ctx, "cleanup", nil)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform cleanup:", err)
+			return 1
+		}
+		dyn, err := dynamic.NewForConfig(c.RESTConfig())
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform cleanup:", err)
+			return 1
+		}
+		selector := steps.RunLabel
+		if *run != "" {
+			selector = steps.RunLabel + "=" + *run
+		}
+		failed := false
+		total := 0
+		for _, gvr := range cleanupResources {
+			list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: selector})
+			if err != nil {
+				fmt.Fprintf(s.Err, "listing %s: %v\n", gvr.Resource, err)
 				failed = true
 				continue
 			}
-			fmt.Fprintf(s.Out, "%s %s/%s (run %s)\n", verb, gvr.Resource, item.GetName(), item.GetLabels()[steps.RunLabel])
+			for _, item := range list.Items {
+				total++
+				if gvr.Resource == "namespaces" && !*dry {
+					// Pods on draconform's kubelet-less nodes would wait forever
+					// for a graceful deletion nobody confirms.
+					pods := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(item.GetName())
+					if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+						fmt.Fprintf(s.Err, "deleting pods in %s: %v\n", item.GetName(), err)
+						failed = true
+					}
+				}
+				verb := "deleted"
+				if ts := item.GetDeletionTimestamp(); ts != nil {
+					fmt.Fprintf(s.Out, "terminating %s/%s since %s (run %s)\n", gvr.Resource, item.GetName(), ts.Format("15:04:05"), item.GetLabels()[steps.RunLabel])
+					continue
+				}
+				if *dry {
+					verb = "would delete"
+				} else if err := dyn.Resource(gvr).Delete(ctx, item.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					fmt.Fprintf(s.Err, "deleting %s %s: %v\n", gvr.Resource, item.GetName(), err)
+					failed = true
+					continue
+				}
+				fmt.Fprintf(s.Out, "%s %s/%s (run %s)\n", verb, gvr.Resource, item.GetName(), item.GetLabels()[steps.RunLabel])
+			}
 		}
+		fmt.Fprintf(s.Out, "%d objects carry the label %s\n", total, selector)
+		if failed {
+			return 1
+		}
+		return 0
 	}
-	fmt.Fprintf(s.Out, "%d objects carry the label %s\n", total, selector)
-	if failed {
-		return 1
-	}
-	return 0
 }
 
 // cleanupNodes removes the embedded nodes no running draconform owns.

@@ -11,57 +11,56 @@ import (
 	"github.com/draconform/draconform/tools/docs"
 	"github.com/draconform/draconform/tools/mutants"
 	"github.com/draconform/draconform/tools/report"
+	"github.com/spf13/pflag"
 )
 
 // docsCmd writes (or, with --check, verifies) the documents generated from
 // the specs: the traceability table and the interpretation register.
-func docsCmd(_ context.Context, args []string, s Streams) int {
-	fs := newFlagSet("docs", s)
+func docsCmd(fs *pflag.FlagSet) action {
 	var sf specFlags
 	sf.register(fs)
 	dir := fs.String("out", "docs", "directory to write into")
 	check := fs.Bool("check", false, "fail if the files differ from what the specs give, write nothing")
 	readme := fs.String("readme", "", "README whose mutation table and golden summary are generated from <out>/mutation.json and <out>/golden-outcomes.json (default <out>/../README.md)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	return func(_ context.Context, args []string, s Streams) int {
+		b := sf.loadOrReport(s)
+		if b == nil {
+			return 1
+		}
+		files := map[string]string{
+			"traceability.md": docs.Traceability(b),
+			"register.md":     docs.Register(b),
+		}
+		results, err := mutants.LoadResults(filepath.Join(*dir, "mutation.json"))
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform docs:", err)
+			return 1
+		}
+		paths := map[string][]byte{}
+		for name, text := range files {
+			paths[filepath.Join(*dir, name)] = []byte(text)
+		}
+		if *readme == "" {
+			*readme = filepath.Join(*dir, "..", "README.md")
+		}
+		text, err := readmeWithGenerated(*readme, results, filepath.Join(*dir, "golden-outcomes.json"))
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform docs:", err)
+			return 1
+		}
+		if text != "" {
+			paths[*readme] = []byte(text)
+		}
+		stale, err := writeOrCheck(paths, *check, "draconform docs (or make docs)", s)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform docs:", err)
+			return 1
+		}
+		if stale {
+			return 1
+		}
+		return 0
 	}
-	b := sf.loadOrReport(s)
-	if b == nil {
-		return 1
-	}
-	files := map[string]string{
-		"traceability.md": docs.Traceability(b),
-		"register.md":     docs.Register(b),
-	}
-	results, err := mutants.LoadResults(filepath.Join(*dir, "mutation.json"))
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform docs:", err)
-		return 1
-	}
-	paths := map[string][]byte{}
-	for name, text := range files {
-		paths[filepath.Join(*dir, name)] = []byte(text)
-	}
-	if *readme == "" {
-		*readme = filepath.Join(*dir, "..", "README.md")
-	}
-	text, err := readmeWithGenerated(*readme, results, filepath.Join(*dir, "golden-outcomes.json"))
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform docs:", err)
-		return 1
-	}
-	if text != "" {
-		paths[*readme] = []byte(text)
-	}
-	stale, err := writeOrCheck(paths, *check, "draconform docs (or make docs)", s)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform docs:", err)
-		return 1
-	}
-	if stale {
-		return 1
-	}
-	return 0
 }
 
 // readmeWithGenerated is the README with its generated sections made from

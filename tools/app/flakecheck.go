@@ -13,6 +13,7 @@ import (
 
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/spf13/pflag"
 )
 
 // flakeCheckCmd runs the whole suite again and again, each time in a
@@ -20,75 +21,73 @@ import (
 // golden outcomes: a case whose outcome ever differs is a flake (or a real
 // change) and fails the check. It reports what each deviating case did in
 // every run, so a flake is told from a consistent change at a glance.
-func flakeCheckCmd(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("flake-check", s)
+func flakeCheckCmd(fs *pflag.FlagSet) action {
 	runs := fs.Int("runs", 20, "how many full runs")
 	golden := fs.String("golden", "docs/golden-outcomes.json", "golden outcomes every run must match")
 	out := fs.String("out", "", "directory for each run's output (default: _output/flake-check-<id>)")
 	summary := fs.String("summary", "", "also write the summary as Markdown to this file")
 	partial := fs.Bool("partial", false, "the runs are focused (--suite, --label-filter after the flags): compare the outcomes they produce, and do not count the golden ones they leave out")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *runs < 1 {
-		fmt.Fprintln(s.Err, "draconform: --runs must be at least 1")
-		return 2
-	}
-	want, err := report.LoadGolden(*golden)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 1
-	}
-	dir, err := outputDir(*out, "flake-check-"+runner.NewRunID())
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 1
-	}
-	// Extra arguments after the flags go to every run (e.g. --provider local).
-	runArgs := fs.Args()
-	fc := flakeCheck{want: want, complete: !*partial, deviations: map[string][]string{}}
-	began := time.Now()
-	for i := 1; i <= *runs; i++ {
-		runDir := filepath.Join(dir, fmt.Sprintf("run-%02d", i))
-		start := time.Now()
-		outcomes, err := childRun(ctx, runDir, runArgs...)
-		if err != nil && ctx.Err() != nil && fc.runs > 0 {
-			// Interrupted: the finished runs still count, and say so.
-			fmt.Fprintf(s.Out, "\nflake-check: interrupted during run %d; the summary covers the %d finished runs\n", i, fc.runs)
-			break
+	return func(ctx context.Context, args []string, s Streams) int {
+		if *runs < 1 {
+			fmt.Fprintln(s.Err, "draconform: --runs must be at least 1")
+			return 2
 		}
+		want, err := report.LoadGolden(*golden)
 		if err != nil {
-			fmt.Fprintf(s.Err, "draconform: run %d: %v\n", i, err)
-			return 1
-		}
-		diffs, err := fc.add(i, outcomes)
-		if err != nil {
-			fmt.Fprintf(s.Err, "draconform: %v (is --golden the table of these implementations?)\n", err)
-			return 1
-		}
-		fmt.Fprintf(s.Out, "flake-check: run %d/%d: %d outcomes, %d differ from %s, in %s (%s)\n",
-			i, *runs, len(outcomes), len(diffs), *golden, time.Since(start).Round(time.Second), runDir)
-		for _, d := range diffs {
-			fmt.Fprintf(s.Out, "  %s\n", d)
-		}
-	}
-	md := fc.summary(time.Since(began))
-	fmt.Fprint(s.Out, "\n"+md)
-	if *summary != "" {
-		if err := os.WriteFile(*summary, []byte(md), 0o644); err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1
 		}
+		dir, err := outputDir(*out, "flake-check-"+runner.NewRunID())
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 1
+		}
+		// Extra arguments after the flags go to every run (e.g. --provider local).
+		runArgs := args
+		fc := flakeCheck{want: want, complete: !*partial, deviations: map[string][]string{}}
+		began := time.Now()
+		for i := 1; i <= *runs; i++ {
+			runDir := filepath.Join(dir, fmt.Sprintf("run-%02d", i))
+			start := time.Now()
+			outcomes, err := childRun(ctx, runDir, runArgs...)
+			if err != nil && ctx.Err() != nil && fc.runs > 0 {
+				// Interrupted: the finished runs still count, and say so.
+				fmt.Fprintf(s.Out, "\nflake-check: interrupted during run %d; the summary covers the %d finished runs\n", i, fc.runs)
+				break
+			}
+			if err != nil {
+				fmt.Fprintf(s.Err, "draconform: run %d: %v\n", i, err)
+				return 1
+			}
+			diffs, err := fc.add(i, outcomes)
+			if err != nil {
+				fmt.Fprintf(s.Err, "draconform: %v (is --golden the table of these implementations?)\n", err)
+				return 1
+			}
+			fmt.Fprintf(s.Out, "flake-check: run %d/%d: %d outcomes, %d differ from %s, in %s (%s)\n",
+				i, *runs, len(outcomes), len(diffs), *golden, time.Since(start).Round(time.Second), runDir)
+			for _, d := range diffs {
+				fmt.Fprintf(s.Out, "  %s\n", d)
+			}
+		}
+		md := fc.summary(time.Since(began))
+		fmt.Fprint(s.Out, "\n"+md)
+		if *summary != "" {
+			if err := os.WriteFile(*summary, []byte(md), 0o644); err != nil {
+				fmt.Fprintln(s.Err, "draconform:", err)
+				return 1
+			}
+		}
+		if fc.runs < *runs {
+			fmt.Fprintf(s.Err, "draconform: only %d of %d runs finished\n", fc.runs, *runs)
+			return 1
+		}
+		if len(fc.deviations) > 0 {
+			fmt.Fprintf(s.Err, "draconform: %d outcomes differed from the golden table in at least one run\n", len(fc.deviations))
+			return 1
+		}
+		return 0
 	}
-	if fc.runs < *runs {
-		fmt.Fprintf(s.Err, "draconform: only %d of %d runs finished\n", fc.runs, *runs)
-		return 1
-	}
-	if len(fc.deviations) > 0 {
-		fmt.Fprintf(s.Err, "draconform: %d outcomes differed from the golden table in at least one run\n", len(fc.deviations))
-		return 1
-	}
-	return 0
 }
 
 // flakeCheck accumulates runs: how many, how many outcomes in all, and

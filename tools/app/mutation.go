@@ -13,6 +13,7 @@ import (
 	"github.com/draconform/draconform/tools/mutants"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/spf13/pflag"
 )
 
 // mutationCmd runs the whole suite against known-broken implementations and
@@ -20,101 +21,99 @@ import (
 // Each run is a process of its own (ginkgo runs one suite per process), and
 // its outcomes.json says which cases failed. The results are merged into
 // docs/mutation.json, and the README's table is regenerated from it.
-func mutationCmd(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("mutation", s)
+func mutationCmd(fs *pflag.FlagSet) action {
 	out := fs.String("out", "", "directory for each mutant's run (default: _output/mutation-<id>)")
 	only := fs.String("mutants", "", "comma-separated mutants to run (default: all; see --list)")
 	list := fs.Bool("list", false, "list the mutants and exit")
 	results := fs.String("results", "", "merge the results into this JSON file (e.g. docs/mutation.json)")
 	readme := fs.String("readme", "", "regenerate the mutation table of this README from --results (e.g. README.md)")
 	parallel := fs.Int("parallel", 1, "how many mutants to run at once")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	all := mutants.All()
-	if *list {
-		for _, m := range all {
-			fmt.Fprintf(s.Out, "%-44s %s\n", m.Provider, m.Mistake)
-		}
-		return 0
-	}
-	selected, err := selectMutants(all, splitList(*only))
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 2
-	}
-	if *readme != "" && *results == "" {
-		fmt.Fprintln(s.Err, "draconform: --readme needs --results, the file the table is generated from")
-		return 2
-	}
-	dir, err := outputDir(*out, "mutation-"+runner.NewRunID())
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 1
-	}
-	rec := &mutationRecorder{path: *results, order: mutants.Names()}
-	if err := rec.load(); err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 1
-	}
-	// Runs are mostly waiting (a killed mutant's failing cases wait out
-	// their bounds), so a few at once use the machine better; each has its
-	// own control planes on free ports.
-	sem := make(chan struct{}, max(1, *parallel))
-	var wg sync.WaitGroup
-	var failed atomic.Bool
-	// The unmutated prototype runs beside the mutants, under the same load:
-	// a case counts against a mutant only where it passed here.
-	ref := &reference{done: make(chan struct{})}
-	sem <- struct{}{}
-	go func() {
-		defer func() { <-sem }()
-		ref.run(ctx, dir, s)
-	}()
-	for i, m := range selected {
-		sem <- struct{}{} // in list order, so builds are awaited in order
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			r, err := runMutant(ctx, dir, m, i+1, len(selected), ref, s)
-			if err == nil {
-				err = rec.add(r)
+	return func(ctx context.Context, args []string, s Streams) int {
+		all := mutants.All()
+		if *list {
+			for _, m := range all {
+				fmt.Fprintf(s.Out, "%-44s %s\n", m.Provider, m.Mistake)
 			}
-			if err != nil {
-				fmt.Fprintln(s.Err, "draconform:", err)
-				failed.Store(true)
-			}
-		}()
-	}
-	wg.Wait()
-	if failed.Load() {
-		return 1
-	}
-	fresh, rows := rec.fresh, rec.rows
-	md := docs.MutationTable(rows)
-	fmt.Fprint(s.Out, "\n"+md)
-	if *readme != "" {
-		if err := writeMutationTable(*readme, md); err != nil {
+			return 0
+		}
+		selected, err := selectMutants(all, splitList(*only))
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 2
+		}
+		if *readme != "" && *results == "" {
+			fmt.Fprintln(s.Err, "draconform: --readme needs --results, the file the table is generated from")
+			return 2
+		}
+		dir, err := outputDir(*out, "mutation-"+runner.NewRunID())
+		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 1
 		}
-		fmt.Fprintln(s.Out, "wrote the mutation table into", *readme)
-	}
-	survivors := 0
-	for _, r := range fresh {
-		if !r.Killed() && r.Equivalent == "" {
-			survivors++
-			fmt.Fprintf(s.Err, "draconform: mutant %s survived: it needs a case that catches it\n", r.Provider)
+		rec := &mutationRecorder{path: *results, order: mutants.Names()}
+		if err := rec.load(); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 1
 		}
+		// Runs are mostly waiting (a killed mutant's failing cases wait out
+		// their bounds), so a few at once use the machine better; each has its
+		// own control planes on free ports.
+		sem := make(chan struct{}, max(1, *parallel))
+		var wg sync.WaitGroup
+		var failed atomic.Bool
+		// The unmutated prototype runs beside the mutants, under the same load:
+		// a case counts against a mutant only where it passed here.
+		ref := &reference{done: make(chan struct{})}
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			ref.run(ctx, dir, s)
+		}()
+		for i, m := range selected {
+			sem <- struct{}{} // in list order, so builds are awaited in order
+			if ctx.Err() != nil {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				r, err := runMutant(ctx, dir, m, i+1, len(selected), ref, s)
+				if err == nil {
+					err = rec.add(r)
+				}
+				if err != nil {
+					fmt.Fprintln(s.Err, "draconform:", err)
+					failed.Store(true)
+				}
+			}()
+		}
+		wg.Wait()
+		if failed.Load() {
+			return 1
+		}
+		fresh, rows := rec.fresh, rec.rows
+		md := docs.MutationTable(rows)
+		fmt.Fprint(s.Out, "\n"+md)
+		if *readme != "" {
+			if err := writeMutationTable(*readme, md); err != nil {
+				fmt.Fprintln(s.Err, "draconform:", err)
+				return 1
+			}
+			fmt.Fprintln(s.Out, "wrote the mutation table into", *readme)
+		}
+		survivors := 0
+		for _, r := range fresh {
+			if !r.Killed() && r.Equivalent == "" {
+				survivors++
+				fmt.Fprintf(s.Err, "draconform: mutant %s survived: it needs a case that catches it\n", r.Provider)
+			}
+		}
+		if survivors > 0 {
+			return 1
+		}
+		return 0
 	}
-	if survivors > 0 {
-		return 1
-	}
-	return 0
 }
 
 func selectMutants(all []mutants.Mutant, names []string) ([]mutants.Mutant, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/nodeimage"
+	"github.com/spf13/pflag"
 )
 
 // nodeImageVersion is the Kubernetes version of the offline kind node image:
@@ -23,20 +24,18 @@ const corednsVersion = "v1.14.6"
 // nodeImageCmd builds (or finds) the kind node image made from Debian's
 // packages and the Go module proxy, and prints its tag on stdout, so that
 // `--kind-image "$(draconform node-image)"` works; progress goes to stderr.
-func nodeImageCmd(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("node-image", s)
+func nodeImageCmd(fs *pflag.FlagSet) action {
 	rebuild := fs.Bool("rebuild", false, "build again even if an image of the same inputs exists")
 	mirror := fs.String("mirror", "", "Debian mirror for debootstrap (default debootstrap's)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	return func(ctx context.Context, args []string, s Streams) int {
+		tag, err := buildNodeImage(ctx, *rebuild, *mirror, s)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform node-image:", err)
+			return 1
+		}
+		fmt.Fprintln(s.Out, tag)
+		return 0
 	}
-	tag, err := buildNodeImage(ctx, *rebuild, *mirror, s)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform node-image:", err)
-		return 1
-	}
-	fmt.Fprintln(s.Out, tag)
-	return 0
 }
 
 func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams) (string, error) {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
 	"github.com/draconform/draconform/tools/cluster/providers"
@@ -21,7 +21,7 @@ import (
 
 type planFlags struct{ cells, suites string }
 
-func (f *planFlags) register(fs *flag.FlagSet) {
+func (f *planFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cells, "cells", "", "comma-separated gate cells to run (default: every cell a case names)")
 	fs.StringVar(&f.suites, "suite", "", "comma-separated suites to run (default: all)")
 }
@@ -39,7 +39,7 @@ type providerFlags struct {
 	kind       providers.KindOptions
 }
 
-func (f *providerFlags) register(fs *flag.FlagSet) {
+func (f *providerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static (the prototype linked statically, as --kind-kep-bin-dir needs it), kubeconfig (any cluster; cells that set gates are skipped), kind (kind clusters in Docker with the test driver, for cases that need a kubelet), or a known-broken variant of the prototype (see draconform mutation --list)")
 	fs.StringVar(&f.kubeconfig.Path, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.kubeconfig.Context, "context", "", "kubeconfig context for --provider kubeconfig")
@@ -110,8 +110,7 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 	return targets, stopAll, nil
 }
 
-func runCmd(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("run", s)
+func runCmd(fs *pflag.FlagSet) action {
 	var sf specFlags
 	var pf planFlags
 	var prov providerFlags
@@ -121,64 +120,63 @@ func runCmd(ctx context.Context, args []string, s Streams) int {
 	out := fs.String("out", "", "directory for reports, logs and diagnostics (default: _output/<run id>)")
 	focus := fs.String("focus", "", "run only cases whose id matches this regular expression")
 	labels := fs.String("label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
-	verbose := fs.Bool("v", false, "print every step as it runs")
+	verbose := fs.BoolP("verbose", "v", false, "print every step as it runs")
 	caseTimeout := fs.Duration("case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	golden := fs.String("golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
 	updateGolden := fs.Bool("update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
 	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	as, err := parseGoldenAs(*goldenAs)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 2
-	}
-	b := sf.loadOrReport(s)
-	if b == nil {
-		return 1
-	}
-	cases := plan.Expand(b, pf.filter())
-	if len(cases) == 0 {
-		fmt.Fprintln(s.Err, "draconform: no case matches the --cells/--suite selection")
-		return 1
-	}
-	runID := runner.NewRunID()
-	outDir, err := outputDir(*out, runID)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 1
-	}
-	targets, stopAll, err := prov.targets(ctx, outDir, s)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return 1
-	}
-	defer stopAll()
-	fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), prov.provider, outDir)
+	return func(ctx context.Context, args []string, s Streams) int {
+		as, err := parseGoldenAs(*goldenAs)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 2
+		}
+		b := sf.loadOrReport(s)
+		if b == nil {
+			return 1
+		}
+		cases := plan.Expand(b, pf.filter())
+		if len(cases) == 0 {
+			fmt.Fprintln(s.Err, "draconform: no case matches the --cells/--suite selection")
+			return 1
+		}
+		runID := runner.NewRunID()
+		outDir, err := outputDir(*out, runID)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 1
+		}
+		targets, stopAll, err := prov.targets(ctx, outDir, s)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 1
+		}
+		defer stopAll()
+		fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), prov.provider, outDir)
 
-	// client-go's reflectors log through klog when a watch a step no longer
-	// needs is cancelled; that noise would bury the report.
-	klog.SetLogger(logr.Discard())
-	complete := *focus == "" && *labels == "" && pf.cells == "" && pf.suites == ""
-	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout,
-		Golden: *golden, UpdateGolden: *updateGolden, Complete: complete, GoldenAs: as,
-		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}})
-	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
-	if *focus != "" {
-		suiteCfg.FocusStrings = []string{*focus}
+		// client-go's reflectors log through klog when a watch a step no longer
+		// needs is cancelled; that noise would bury the report.
+		klog.SetLogger(logr.Discard())
+		complete := *focus == "" && *labels == "" && pf.cells == "" && pf.suites == ""
+		runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout,
+			Golden: *golden, UpdateGolden: *updateGolden, Complete: complete, GoldenAs: as,
+			CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}})
+		suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
+		if *focus != "" {
+			suiteCfg.FocusStrings = []string{*focus}
+		}
+		suiteCfg.LabelFilter = *labels
+		suiteCfg.Timeout = 4 * time.Hour
+		reporterCfg.Verbose = *verbose
+		reporterCfg.Succinct = !*verbose
+		reporterCfg.NoColor = !isTerminal(s.Out)
+		t := &cliT{}
+		gomega.RegisterFailHandler(ginkgo.Fail)
+		if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
+			return 1
+		}
+		return 0
 	}
-	suiteCfg.LabelFilter = *labels
-	suiteCfg.Timeout = 4 * time.Hour
-	reporterCfg.Verbose = *verbose
-	reporterCfg.Succinct = !*verbose
-	reporterCfg.NoColor = !isTerminal(s.Out)
-	t := &cliT{}
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
-		return 1
-	}
-	return 0
 }
 
 func isTerminal(w any) bool {

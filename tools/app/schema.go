@@ -6,18 +6,17 @@ import (
 	"fmt"
 
 	"github.com/draconform/draconform/tools/spec"
+	"github.com/spf13/pflag"
 )
 
-func schemaCmd(_ context.Context, args []string, s Streams) int {
-	fs := newFlagSet("schema", s)
-	if err := fs.Parse(args); err != nil {
-		return 2
+func schemaCmd(fs *pflag.FlagSet) action {
+	return func(_ context.Context, args []string, s Streams) int {
+		data, err := json.MarshalIndent(spec.Schema(), "", "  ")
+		if err != nil {
+			fmt.Fprintln(s.Err, err)
+			return 1
+		}
+		fmt.Fprintln(s.Out, string(data))
+		return 0
 	}
-	data, err := json.MarshalIndent(spec.Schema(), "", "  ")
-	if err != nil {
-		fmt.Fprintln(s.Err, err)
-		return 1
-	}
-	fmt.Fprintln(s.Out, string(data))
-	return 0
 }

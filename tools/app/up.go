@@ -9,13 +9,13 @@ import (
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/spf13/pflag"
 )
 
 // upCmd starts one cell's embedded control plane and keeps it until
 // interrupted: for exploring with kubectl, or for running the suite against
 // it through --provider kubeconfig as any cluster would be.
-func upCmd(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("up", s)
+func upCmd(fs *pflag.FlagSet) action {
 	var sf specFlags
 	sf.register(fs)
 	cellName := fs.String("cell", "defaults", "the cell whose gates the control plane runs with")
@@ -23,61 +23,60 @@ func upCmd(ctx context.Context, args []string, s Streams) int {
 	prov.register(fs)
 	out := fs.String("out", "", "directory for logs and the kubeconfig (default: _output/up-<id>)")
 	withNode := fs.Bool("node", false, "also start a kubelet node with containerd and the test driver (root, Linux)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	b := sf.loadOrReport(s)
-	if b == nil {
-		return 1
-	}
-	cell, ok := b.Cells[*cellName]
-	if !ok {
-		fmt.Fprintf(s.Err, "draconform up: unknown cell %q (cells: %v)\n", *cellName, b.CellOrder)
-		return 1
-	}
-	dir, err := outputDir(*out, "up-"+runner.NewRunID())
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform up:", err)
-		return 1
-	}
-	if prov.provider == "kubeconfig" {
-		fmt.Fprintln(s.Err, "draconform up: starts a control plane; --provider kubeconfig has none to start")
-		return 2
-	}
-	cfg, err := prov.config(prov.provider, dir, s)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform up:", err)
-		return 2
-	}
-	p, err := providers.New(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform up:", err)
-		return 1
-	}
-	defer providers.Closer(p, s.Err)()
-	c, err := cluster.StartCell(ctx, p, cell.Name, runner.GateState(cell), runner.Released(cell))
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform up:", err)
-		return 1
-	}
-	if *withNode {
-		adder, ok := p.(cluster.NodeAdder)
-		if !ok {
-			fmt.Fprintf(s.Err, "draconform up: provider %s cannot add a node\n", prov.provider)
+	return func(ctx context.Context, args []string, s Streams) int {
+		b := sf.loadOrReport(s)
+		if b == nil {
 			return 1
 		}
-		if err := adder.AddNode(ctx, c); err != nil {
+		cell, ok := b.Cells[*cellName]
+		if !ok {
+			fmt.Fprintf(s.Err, "draconform up: unknown cell %q (cells: %v)\n", *cellName, b.CellOrder)
+			return 1
+		}
+		dir, err := outputDir(*out, "up-"+runner.NewRunID())
+		if err != nil {
 			fmt.Fprintln(s.Err, "draconform up:", err)
 			return 1
 		}
+		if prov.provider == "kubeconfig" {
+			fmt.Fprintln(s.Err, "draconform up: starts a control plane; --provider kubeconfig has none to start")
+			return 2
+		}
+		cfg, err := prov.config(prov.provider, dir, s)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform up:", err)
+			return 2
+		}
+		p, err := providers.New(ctx, cfg)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform up:", err)
+			return 1
+		}
+		defer providers.Closer(p, s.Err)()
+		c, err := cluster.StartCell(ctx, p, cell.Name, runner.GateState(cell), runner.Released(cell))
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform up:", err)
+			return 1
+		}
+		if *withNode {
+			adder, ok := p.(cluster.NodeAdder)
+			if !ok {
+				fmt.Fprintf(s.Err, "draconform up: provider %s cannot add a node\n", prov.provider)
+				return 1
+			}
+			if err := adder.AddNode(ctx, c); err != nil {
+				fmt.Fprintln(s.Err, "draconform up:", err)
+				return 1
+			}
+		}
+		kc := filepath.Join(dir, "kubeconfig")
+		if err := kubeconfig.Write(c.RESTConfig(), kc); err != nil {
+			fmt.Fprintln(s.Err, "draconform up:", err)
+			return 1
+		}
+		fmt.Fprintf(s.Out, "control plane %s is up; logs in %s\n  export KUBECONFIG=%s\nCtrl-C stops it.\n", c.Name(), dir, kc)
+		<-ctx.Done()
+		fmt.Fprintln(s.Out, "stopping")
+		return 0
 	}
-	kc := filepath.Join(dir, "kubeconfig")
-	if err := kubeconfig.Write(c.RESTConfig(), kc); err != nil {
-		fmt.Fprintln(s.Err, "draconform up:", err)
-		return 1
-	}
-	fmt.Fprintf(s.Out, "control plane %s is up; logs in %s\n  export KUBECONFIG=%s\nCtrl-C stops it.\n", c.Name(), dir, kc)
-	<-ctx.Done()
-	fmt.Fprintln(s.Out, "stopping")
-	return 0
 }
