@@ -53,7 +53,7 @@ func upCmd(fs *pflag.FlagSet) action {
 			return 1
 		}
 		defer providers.Closer(p, s.Err)()
-		c, err := cluster.StartCell(ctx, p, cell.Name, runner.GateState(cell), runner.Released(cell))
+		c, err := cluster.StartCell(ctx, p, cell.Name, cluster.CellGates(cell), cluster.CellReleased(cell))
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform up:", err)
 			return 1

@@ -125,13 +125,13 @@ func gateState(cell spec.Cell) (cluster.GateState, error) {
 	for _, c := range cluster.Components {
 		known[c] = true
 	}
-	out := cluster.GateState{}
-	for comp, g := range cell.Gates {
-		if !known[cluster.Component(comp)] {
+	out := cluster.CellGates(&cell)
+	for comp, g := range out {
+		if !known[comp] {
 			return nil, fmt.Errorf("gates for %q, which is not a control-plane component kubeadm configures", comp)
 		}
-		if len(g) > 0 {
-			out[cluster.Component(comp)] = cluster.Gates(g)
+		if len(g) == 0 {
+			delete(out, comp)
 		}
 	}
 	return out, nil

@@ -90,9 +90,9 @@ func stateKey(target, cell string) string { return target + "/" + cell }
 
 func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	key := stateKey(t.Name, cell.Name)
-	st := &cellState{Target: t.Name, Cell: cell.Name, Gates: GateState(cell)}
+	st := &cellState{Target: t.Name, Cell: cell.Name, Gates: cluster.CellGates(cell)}
 	s.states[key] = st
-	c, err := cluster.StartCell(ctx, t.Provider, cell.Name, st.Gates, Released(cell))
+	c, err := cluster.StartCell(ctx, t.Provider, cell.Name, st.Gates, cluster.CellReleased(cell))
 	if errors.Is(err, cluster.ErrUnsupported) {
 		st.Unsupported = err.Error()
 		s.logf("%s: skipped: %v", key, err)
@@ -227,25 +227,6 @@ func (s *session) logf(format string, args ...any) {
 	if s.opts.Log != nil {
 		fmt.Fprintf(s.opts.Log, "draconform: "+format+"\n", args...)
 	}
-}
-
-// GateState is the gates a cell asks each component to run with.
-func GateState(cell *spec.Cell) cluster.GateState {
-	out := cluster.GateState{}
-	for comp, g := range cell.Gates {
-		out[cluster.Component(comp)] = cluster.Gates(g)
-	}
-	return out
-}
-
-// Released are the components a version-skew cell runs from released
-// binaries.
-func Released(cell *spec.Cell) []cluster.Component {
-	var out []cluster.Component
-	for _, comp := range cell.Released {
-		out = append(out, cluster.Component(comp))
-	}
-	return out
 }
 
 func newClients(cfg *rest.Config) (*steps.Clients, error) {

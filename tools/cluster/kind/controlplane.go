@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/cluster/testdriver"
 )
 
 // kindCluster is one kind cluster the provider created or adopted. Cells
@@ -173,7 +172,7 @@ func (kc *kindCluster) waitServing(ctx context.Context, c cluster.Component, gat
 		timeout = kc.timing.apiserver
 	}
 	last := "nothing observed yet"
-	err := testdriver.Poll(ctx, timeout, kc.timing.interval, func(ctx context.Context) (bool, error) {
+	err := cluster.Poll(ctx, timeout, kc.timing.interval, func(ctx context.Context) (bool, error) {
 		if before != nil {
 			all, err := listContainers(ctx, kc.cp, c)
 			if err != nil {
@@ -249,7 +248,7 @@ func (kc *kindCluster) waitRenewed(ctx context.Context, c cluster.Component) err
 	name := leaseName(c)
 	var first, down time.Time
 	bounced := false
-	return testdriver.Poll(ctx, kc.timing.reconnect, kc.timing.interval, func(ctx context.Context) (bool, error) {
+	return cluster.Poll(ctx, kc.timing.reconnect, kc.timing.interval, func(ctx context.Context) (bool, error) {
 		if !bounced {
 			if cs, err := listContainers(ctx, kc.cp, c); err == nil && !anyRunning(cs) {
 				if down.IsZero() {

@@ -271,7 +271,7 @@ func (n *node) startKubelet(ctx context.Context, bins NodeBinaries, p *pki, ip n
 // kubelet-less Node objects.
 func (n *node) waitReady(ctx context.Context, admin *kubernetes.Clientset, timeout time.Duration) error {
 	last := "the node is not registered yet"
-	err := testdriver.Poll(ctx, timeout, 250*time.Millisecond, func(ctx context.Context) (bool, error) {
+	err := cluster.Poll(ctx, timeout, 250*time.Millisecond, func(ctx context.Context) (bool, error) {
 		if n.kubelet.exited() {
 			return false, n.kubelet.diedError()
 		}

@@ -9,10 +9,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/draconform/draconform/drivers/envcontract"
+	"github.com/draconform/draconform/tools/cluster"
 )
 
 // The test driver, by name: drivers/deploy renders these objects.
@@ -28,7 +28,7 @@ const (
 // needing the driver is skipped if there are none yet.
 func Wait(ctx context.Context, cs kubernetes.Interface, node string, timeout time.Duration) error {
 	last := "nothing observed yet"
-	err := Poll(ctx, timeout, time.Second, func(ctx context.Context) (bool, error) {
+	err := cluster.Poll(ctx, timeout, time.Second, func(ctx context.Context) (bool, error) {
 		ds, err := cs.AppsV1().DaemonSets(Namespace).Get(ctx, DaemonSet, metav1.GetOptions{})
 		if ctx.Err() != nil {
 			return false, nil // the bound passed mid-call; keep what was seen before
@@ -120,15 +120,4 @@ func DaemonSetReady(ds *appsv1.DaemonSet) (bool, string) {
 		return false, fmt.Sprintf("%d of %d driver pods ready", s.NumberReady, s.DesiredNumberScheduled)
 	}
 	return true, ""
-}
-
-// Poll calls cond every interval until it is done, fails, or timeout
-// passes (apimachinery's wait, with the bound in the error); cond's
-// transient failures are its own to swallow.
-func Poll(ctx context.Context, timeout, interval time.Duration, cond func(context.Context) (bool, error)) error {
-	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, cond)
-	if err != nil && wait.Interrupted(err) {
-		return fmt.Errorf("not done after %s: %w", timeout, err)
-	}
-	return err
 }
