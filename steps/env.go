@@ -56,7 +56,7 @@ type Env struct {
 	Fixtures  map[string]*spec.Fixture
 	Log       io.Writer
 
-	vars caseVars
+	vars    caseVars
 	mu      sync.Mutex
 	objects map[spec.Ref]*Created
 	cleanup []cleanupFn

@@ -18,9 +18,9 @@ type restarter struct {
 	restarts []string
 }
 
-func (r *restarter) Name() string                           { return "fake/cell" }
-func (r *restarter) RESTConfig() *rest.Config               { return &rest.Config{} }
-func (r *restarter) Gates() cluster.GateState               { return r.gates.Clone() }
+func (r *restarter) Name() string             { return "fake/cell" }
+func (r *restarter) RESTConfig() *rest.Config { return &rest.Config{} }
+func (r *restarter) Gates() cluster.GateState { return r.gates.Clone() }
 func (r *restarter) TailLog(context.Context, cluster.Component, int) (string, error) {
 	return "", cluster.ErrNoLog
 }
