@@ -71,9 +71,38 @@ func (f *providerFlags) config(name, outDir string, s Streams) (providers.Config
 	return providers.Config{Name: name, OutDir: outDir, Log: s.Out, Kubeconfig: f.kubeconfig, Local: local, Kind: f.kind}, nil
 }
 
-// targets builds every provider named by --provider, each writing under its
-// own folder of outDir so their cells' logs never mix.
+// targets builds what every provider named by --provider runs, all of it
+// before any provider is made, so that a build that fails costs no cluster;
+// each provider writes under its own folder of outDir so their cells' logs
+// never mix.
 func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) ([]runner.Target, func(), error) {
+	type pending struct {
+		target string
+		built  *providers.Built
+	}
+	var todo []pending
+	for _, name := range splitList(f.provider) {
+		cfg, err := f.config(name, "", s)
+		if err != nil {
+			return nil, nil, err
+		}
+		target := name
+		if cfg.Local.HasBinaries() {
+			if name != "local" {
+				return nil, nil, fmt.Errorf("--bin-dir and --bin apply to --provider local, not %s", name)
+			}
+			target = providers.LocalBinariesTarget
+		}
+		cfg.OutDir = filepath.Join(outDir, target)
+		b, err := providers.Build(ctx, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		todo = append(todo, pending{target, b})
+	}
+	if len(todo) == 0 {
+		return nil, nil, fmt.Errorf("--provider names no provider")
+	}
 	var targets []runner.Target
 	var stops []func()
 	stopAll := func() {
@@ -81,31 +110,14 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 			stop()
 		}
 	}
-	for _, name := range splitList(f.provider) {
-		cfg, err := f.config(name, "", s)
-		if err != nil {
-			stopAll()
-			return nil, nil, err
-		}
-		target := name
-		if cfg.Local.HasBinaries() {
-			if name != "local" {
-				stopAll()
-				return nil, nil, fmt.Errorf("--bin-dir and --bin apply to --provider local, not %s", name)
-			}
-			target = providers.LocalBinariesTarget
-		}
-		cfg.OutDir = filepath.Join(outDir, target)
-		p, err := providers.New(ctx, cfg)
+	for _, t := range todo {
+		p, err := t.built.New()
 		if err != nil {
 			stopAll()
 			return nil, nil, err
 		}
 		stops = append(stops, providers.Closer(p, s.Err))
-		targets = append(targets, runner.Target{Name: target, Provider: p})
-	}
-	if len(targets) == 0 {
-		return nil, nil, fmt.Errorf("--provider names no provider")
+		targets = append(targets, runner.Target{Name: t.target, Provider: p})
 	}
 	return targets, stopAll, nil
 }

@@ -23,7 +23,7 @@ const LocalBinariesTarget = "local-bin"
 // before any cell starts, and what it does not replace runs draconform's
 // build of c.Local.Version, which also serves as the released binaries of
 // version-skew cells and as the node's kubelet.
-func localBinaries(ctx context.Context, c Config) (cluster.Provider, error) {
+func localBinaries(ctx context.Context, c Config) (*Built, error) {
 	bins, err := chooseBinaries(c.Local.BinDir, c.Local.Bins)
 	if err != nil {
 		return nil, err
@@ -49,9 +49,10 @@ func localBinaries(ctx context.Context, c Config) (cluster.Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
-	p := localcp.New(localcp.Options{BinDir: released, Binaries: bins, ReleasedBinDir: released, OutDir: c.OutDir,
-		Version: "bin", SchedulerContentType: contentType, StorageMediaType: storage, Log: c.Log, Node: nodeOptions(c, released)})
-	return p, nil
+	return built(c, func() (cluster.Provider, error) {
+		return localcp.New(localcp.Options{BinDir: released, Binaries: bins, ReleasedBinDir: released, OutDir: c.OutDir,
+			Version: "bin", SchedulerContentType: contentType, StorageMediaType: storage, Log: c.Log, Node: nodeOptions(c, released)}), nil
+	}), nil
 }
 
 // chooseBinaries picks each component's binary: a --bin path, else one of

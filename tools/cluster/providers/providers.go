@@ -87,12 +87,46 @@ func Closer(p cluster.Provider, log io.Writer) func() {
 	}
 }
 
-// New returns the provider; its Close stops everything it started.
+// Built is a provider whose binaries are built: New constructs it without
+// building or starting anything.
+type Built struct {
+	name string
+	construct func() (cluster.Provider, error)
+}
+
+// New constructs the provider; nothing runs until a cell starts, and its
+// Close stops everything it started.
+func (b *Built) New() (cluster.Provider, error) {
+	p, err := b.construct()
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: %w", b.name, err)
+	}
+	return p, nil
+}
+
+// New builds and constructs the provider c names, for callers that need
+// both at once.
 func New(ctx context.Context, c Config) (cluster.Provider, error) {
+	b, err := Build(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return b.New()
+}
+
+// Build builds, or finds in the cache, what the provider c names runs (the
+// Kubernetes binaries, the prototype's patched build, a directory of
+// binaries checked), and checks what it needs (a Docker engine for kind).
+// It is the only part of making a provider that takes minutes, so callers
+// do it first and visibly. The node's container runtime is built when a
+// cell first adds a node.
+func Build(ctx context.Context, c Config) (*Built, error) {
 	switch c.Name {
 	case "kubeconfig":
 		k := c.Kubeconfig
-		return &kubeconfig.Provider{Path: k.Path, Context: k.Context, Cell: k.AsCell}, nil
+		return built(c, func() (cluster.Provider, error) {
+			return &kubeconfig.Provider{Path: k.Path, Context: k.Context, Cell: k.AsCell}, nil
+		}), nil
 	case "local", "":
 		if c.Local.HasBinaries() {
 			return localBinaries(ctx, c)
@@ -101,19 +135,18 @@ func New(ctx context.Context, c Config) (cluster.Provider, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
-		p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Local.Version, Log: c.Log, Node: nodeOptions(c, bin)})
-		return p, nil
+		return built(c, func() (cluster.Provider, error) {
+			return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Local.Version, Log: c.Log, Node: nodeOptions(c, bin)}), nil
+		}), nil
 	case "kind":
 		if err := kind.CheckDocker(ctx, kind.ExecRunner); err != nil {
 			return nil, err
 		}
 		k := c.Kind
-		p, err := kind.New(kind.Options{ClusterName: k.Cluster, Image: k.Image, KEPBinDir: k.KEPBinDir,
-			KeepCluster: k.Keep, InstallDriver: !k.NoDriver, OutDir: c.OutDir, Log: c.Log})
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
+		return built(c, func() (cluster.Provider, error) {
+			return kind.New(kind.Options{ClusterName: k.Cluster, Image: k.Image, KEPBinDir: k.KEPBinDir,
+				KeepCluster: k.Keep, InstallDriver: !k.NoDriver, OutDir: c.OutDir, Log: c.Log})
+		}), nil
 	case "prototype":
 		return prototype(ctx, c, variant{})
 	case prototypeStatic:
@@ -132,6 +165,10 @@ func New(ctx context.Context, c Config) (cluster.Provider, error) {
 	return nil, fmt.Errorf("unknown provider %q (local, prototype, "+prototypeStatic+", kubeconfig, kind, or a mutant: %s)", c.Name, strings.Join(mutants.Names(), ", "))
 }
 
+func built(c Config, construct func() (cluster.Provider, error)) *Built {
+	return &Built{name: c.Name, construct: construct}
+}
+
 // prototypeStatic is the prototype linked statically, as kind's images need
 // it: running it here shows the binaries a kind cluster would get behave as
 // the measured ones do.
@@ -147,7 +184,7 @@ type variant struct {
 
 // prototype runs the KEP-6406 prototype kube-apiserver and kube-scheduler
 // with vanilla etcd and kube-controller-manager.
-func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, error) {
+func prototype(ctx context.Context, c Config, v variant) (*Built, error) {
 	if v := c.Local.Version; v != "" && v != build.BaseVersion {
 		return nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, v)
 	}
@@ -174,9 +211,10 @@ func prototype(ctx context.Context, c Config, v variant) (cluster.Provider, erro
 	if v.Driver != "" {
 		node.DriverMutant, version = v.Driver, version+"-driver-"+v.Driver
 	}
-	p := localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, Version: version, Log: c.Log,
-		SchedulerContentType: contentType, StorageMediaType: storage, Node: node})
-	return p, nil
+	return built(c, func() (cluster.Provider, error) {
+		return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, Version: version, Log: c.Log,
+			SchedulerContentType: contentType, StorageMediaType: storage, Node: node}), nil
+	}), nil
 }
 
 // nodeOptions gives an embedded provider its node: the v1.37.2 kubelet,
