@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,6 +28,9 @@ type Options struct {
 	// Binaries names a binary per component (etcd included) in place of
 	// BinDir's: a contributor's or a vendor's build beside released ones.
 	Binaries map[cluster.Component]string
+	// Versions are what binaries already checked (CheckBinary) reported,
+	// by path, so that no binary is asked twice.
+	Versions map[string]string
 	// ReleasedBinDir holds the released Kubernetes binaries the
 	// implementation builds on: a cell that lists a component in released:
 	// runs it from here (the version skew of an upgrade, an API server
@@ -79,7 +83,9 @@ func New(opts Options) *Provider {
 		opts.Log = io.Discard
 	}
 	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
-	return &Provider{opts: opts, log: k8sbuild.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}}
+	p := &Provider{opts: opts, log: k8sbuild.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}}
+	maps.Copy(p.versionCache, opts.Versions)
+	return p
 }
 
 // Name is e.g. "local-v1.37.2".

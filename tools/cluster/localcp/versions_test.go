@@ -31,3 +31,16 @@ func TestCheckBinary(t *testing.T) {
 		}
 	}
 }
+
+// A binary the caller checked already is not asked again: its version
+// comes from Options.Versions; an unknown one is asked, and its failure
+// recorded as the version.
+func TestBinaryVersionAsksOnce(t *testing.T) {
+	p := New(Options{Versions: map[string]string{"/nonexistent/kube-scheduler": "Kubernetes v9.9.9"}})
+	if v := p.binaryVersion(context.Background(), "/nonexistent/kube-scheduler"); v != "Kubernetes v9.9.9" {
+		t.Errorf("seeded version = %q", v)
+	}
+	if v := p.binaryVersion(context.Background(), "/nonexistent/etcd"); !strings.HasPrefix(v, "unknown: ") {
+		t.Errorf("unchecked missing binary = %q, want unknown", v)
+	}
+}

@@ -28,11 +28,13 @@ func localBinaries(ctx context.Context, c Config) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
+	versions := map[string]string{}
 	for _, comp := range sortedComponents(bins) {
 		v, err := localcp.CheckBinary(ctx, bins[comp])
 		if err != nil {
 			return nil, fmt.Errorf("--bin-dir/--bin: %s: %w", comp, err)
 		}
+		versions[bins[comp]] = v
 		if c.Log != nil {
 			fmt.Fprintf(c.Log, "%s: %s is %s (%s)\n", LocalBinariesTarget, comp, bins[comp], v)
 		}
@@ -50,7 +52,7 @@ func localBinaries(ctx context.Context, c Config) (*Built, error) {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
 	return built(c, func() (cluster.Provider, error) {
-		return localcp.New(localcp.Options{BinDir: released, Binaries: bins, ReleasedBinDir: released, OutDir: c.OutDir,
+		return localcp.New(localcp.Options{BinDir: released, Binaries: bins, Versions: versions, ReleasedBinDir: released, OutDir: c.OutDir,
 			Version: "bin", SchedulerContentType: contentType, StorageMediaType: storage, Log: c.Log, Node: nodeOptions(c, released)}), nil
 	}), nil
 }
