@@ -90,7 +90,7 @@ func Closer(p cluster.Provider, log io.Writer) func() {
 // Built is a provider whose binaries are built: New constructs it without
 // building or starting anything.
 type Built struct {
-	name string
+	name      string
 	construct func() (cluster.Provider, error)
 }
 
