@@ -78,18 +78,14 @@ func (o *BuildOptions) defaults() error {
 	if o.What == "" {
 		o.What = "Kubernetes " + o.Version + " binaries"
 	}
-	if o.RepoRoot == "" && (o.ModuleDir == "" || o.CacheDir == "") {
-		root, err := FindRepoRoot()
-		if err != nil {
+	if o.ModuleDir == "" || o.CacheDir == "" {
+		var err error
+		if o.RepoRoot, o.CacheDir, err = Dirs(o.RepoRoot, o.CacheDir); err != nil {
 			return err
 		}
-		o.RepoRoot = root
 	}
 	if o.ModuleDir == "" {
 		o.ModuleDir = filepath.Join(o.RepoRoot, "tools", "k8sbin")
-	}
-	if o.CacheDir == "" {
-		o.CacheDir = filepath.Join(o.RepoRoot, ".cache", "k8s")
 	}
 	return nil
 }

@@ -12,6 +12,23 @@ import (
 // modules (tools/k8sbin) are walked past.
 const ModulePath = "github.com/draconform/draconform"
 
+// Dirs resolves the repository and the binary cache every build shares:
+// an empty repoRoot is found from the working directory, an empty cacheDir
+// is <repoRoot>/.cache/k8s.
+func Dirs(repoRoot, cacheDir string) (string, string, error) {
+	if repoRoot == "" {
+		root, err := FindRepoRoot()
+		if err != nil {
+			return "", "", err
+		}
+		repoRoot = root
+	}
+	if cacheDir == "" {
+		cacheDir = filepath.Join(repoRoot, ".cache", "k8s")
+	}
+	return repoRoot, cacheDir, nil
+}
+
 // FindRepoRoot walks up from the working directory to the directory whose
 // go.mod declares ModulePath.
 func FindRepoRoot() (string, error) {

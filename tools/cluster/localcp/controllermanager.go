@@ -1,8 +1,6 @@
 package localcp
 
 import (
-	"strconv"
-
 	"github.com/draconform/draconform/tools/cluster"
 )
 
@@ -19,12 +17,6 @@ func controllerManagerArgs(kubeconfig string, p *pki, port int, gates cluster.Ga
 		"--use-service-account-credentials=true",
 		"--service-account-private-key-file=" + p.SAKey,
 		"--root-ca-file=" + p.CACert,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(port),
-		"--v=2",
 	}
-	if f := gates.Flag(); f != "" {
-		args = append(args, "--feature-gates="+f)
-	}
-	return args
+	return append(args, servingArgs(port, gates)...)
 }

@@ -51,12 +51,14 @@ func renderSchedulerConfig(kubeconfig, contentType string) ([]byte, error) {
 }
 
 func schedulerArgs(configPath string, port int, gates cluster.Gates) []string {
-	args := []string{
-		"--config=" + configPath,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(port),
-		"--v=2",
-	}
+	return append([]string{"--config=" + configPath}, servingArgs(port, gates)...)
+}
+
+// servingArgs are the flags the scheduler and the controller manager share:
+// a loopback health port, --v=2 (the scheduler's attempts are logged at 2,
+// which the hot-loop check counts) and the cell's gates.
+func servingArgs(port int, gates cluster.Gates) []string {
+	args := []string{"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port), "--v=2"}
 	if f := gates.Flag(); f != "" {
 		args = append(args, "--feature-gates="+f)
 	}

@@ -129,15 +129,9 @@ func (o *Options) defaults() error {
 		}
 	}
 	o.Log = k8sbuild.NewSyncWriter(o.Log)
-	if o.RepoRoot == "" {
-		root, err := k8sbuild.FindRepoRoot()
-		if err != nil {
-			return err
-		}
-		o.RepoRoot = root
-	}
-	if o.CacheDir == "" {
-		o.CacheDir = filepath.Join(o.RepoRoot, ".cache", "k8s")
+	var err error
+	if o.RepoRoot, o.CacheDir, err = k8sbuild.Dirs(o.RepoRoot, o.CacheDir); err != nil {
+		return err
 	}
 	if o.WorkDir == "" {
 		o.WorkDir = filepath.Join(o.RepoRoot, ".cache", "prototype")
