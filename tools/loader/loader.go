@@ -25,6 +25,8 @@ type Bundle struct {
 	// CellOrder keeps cells in the order they were written, for reports.
 	CellOrder []string
 	Register  []*spec.RegisterEntry
+	// Claims are the certification claims, in file order.
+	Claims []*spec.Claim
 }
 
 // Load reads every *.yaml file of suites (Suite and Cells documents) and of
@@ -120,7 +122,13 @@ func (b *Bundle) addDoc(name string, n *yaml.Node, probs *Problems) {
 		for i := range r.Entries {
 			b.Register = append(b.Register, &r.Entries[i])
 		}
+	case "Claims":
+		cs := &spec.ClaimSet{}
+		d.decode(n, reflectValue(cs))
+		for i := range cs.Claims {
+			b.Claims = append(b.Claims, &cs.Claims[i])
+		}
 	default:
-		probs.add(name, n.Line, closest(head.Kind, []string{"Suite", "Fixture", "Cells", "Register"}), "unknown kind %q", head.Kind)
+		probs.add(name, n.Line, closest(head.Kind, []string{"Suite", "Fixture", "Cells", "Register", "Claims"}), "unknown kind %q", head.Kind)
 	}
 }

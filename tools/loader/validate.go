@@ -38,6 +38,7 @@ func validate(b *Bundle, probs *Problems) {
 		}
 	}
 	checkProofs(b, probs)
+	validateClaims(b, suiteNames, probs)
 }
 
 var registerID = regexp.MustCompile(`^R[0-9]+$`)

@@ -39,6 +39,11 @@ type Outcome struct {
 	// Measurements are figures the case's steps measured, reported beside
 	// the outcome and never compared with the golden table.
 	Measurements []string `json:"measurements,omitempty"`
+	// Inapplicable marks a skip because the case does not apply to this
+	// cluster (its cell cannot run here, the field or the consumable
+	// capacity is in another state, components cannot be restarted):
+	// a verdict leaves it out instead of counting it against a claim.
+	Inapplicable bool `json:"inapplicable,omitempty"`
 }
 
 // Report entry names the runner writes and Outcomes reads.
@@ -48,6 +53,8 @@ const (
 	EntryDiagnostics = "diagnostics"
 	EntryNote        = "outcome"
 	EntryMeasurement = "measurement"
+	// EntryInapplicable marks a skip as Inapplicable.
+	EntryInapplicable = "inapplicable"
 )
 
 // Causes the runner records.
@@ -121,6 +128,8 @@ func Outcomes(r types.Report) []Outcome {
 				o.Cause = e.StringRepresentation()
 			case EntryGap:
 				o.Gap = e.StringRepresentation()
+			case EntryInapplicable:
+				o.Inapplicable = true
 			case EntryMeasurement:
 				o.Measurements = append(o.Measurements, e.StringRepresentation())
 			}
@@ -131,9 +140,10 @@ func Outcomes(r types.Report) []Outcome {
 	return out
 }
 
-// WriteAll writes report.json, junit.xml, outcomes.json and matrix.txt under
-// dir and prints the header (what each cell ran on) and the matrix to w.
-func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string, header string) error {
+// WriteAll writes report.json, junit.xml, outcomes.json, verdicts.json and
+// matrix.txt under dir and prints the header (what each cell ran on), the
+// matrix and the verdicts to w.
+func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string, header string, verdicts []Verdict) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -147,7 +157,10 @@ func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string, heade
 	if err := writeJSON(filepath.Join(dir, "outcomes.json"), outcomes); err != nil {
 		return err
 	}
-	text := header + "\n" + Matrix(outcomes, cellOrder) + Details(outcomes)
+	if err := writeJSON(filepath.Join(dir, "verdicts.json"), verdicts); err != nil {
+		return err
+	}
+	text := header + "\n" + Matrix(outcomes, cellOrder) + Details(outcomes) + "\n" + VerdictLines(verdicts)
 	text += fmt.Sprintf("\nreports: %s, %s, %s\n", filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "outcomes.json"))
 	if err := os.WriteFile(filepath.Join(dir, "matrix.txt"), []byte(text), 0o644); err != nil {
 		return err

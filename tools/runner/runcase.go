@@ -29,6 +29,7 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		Fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
 	case st.Unsupported != "":
 		cause(report.CauseCellUnsupport)
+		inapplicable()
 		Skip(st.Unsupported)
 	case st.Failed != "":
 		if st.FailedCause != "" {
@@ -52,12 +53,15 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		cause(report.CauseNodeStart)
 		Fail("cell " + c.Cell.Name + ": the kubelet node this case needs failed to start: " + st.NodeFailed)
 	}
-	if why, reason := unmet(c, st.Caps); reason != "" {
+	if u := unmet(c, st.Caps); u.reason != "" {
 		if c.Case.Requires.TestDriver && st.NoNode != "" {
-			reason += "; " + st.NoNode
+			u.reason += "; " + st.NoNode
 		}
-		cause(why)
-		Skip(reason)
+		cause(u.cause)
+		if u.inapplicable {
+			inapplicable()
+		}
+		Skip(u.reason)
 	}
 	env, err := newEnv(s, c, st, cl, clients)
 	if err != nil {
@@ -156,36 +160,49 @@ func oneLine(s string, max int) string {
 	return s
 }
 
-// unmet says why a case cannot be meaningful on this cluster: a stable
-// cause for the golden table, and the reason in full; or two empty strings.
-func unmet(c plan.Case, caps cluster.Capabilities) (string, string) {
+// unmetRequirement is why a case cannot be meaningful on this cluster: a
+// stable cause for the golden table, the reason in full, and whether the
+// case does not apply here at all (a state of the cluster, which verdicts
+// leave out) rather than lacks what it needs (which blocks a claim).
+type unmetRequirement struct {
+	cause, reason string
+	inapplicable  bool
+}
+
+// unmet says why a case cannot be meaningful on this cluster; the zero value
+// when it can.
+func unmet(c plan.Case, caps cluster.Capabilities) unmetRequirement {
 	r := c.Case.Requires
 	if r.CapacityRequestsField != "" && r.CapacityRequestsField != caps.CapacityRequestsField {
-		return fmt.Sprintf("needs extendedResourceCapacityRequests %s, found %s", r.CapacityRequestsField, caps.CapacityRequestsField),
-			fmt.Sprintf("needs an API server where extendedResourceCapacityRequests is %s; here it is %s (%s)", r.CapacityRequestsField, caps.CapacityRequestsField, caps.Describe())
+		return unmetRequirement{fmt.Sprintf("needs extendedResourceCapacityRequests %s, found %s", r.CapacityRequestsField, caps.CapacityRequestsField),
+			fmt.Sprintf("needs an API server where extendedResourceCapacityRequests is %s; here it is %s (%s)", r.CapacityRequestsField, caps.CapacityRequestsField, caps.Describe()), true}
 	}
 	if r.ConsumableCapacity != "" && r.ConsumableCapacity != caps.ConsumableCapacity {
-		return fmt.Sprintf("needs DRAConsumableCapacity fields %s, found %s", r.ConsumableCapacity, caps.ConsumableCapacity),
-			fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity)
+		return unmetRequirement{fmt.Sprintf("needs DRAConsumableCapacity fields %s, found %s", r.ConsumableCapacity, caps.ConsumableCapacity),
+			fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity), true}
 	}
 	for _, gv := range c.APIVersions {
 		if !caps.Serves(gv) {
-			return "needs " + gv + " served",
-				"goes through " + gv + ", which this API server does not serve (its beta versions are off by default: --runtime-config=" + gv + "=true turns it on)"
+			return unmetRequirement{"needs " + gv + " served",
+				"goes through " + gv + ", which this API server does not serve (its beta versions are off by default: --runtime-config=" + gv + "=true turns it on)", false}
 		}
 	}
 	if r.TestDriver && len(caps.TestDriverNodes) == 0 {
-		return "needs nodes with the test driver",
-			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, or use --provider kind)"
+		return unmetRequirement{"needs nodes with the test driver",
+			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, or use --provider kind)", false}
 	}
 	if c.Serial && !caps.Restart {
-		return "needs component restarts", "restarts a component, which this provider cannot do"
+		return unmetRequirement{"needs component restarts", "restarts a component, which this provider cannot do", true}
 	}
-	return "", ""
+	return unmetRequirement{}
 }
 
 // cause records why the case ends as it is about to, for the golden table.
 func cause(why string) { AddReportEntry(report.EntryCause, why) }
+
+// inapplicable records that the case is skipped because it does not apply
+// to this cluster, which verdicts leave out.
+func inapplicable() { AddReportEntry(report.EntryInapplicable, true) }
 
 func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients *steps.Clients) (*steps.Env, error) {
 	env, err := steps.NewEnv(steps.EnvConfig{

@@ -74,10 +74,20 @@ func Register(opts Options) {
 		s.stop(ctx)
 	}, NodeTimeout(2*time.Minute))
 	ReportAfterSuite("draconform report", func(r types.Report) {
-		if err := report.WriteAll(r, opts.OutDir, opts.Log, cellOrder(opts), s.describe()); err != nil {
+		outcomes := report.Outcomes(r)
+		var verdicts []report.Verdict
+		if opts.Bundle != nil {
+			verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, s.facts(), opts.Complete)
+		}
+		if err := report.WriteAll(r, opts.OutDir, opts.Log, cellOrder(opts), s.describe(), verdicts); err != nil {
 			Fail("writing reports: " + err.Error())
 		}
-		checkGolden(opts, report.Outcomes(r))
+		checkGolden(opts, outcomes)
+		for _, v := range verdicts {
+			if v.State == report.NotConformant {
+				Fail(fmt.Sprintf("verdict: %s is not conformant on %s: %s", v.Claim, v.Target, v.Reason))
+			}
+		}
 	})
 	for _, group := range bySuite(opts.Plan) {
 		suite := group[0].Suite

@@ -250,6 +250,19 @@ func newClients(cfg *rest.Config) (*steps.Clients, error) {
 
 // describe says, per cell, which cluster ran it and what it can do; the
 // report prints it above the matrix so a reader knows what was tested.
+// facts are what the probe found of each target's cells, for verdicts.
+func (s *session) facts() report.CellFacts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := report.CellFacts{}
+	for key, st := range s.states {
+		if st.Failed == "" && st.Unsupported == "" && st.Refused == "" {
+			out[key] = st.Caps.CapacityRequestsField
+		}
+	}
+	return out
+}
+
 func (s *session) describe() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -136,3 +136,33 @@ type RegisterEntry struct {
 	Reading  string   `yaml:"reading" doc:"the reading the suite enforces, and why"`
 	Pos      Pos      `yaml:"-"`
 }
+
+// ClaimSet is a file of certification claims: what a run's outcomes must
+// show for draconform to say an implementation is conformant.
+type ClaimSet struct {
+	APIVersion string  `yaml:"apiVersion" doc:"always draconform.dev/v1alpha1"`
+	Kind       string  `yaml:"kind" doc:"always Claims"`
+	Claims     []Claim `yaml:"claims"`
+	Pos        Pos     `yaml:"-"`
+}
+
+// Claim is one certifiable statement and the cases it rests on: every one
+// of them that applies to the cluster must pass, none may skip, and
+// contested and known-issue cases inform without blocking.
+type Claim struct {
+	Name        string   `yaml:"name" doc:"a DNS label; what verdict lines and certify's --claim name"`
+	Title       string   `yaml:"title" doc:"the claim as a sentence, e.g. KEP-6406 conformant with its gates on"`
+	Description string   `yaml:"description"`
+	Cells       []string `yaml:"cells" doc:"the gate cells whose cases the claim rests on"`
+	Suites      []string `yaml:"suites" doc:"the suites whose cases it rests on (default: every suite)"`
+	Restart     string   `yaml:"restart" doc:"cases that restart a component: include (default), exclude or only"`
+	Field       []string `yaml:"field" doc:"the states of extendedResourceCapacityRequests the probe must find in a cell for its cases to count (kept, dropped, unknown; default: any)"`
+	Pos         Pos      `yaml:"-"`
+}
+
+// Restart values of a Claim.
+const (
+	RestartInclude = "include"
+	RestartExclude = "exclude"
+	RestartOnly    = "only"
+)

@@ -1,0 +1,49 @@
+package loader_test
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/draconform/draconform/tools/loader"
+)
+
+// A claim that names what does not exist is refused at its line.
+func TestClaimProblems(t *testing.T) {
+	claims := `apiVersion: draconform.dev/v1alpha1
+kind: Claims
+claims:
+- name: ok
+  title: a claim
+  cells: [defaults]
+- name: Bad_Name
+  title: ""
+  cells: [defualts]
+  suites: [nosuch]
+  restart: sometimes
+  field: [kpet]
+- name: ok
+  title: again
+  cells: [defaults]
+`
+	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "claims.yaml": {Data: []byte(claims)},
+		"s.yaml": {Data: []byte(suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n"))}}
+	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
+	_, err := loader.Load(sfs, ffs)
+	if err == nil {
+		t.Fatal("loaded bad claims without error")
+	}
+	for _, want := range []string{
+		`suites/claims.yaml:7: claim name "Bad_Name" is not a DNS label`,
+		`suites/claims.yaml:7: claim Bad_Name has no title`,
+		`suites/claims.yaml:7: claim Bad_Name: unknown cell "defualts" (did you mean defaults?)`,
+		`suites/claims.yaml:7: claim Bad_Name: unknown suite "nosuch"`,
+		`suites/claims.yaml:7: claim Bad_Name: restart is "sometimes" (include, exclude or only)`,
+		`suites/claims.yaml:7: claim Bad_Name: field state "kpet" is not kept, dropped or unknown (did you mean kept?)`,
+		`suites/claims.yaml:13: claim "ok" is already defined at suites/claims.yaml:4`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing problem %q in:\n%s", want, err)
+		}
+	}
+}
