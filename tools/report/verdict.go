@@ -53,10 +53,10 @@ type Verdict struct {
 	Informing []string `json:"informing,omitempty"`
 }
 
-// CellFacts are what the probe found of each target's cells, by
+// FieldStates are what the probe found of each target's cells, by
 // "target/cell": the state of extendedResourceCapacityRequests ("" where
 // the cell did not start).
-type CellFacts map[string]string
+type FieldStates map[string]string
 
 // Verdicts judges every claim on every target the outcomes cover. A claim
 // stands on a target when each of its cases that applies there passed
@@ -65,7 +65,7 @@ type CellFacts map[string]string
 // version not served); it is not applicable when none of its cases applies
 // (its cells cannot run there, the field is in another state). A narrowed
 // run (complete false) supports no claim.
-func Verdicts(claims []Claim, outcomes []Outcome, facts CellFacts, complete bool) []Verdict {
+func Verdicts(claims []Claim, outcomes []Outcome, facts FieldStates, complete bool) []Verdict {
 	byTarget := map[string]map[string]Outcome{}
 	for _, o := range outcomes {
 		if byTarget[o.Target] == nil {
@@ -87,7 +87,7 @@ func Verdicts(claims []Claim, outcomes []Outcome, facts CellFacts, complete bool
 	return out
 }
 
-func judge(c Claim, target string, got map[string]Outcome, facts CellFacts, complete bool) Verdict {
+func judge(c Claim, target string, got map[string]Outcome, facts FieldStates, complete bool) Verdict {
 	v := Verdict{Claim: c.Name, Title: c.Title, Target: target}
 	if !complete {
 		v.State, v.Reason = NotApplicable, "a narrowed run (--focus, --label-filter, --suite or --cells) supports no claim"

@@ -10,11 +10,11 @@ func TestVerdicts(t *testing.T) {
 		{ID: "s/a@on", Cell: "on"}, {ID: "s/b@on", Cell: "on"}, {ID: "s/contested@on", Cell: "on", Informing: true},
 	}}
 	pass := func(id string) Outcome { return Outcome{ID: id, Target: "impl", State: Passed} }
-	kept := CellFacts{"impl/on": "kept"}
+	kept := FieldStates{"impl/on": "kept"}
 	tests := []struct {
 		name     string
 		outcomes []Outcome
-		facts    CellFacts
+		facts    FieldStates
 		complete bool
 		want     VerdictState
 		says     []string
@@ -24,8 +24,8 @@ func TestVerdicts(t *testing.T) {
 		{"a failure", []Outcome{pass("s/a@on"), {ID: "s/b@on", Target: "impl", State: Failed}}, kept, true, NotConformant, []string{"1 of 2"}},
 		{"a skip for a lack the cluster could remedy", []Outcome{pass("s/a@on"), {ID: "s/b@on", Target: "impl", State: Skipped, Cause: "needs nodes with the test driver"}}, kept, true, NotConformant, []string{"1 of 2"}},
 		{"informing failure does not block", []Outcome{pass("s/a@on"), pass("s/b@on"), {ID: "s/contested@on", Target: "impl", State: Failed}}, kept, true, Conformant, []string{"1 informing"}},
-		{"cells it cannot run", []Outcome{{ID: "s/a@on", Target: "impl", State: Skipped, Cause: CauseCellUnsupport, Inapplicable: true}, {ID: "s/b@on", Target: "impl", State: Skipped, Cause: CauseCellUnsupport, Inapplicable: true}}, CellFacts{}, true, NotApplicable, []string{"cell on did not start"}},
-		{"field in another state", []Outcome{pass("s/a@on"), pass("s/b@on")}, CellFacts{"impl/on": "dropped"}, true, NotApplicable, []string{"the field is dropped in cell on, the claim needs kept"}},
+		{"cells it cannot run", []Outcome{{ID: "s/a@on", Target: "impl", State: Skipped, Cause: CauseCellUnsupport, Inapplicable: true}, {ID: "s/b@on", Target: "impl", State: Skipped, Cause: CauseCellUnsupport, Inapplicable: true}}, FieldStates{}, true, NotApplicable, []string{"cell on did not start"}},
+		{"field in another state", []Outcome{pass("s/a@on"), pass("s/b@on")}, FieldStates{"impl/on": "dropped"}, true, NotApplicable, []string{"the field is dropped in cell on, the claim needs kept"}},
 		{"narrowed run", []Outcome{pass("s/a@on"), pass("s/b@on")}, kept, false, NotApplicable, []string{"narrowed"}},
 	}
 	for _, tt := range tests {
@@ -54,7 +54,7 @@ func TestVerdicts(t *testing.T) {
 // kubeconfig, is told which --as-cell runs the KEP's cases.
 func TestVerdictSuggestsTheCellForAClusterThatKeepsTheField(t *testing.T) {
 	absent := Claim{Name: "absent", Field: []string{"dropped", "unknown"}, Cases: []ClaimCase{{ID: "s/x@defaults", Cell: "defaults"}}}
-	vs := Verdicts([]Claim{absent}, []Outcome{{ID: "s/x@defaults", Target: "kubeconfig", State: Passed}}, CellFacts{"kubeconfig/defaults": "kept"}, true)
+	vs := Verdicts([]Claim{absent}, []Outcome{{ID: "s/x@defaults", Target: "kubeconfig", State: Passed}}, FieldStates{"kubeconfig/defaults": "kept"}, true)
 	if vs[0].State != NotApplicable || !strings.Contains(vs[0].Reason, "--as-cell capacity-on") {
 		t.Errorf("verdict %+v", vs[0])
 	}

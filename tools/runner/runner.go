@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -75,9 +76,13 @@ func Register(opts Options) {
 	}, NodeTimeout(2*time.Minute))
 	ReportAfterSuite("draconform report", func(r types.Report) {
 		outcomes := report.Outcomes(r)
+		cells := s.cellFacts()
+		if err := writeJSON(filepath.Join(opts.OutDir, FactsFile), cells); err != nil {
+			Fail("writing the cluster facts: " + err.Error())
+		}
 		var verdicts []report.Verdict
 		if opts.Bundle != nil {
-			verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, s.facts(), opts.Complete)
+			verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, FieldStates(cells), opts.Complete)
 		}
 		if err := report.WriteAll(r, opts.OutDir, opts.Log, cellOrder(opts), s.describe(), verdicts); err != nil {
 			Fail("writing reports: " + err.Error())

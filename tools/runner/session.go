@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -33,6 +34,8 @@ type cellState struct {
 	// Binaries are what the cluster runs, where the provider knows it.
 	Binaries []cluster.Binary
 	Caps     cluster.Capabilities
+	// Facts are what the cluster held when its cases began.
+	Facts *cluster.Facts `json:",omitempty"`
 	// Failed is why the cell's cluster could not start: its cases fail.
 	Failed string
 	// FailedCause is the outcome cause of Failed, when it is not a start
@@ -128,6 +131,11 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 		return
 	}
 	st.Caps = caps
+	if f, err := cluster.ReadFacts(ctx, c.RESTConfig()); err != nil {
+		s.logf("%s: reading the cluster's facts: %v", key, err)
+	} else {
+		st.Facts = &f
+	}
 	if c := cluster.Implies(st.Gates).Contradictions(caps); len(c) > 0 {
 		st.Contradicted = strings.Join(c, "; ")
 		s.logf("%s: the cluster is not in the state its gates promise: %s", key, st.Contradicted)
@@ -250,14 +258,54 @@ func newClients(cfg *rest.Config) (*steps.Clients, error) {
 
 // describe says, per cell, which cluster ran it and what it can do; the
 // report prints it above the matrix so a reader knows what was tested.
-// facts are what the probe found of each target's cells, for verdicts.
-func (s *session) facts() report.CellFacts {
+// CellFacts is what one cell of a run ran on, as cluster-facts.json holds
+// it: the cluster, the probe's findings and what the cluster held.
+type CellFacts struct {
+	Target   string               `json:"target"`
+	Cell     string               `json:"cell"`
+	Cluster  string               `json:"clusterName,omitempty"`
+	NotRun   string               `json:"notRun,omitempty"`
+	Binaries []cluster.Binary     `json:"binaries,omitempty"`
+	Gates    cluster.GateState    `json:"gates,omitempty"`
+	Caps     cluster.Capabilities `json:"capabilities"`
+	Read     *cluster.Facts       `json:"cluster,omitempty"`
+}
+
+// cellFacts lists every cell of the run, in start order.
+func (s *session) cellFacts() []CellFacts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := report.CellFacts{}
-	for key, st := range s.states {
-		if st.Failed == "" && st.Unsupported == "" && st.Refused == "" {
-			out[key] = st.Caps.CapacityRequestsField
+	var out []CellFacts
+	for _, t := range s.opts.Targets {
+		for _, c := range plan.Cells(s.opts.Plan) {
+			st := s.states[stateKey(t.Name, c.Name)]
+			if st == nil {
+				continue
+			}
+			out = append(out, CellFacts{Target: t.Name, Cell: c.Name, Cluster: st.Cluster, Binaries: st.Binaries, Gates: st.Gates,
+				Caps: st.Caps, Read: st.Facts, NotRun: firstNonEmpty(st.Unsupported, st.Failed, st.Refused)})
+		}
+	}
+	return out
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// FieldStates are the states of extendedResourceCapacityRequests the probe
+// found in each cell that ran, for verdicts: from a run, or from a bundle's
+// cluster-facts.json.
+func FieldStates(cells []CellFacts) report.FieldStates {
+	out := report.FieldStates{}
+	for _, c := range cells {
+		if c.NotRun == "" {
+			out[c.Target+"/"+c.Cell] = c.Caps.CapacityRequestsField
 		}
 	}
 	return out
@@ -302,4 +350,16 @@ func refusalLine(err, want string) string {
 		}
 	}
 	return want
+}
+
+// FactsFile is where a run writes its cells' facts ([]CellFacts), beside
+// the reports.
+const FactsFile = "cluster-facts.json"
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
