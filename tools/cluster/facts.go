@@ -52,7 +52,7 @@ func ReadFacts(ctx context.Context, cfg *rest.Config) (Facts, error) {
 	if err != nil {
 		return Facts{}, fmt.Errorf("facts: %w", err)
 	}
-	var f Facts
+	f := Facts{Nodes: []NodeFacts{}}
 	if v, err := kube.Discovery().ServerVersion(); err != nil {
 		f.Errors = append(f.Errors, "server version: "+err.Error())
 	} else {
