@@ -51,6 +51,8 @@ func verbs() []verb {
 		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
 		{"node-image", "build (or find) the kind node image made offline from Debian packages and Go modules; prints its tag", nodeImageCmd},
 		{"engine", "up: a Docker engine that runs kind's privileged nodes (starts one where needed); down: stop it", engineCmd},
+		{"certify", "run every suite on one implementation and write a certification bundle (PRODUCT.yaml, e2e.log, junit_01.xml, verdicts, cluster facts, sums)", certifyCmd},
+		{"verify-bundle", "check a certification bundle as a reviewer would: complete, sums match, verdicts follow from the outcomes", verifyBundleCmd},
 		{"version", "print draconform's version, commit and the digest of its built-in suites and fixtures", versionCmd},
 	}
 }

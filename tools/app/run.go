@@ -123,72 +123,94 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 }
 
 func runCmd(fs *pflag.FlagSet) action {
-	var sf specFlags
-	var pf planFlags
-	var prov providerFlags
-	sf.register(fs)
-	pf.register(fs)
-	prov.register(fs)
-	out := fs.String("out", "", "directory for reports, logs and diagnostics (default: _output/<run id>)")
-	focus := fs.String("focus", "", "run only cases whose id matches this regular expression")
-	labels := fs.String("label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
-	verbose := fs.BoolP("verbose", "v", false, "print every step as it runs")
-	caseTimeout := fs.Duration("case-timeout", 5*time.Minute, "bound on one case, cleanup included")
-	golden := fs.String("golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
-	updateGolden := fs.Bool("update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
+	var r runRequest
+	r.specs.register(fs)
+	r.filter.register(fs)
+	r.prov.register(fs)
+	fs.StringVar(&r.out, "out", "", "directory for reports, logs and diagnostics (default: _output/<run id>)")
+	fs.StringVar(&r.focus, "focus", "", "run only cases whose id matches this regular expression")
+	fs.StringVar(&r.labels, "label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
+	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
+	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
+	fs.StringVar(&r.golden, "golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
+	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
 	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
-	return func(ctx context.Context, args []string, s Streams) int {
-		as, err := parseGoldenAs(*goldenAs)
-		if err != nil {
+	return func(ctx context.Context, _ []string, s Streams) int {
+		var err error
+		if r.goldenAs, err = parseGoldenAs(*goldenAs); err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 2
 		}
-		b := sf.loadOrReport(s)
-		if b == nil {
-			return 1
-		}
-		cases := plan.Expand(b, pf.filter())
-		if len(cases) == 0 {
-			fmt.Fprintln(s.Err, "draconform: no case matches the --cells/--suite selection")
-			return 1
-		}
-		runID := runner.NewRunID()
-		outDir, err := outputDir(*out, runID)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform:", err)
-			return 1
-		}
-		targets, stopAll, err := prov.targets(ctx, outDir, s)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform:", err)
-			return 1
-		}
-		defer stopAll()
-		fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), prov.provider, outDir)
-
-		// client-go's reflectors log through klog when a watch a step no longer
-		// needs is cancelled; that noise would bury the report.
-		klog.SetLogger(logr.Discard())
-		complete := *focus == "" && *labels == "" && pf.cells == "" && pf.suites == ""
-		runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: *caseTimeout,
-			Golden: *golden, UpdateGolden: *updateGolden, Complete: complete, GoldenAs: as,
-			CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}})
-		suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
-		if *focus != "" {
-			suiteCfg.FocusStrings = []string{*focus}
-		}
-		suiteCfg.LabelFilter = *labels
-		suiteCfg.Timeout = 4 * time.Hour
-		reporterCfg.Verbose = *verbose
-		reporterCfg.Succinct = !*verbose
-		reporterCfg.NoColor = !isTerminal(s.Out)
-		t := &cliT{}
-		gomega.RegisterFailHandler(ginkgo.Fail)
-		if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
-			return 1
-		}
-		return 0
+		_, code := runSuites(ctx, r, s)
+		return code
 	}
+}
+
+// runRequest is one run of the suites, as run and certify make it.
+type runRequest struct {
+	specs              specFlags
+	filter             planFlags
+	prov               providerFlags
+	out, focus, labels string
+	verbose            bool
+	caseTimeout        time.Duration
+	golden             string
+	updateGolden       bool
+	goldenAs           map[string]string
+}
+
+// narrowed says whether a filter selects part of the suites.
+func (r runRequest) narrowed() bool {
+	return r.focus != "" || r.labels != "" || r.filter.cells != "" || r.filter.suites != ""
+}
+
+// runSuites runs r on every provider it names and returns the run's output
+// directory ("" when it never began) and the exit code.
+func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
+	b := r.specs.loadOrReport(s)
+	if b == nil {
+		return "", 1
+	}
+	cases := plan.Expand(b, r.filter.filter())
+	if len(cases) == 0 {
+		fmt.Fprintln(s.Err, "draconform: no case matches the --cells/--suite selection")
+		return "", 1
+	}
+	runID := runner.NewRunID()
+	outDir, err := outputDir(r.out, runID)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return "", 1
+	}
+	targets, stopAll, err := r.prov.targets(ctx, outDir, s)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return outDir, 1
+	}
+	defer stopAll()
+	fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), r.prov.provider, outDir)
+
+	// client-go's reflectors log through klog when a watch a step no longer
+	// needs is cancelled; that noise would bury the report.
+	klog.SetLogger(logr.Discard())
+	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
+		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
+		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}})
+	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
+	if r.focus != "" {
+		suiteCfg.FocusStrings = []string{r.focus}
+	}
+	suiteCfg.LabelFilter = r.labels
+	suiteCfg.Timeout = 4 * time.Hour
+	reporterCfg.Verbose = r.verbose
+	reporterCfg.Succinct = !r.verbose
+	reporterCfg.NoColor = !isTerminal(s.Out)
+	t := &cliT{}
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
+		return outDir, 1
+	}
+	return outDir, 0
 }
 
 func isTerminal(w any) bool {

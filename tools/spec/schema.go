@@ -27,7 +27,7 @@ func Schema() map[string]any {
 	for _, k := range []struct {
 		kind string
 		v    any
-	}{{"Suite", Suite{}}, {"Fixture", Fixture{}}, {"Cells", CellSet{}}, {"Register", Register{}}, {"Claims", ClaimSet{}}} {
+	}{{"Suite", Suite{}}, {"Fixture", Fixture{}}, {"Cells", CellSet{}}, {"Register", Register{}}, {"Claims", ClaimSet{}}, {"Product", Product{}}} {
 		s := r.Reflect(k.v)
 		for name, def := range s.Definitions {
 			defs[name] = def
@@ -40,10 +40,10 @@ func Schema() map[string]any {
 	return map[string]any{
 		"$schema":    "https://json-schema.org/draft/2020-12/schema",
 		"$id":        "https://draconform.dev/schema/v1alpha1.json",
-		"title":      "draconform suite, fixture, cell, register and claim files",
+		"title":      "draconform suite, fixture, cell, register, claim and product files",
 		"type":       "object",
 		"required":   []string{"apiVersion", "kind"},
-		"properties": map[string]any{"apiVersion": map[string]any{"const": APIVersion}, "kind": map[string]any{"enum": []string{"Suite", "Fixture", "Cells", "Register", "Claims"}}},
+		"properties": map[string]any{"apiVersion": map[string]any{"const": APIVersion}, "kind": map[string]any{"enum": []string{"Suite", "Fixture", "Cells", "Register", "Claims", "Product"}}},
 		"allOf":      branches,
 		"$defs":      defs,
 	}

@@ -166,3 +166,22 @@ const (
 	RestartExclude = "exclude"
 	RestartOnly    = "only"
 )
+
+// Product describes what a certification bundle certifies: who makes it,
+// the DRA driver and its image. certify reads it from --product and writes
+// it, with the Kubernetes version it ran on, as the bundle's PRODUCT.yaml.
+type Product struct {
+	APIVersion  string `yaml:"apiVersion" doc:"always draconform.dev/v1alpha1"`
+	Kind        string `yaml:"kind" doc:"always Product"`
+	Vendor      string `yaml:"vendor" doc:"who makes the product"`
+	Name        string `yaml:"name" doc:"the product, e.g. Example GPU DRA driver"`
+	Version     string `yaml:"version" doc:"the product's version"`
+	Website     string `yaml:"website" doc:"optional"`
+	Description string `yaml:"description" doc:"optional"`
+	Driver      string `yaml:"driver" doc:"the DRA driver name its ResourceSlices carry"`
+	Image       string `yaml:"image" doc:"the driver's container image, with its tag or digest"`
+	Contact     string `yaml:"contact" doc:"an e-mail address or URL for questions about the bundle"`
+	// KubernetesVersion is filled in by certify from the cluster.
+	KubernetesVersion string `yaml:"kubernetesVersion,omitempty" doc:"written by certify: the server version it ran on"`
+	Pos               Pos    `yaml:"-"`
+}

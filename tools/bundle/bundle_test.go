@@ -1,0 +1,110 @@
+package bundle
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/draconform/draconform/tools/report"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+const junit = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="2"><testsuite name="draconform" tests="2">
+<testcase name="[It] s Suite. [impl] s/a@on [suite:s]" status="passed"></testcase>
+<testcase name="[It] s Suite. [impl] s/b@on [suite:s]" status="failed"><failure message="x">x</failure></testcase>
+</testsuite></testsuites>`
+
+// judge is the verdict rule of these tests: conformant when every outcome
+// passed.
+func judge(outcomes []report.Outcome, _ []byte) ([]report.Verdict, error) {
+	v := report.Verdict{Claim: "c", Target: "impl", State: report.Conformant}
+	for _, o := range outcomes {
+		if o.State != report.Passed {
+			v.State = report.NotConformant
+		}
+	}
+	return []report.Verdict{v}, nil
+}
+
+func writeBundle(t *testing.T) string {
+	t.Helper()
+	run := t.TempDir()
+	outcomes := []report.Outcome{{ID: "s/a@on", Target: "impl", State: report.Passed}, {ID: "s/b@on", Target: "impl", State: report.Failed}}
+	verdicts, _ := judge(outcomes, nil)
+	files := map[string]any{"outcomes.json": outcomes, "verdicts.json": verdicts, "cluster-facts.json": []any{}}
+	for name, v := range files {
+		data, _ := json.Marshal(v)
+		if err := os.WriteFile(filepath.Join(run, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(run, "junit.xml"), []byte(junit), 0o644)
+	_ = os.WriteFile(filepath.Join(run, "e2e.log"), []byte("...\nverdicts:\n  NOT CONFORMANT c on impl\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(run, "kubeconfig-impl-on"), []byte("client-key-data: secret"), 0o600)
+	dir := filepath.Join(t.TempDir(), "bundle")
+	p := spec.Product{Vendor: "V", Name: "N", Version: "1", Driver: "d.example.com", Image: "img:1", Contact: "a@b", KubernetesVersion: "v1.37.2"}
+	err := Write(dir, Inputs{RunDir: run, Log: filepath.Join(run, "e2e.log"), Product: p, Command: "draconform certify --product=p.yaml",
+		Version: map[string]string{"suiteDigest": "abc"}, Verdicts: verdicts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestAWrittenBundleVerifies(t *testing.T) {
+	dir := writeBundle(t)
+	if err := Verify(dir, "abc", judge); err != nil {
+		t.Fatalf("a fresh bundle does not verify:\n%v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kubeconfig-impl-on")); err == nil {
+		t.Error("the run's kubeconfig was copied into the bundle")
+	}
+}
+
+// Edits by hand are refused with the reason, each of them.
+func TestAnEditedBundleIsRejected(t *testing.T) {
+	flip := func(dir string) {
+		path := filepath.Join(dir, OutcomesFile)
+		data, _ := os.ReadFile(path)
+		_ = os.WriteFile(path, []byte(strings.Replace(string(data), `"failed"`, `"passed"`, 1)), 0o644)
+	}
+	resum := func(dir string) {
+		if err := writeSums(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		edit func(dir string)
+		says []string
+	}{
+		{"an outcome flipped", flip, []string{"outcomes.json was changed after the bundle was made"}},
+		{"an outcome flipped, sums redone", func(d string) { flip(d); resum(d) },
+			[]string{"[impl] s/b@on is passed in outcomes.json but failed in junit_01.xml", "verdicts.json does not follow from outcomes.json: c on impl says not conformant, the outcomes give conformant"}},
+		{"a file removed", func(d string) { _ = os.Remove(filepath.Join(d, JUnitFile)) }, []string{"junit_01.xml is missing"}},
+		{"a file added", func(d string) { _ = os.WriteFile(filepath.Join(d, "extra.txt"), []byte("x"), 0o644) }, []string{"extra.txt is not part of a bundle"}},
+		{"other suites", func(string) {}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeBundle(t)
+			tt.edit(dir)
+			digest := "abc"
+			if tt.says == nil {
+				digest, tt.says = "def", []string{"made with other suites and fixtures (sha256:abc, this draconform has sha256:def)"}
+			}
+			err := Verify(dir, digest, judge)
+			if err == nil {
+				t.Fatal("the edited bundle verified")
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("problems do not say %q:\n%v", s, err)
+				}
+			}
+		})
+	}
+}
