@@ -12,66 +12,128 @@ import (
 // counts of one suite in one cell.
 type counts struct{ passed, failed, skipped int }
 
+// String is "passed/ran", then Fn for failures and sn for skips: short, so
+// that seven cells fit a terminal.
 func (c counts) String() string {
 	if c == (counts{}) {
 		return "-"
 	}
 	s := fmt.Sprintf("%d/%d", c.passed, c.passed+c.failed)
 	if c.failed > 0 {
-		s += fmt.Sprintf(" FAIL %d", c.failed)
+		s += fmt.Sprintf(" F%d", c.failed)
 	}
 	if c.skipped > 0 {
-		s += fmt.Sprintf(" (skip %d)", c.skipped)
+		s += fmt.Sprintf(" s%d", c.skipped)
 	}
 	return s
 }
 
-// Matrix renders suites × cells as "passed/run", failures and skips apart,
-// and a total line a CI log can be grepped for.
+func (c *counts) add(st State) {
+	switch st {
+	case Passed:
+		c.passed++
+	case Failed:
+		c.failed++
+	default:
+		c.skipped++
+	}
+}
+
+// MatrixWidth is the widest line Matrix writes, so that it fits a terminal.
+const MatrixWidth = 100
+
+// Matrix renders one table per implementation, suites × cells as
+// "passed/ran" with failures (F) and skips (s) apart, cells numbered with a
+// legend, and a total line a CI log can be grepped for. No line is wider
+// than MatrixWidth: a table with too many cells is split.
 func Matrix(outcomes []Outcome, cellOrder []string) string {
-	var suites, cells, targets []string
-	grid := map[[2]string]*counts{}
+	var targets []string
+	byTarget := map[string][]Outcome{}
 	total := counts{}
+	for _, o := range outcomes {
+		if !slices.Contains(targets, o.Target) {
+			targets = append(targets, o.Target)
+		}
+		byTarget[o.Target] = append(byTarget[o.Target], o)
+		total.add(o.State)
+	}
+	var b strings.Builder
+	for _, t := range targets {
+		b.WriteString(targetMatrix(t, byTarget[t], cellOrder))
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%d passed, %d failed, %d skipped (n/m: passed of run; F: failed; s: skipped)\n", total.passed, total.failed, total.skipped)
+	return b.String()
+}
+
+func targetMatrix(target string, outcomes []Outcome, cellOrder []string) string {
+	var suites, cells []string
+	grid := map[[2]string]*counts{}
+	sum := counts{}
 	for _, o := range outcomes {
 		if !slices.Contains(suites, o.Suite) {
 			suites = append(suites, o.Suite)
 		}
-		if !slices.Contains(cells, o.Column()) {
-			cells = append(cells, o.Column())
+		if !slices.Contains(cells, o.Cell) {
+			cells = append(cells, o.Cell)
 		}
-		if !slices.Contains(targets, o.Target) {
-			targets = append(targets, o.Target)
-		}
-		k := [2]string{o.Suite, o.Column()}
+		k := [2]string{o.Suite, o.Cell}
 		if grid[k] == nil {
 			grid[k] = &counts{}
 		}
-		for _, c := range []*counts{grid[k], &total} {
-			switch o.State {
-			case "passed":
-				c.passed++
-			case "failed":
-				c.failed++
-			default:
-				c.skipped++
+		grid[k].add(o.State)
+		sum.add(o.State)
+	}
+	slices.SortStableFunc(cells, func(a, b string) int { return slices.Index(cellOrder, a) - slices.Index(cellOrder, b) })
+	name := target
+	if name == "" {
+		name = "cluster"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped\n", name, sum.passed, sum.failed, sum.skipped)
+	legend := make([]string, len(cells))
+	for i, c := range cells {
+		legend[i] = fmt.Sprintf("[%d] %s", i+1, c)
+	}
+	b.WriteString(wrap(legend, MatrixWidth))
+	for _, part := range splitColumns(suites, cells, grid) {
+		b.WriteString(part)
+	}
+	return b.String()
+}
+
+// splitColumns renders the table, in as few parts as keep every line
+// within MatrixWidth.
+func splitColumns(suites, cells []string, grid map[[2]string]*counts) []string {
+	for parts := 1; parts <= len(cells); parts++ {
+		per := (len(cells) + parts - 1) / parts
+		var out []string
+		fits := true
+		for from := 0; from < len(cells); from += per {
+			text := table(suites, cells, from, min(from+per, len(cells)), grid)
+			for _, line := range strings.Split(text, "\n") {
+				fits = fits && len([]rune(line)) <= MatrixWidth
 			}
+			out = append(out, text)
+		}
+		if fits || per == 1 {
+			return out
 		}
 	}
-	// Columns go by target in run order, then by cell in cells.yaml order.
-	rank := func(col string) int {
-		target, cell, ok := strings.Cut(col, "/")
-		if !ok {
-			target, cell = "", col
-		}
-		return slices.Index(targets, target)*1000 + slices.Index(cellOrder, cell)
-	}
-	slices.SortStableFunc(cells, func(a, b string) int { return rank(a) - rank(b) })
+	return nil
+}
+
+func table(suites, cells []string, from, to int, grid map[[2]string]*counts) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "suite \\ cell\t%s\n", strings.Join(cells, "\t"))
+	head := []string{"  suite"}
+	for i := from; i < to; i++ {
+		head = append(head, fmt.Sprintf("[%d]", i+1))
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, s := range suites {
-		row := []string{s}
-		for _, c := range cells {
+		row := []string{"  " + s}
+		for _, c := range cells[from:to] {
 			cnt := counts{}
 			if g := grid[[2]string{s, c}]; g != nil {
 				cnt = *g
@@ -81,8 +143,25 @@ func Matrix(outcomes []Outcome, cellOrder []string) string {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "\n%d passed, %d failed, %d skipped\n", total.passed, total.failed, total.skipped)
 	return b.String()
+}
+
+// wrap joins items with two spaces into lines of at most width, indented
+// by two.
+func wrap(items []string, width int) string {
+	var b strings.Builder
+	line := ""
+	for _, it := range items {
+		if line != "" && 2+len(line)+2+len(it) > width {
+			b.WriteString("  " + line + "\n")
+			line = ""
+		}
+		if line != "" {
+			line += "  "
+		}
+		line += it
+	}
+	return b.String() + "  " + line + "\n"
 }
 
 // Details lists every failure (with its diagnostics file) and every skip

@@ -14,9 +14,10 @@ func TestMatrixAndDetails(t *testing.T) {
 	}
 	m := Matrix(outcomes, []string{"off", "on"})
 	for _, want := range []string{
-		"suite \\ cell  off           on",
-		"a             0/0 (skip 1)  1/2 FAIL 1",
-		"b             0/1 FAIL 1    -",
+		"cluster: 1 passed, 2 failed, 1 skipped\n  [1] off  [2] on\n",
+		"  suite  [1]     [2]",
+		"  a      0/0 s1  1/2 F1",
+		"  b      0/1 F1  -",
 		"1 passed, 2 failed, 1 skipped",
 	} {
 		if !strings.Contains(m, want) {
@@ -31,6 +32,38 @@ func TestMatrixAndDetails(t *testing.T) {
 	} {
 		if !strings.Contains(d, want) {
 			t.Errorf("details lack %q:\n%s", want, d)
+		}
+	}
+}
+
+// Seven long cell names and two implementations still fit a terminal: no
+// line is wider than MatrixWidth, and every count is shown.
+func TestMatrixFitsATerminal(t *testing.T) {
+	cells := []string{"defaults", "consumable-capacity-off", "capacity-on", "capacity-apiserver-off", "capacity-scheduler-off", "capacity-on-consumable-off", "apiserver-upgraded-first"}
+	var outcomes []Outcome
+	for _, target := range []string{"local", "prototype"} {
+		for i, c := range cells {
+			for n := 0; n <= i; n++ {
+				st := Passed
+				if n == 1 {
+					st = Failed
+				}
+				if n == 2 {
+					st = Skipped
+				}
+				outcomes = append(outcomes, Outcome{ID: "kep5004-class-migration/x@" + c, Target: target, Suite: "kep5004-class-migration", Cell: c, State: st})
+			}
+		}
+	}
+	m := Matrix(outcomes, cells)
+	for _, line := range strings.Split(m, "\n") {
+		if len([]rune(line)) > MatrixWidth {
+			t.Errorf("line of %d columns: %q", len([]rune(line)), line)
+		}
+	}
+	for _, want := range []string{"prototype: 17 passed, 6 failed, 5 skipped", "[7] apiserver-upgraded-first", "5/6 F1 s1"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("matrix lacks %q:\n%s", want, m)
 		}
 	}
 }
