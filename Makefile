@@ -11,15 +11,19 @@ RUNS      ?= 20
 KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
 DRACONFORM = $(GO) run ./tools/cmd/draconform
 
-.PHONY: conformance test unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
+.PHONY: conformance test browser unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
 	$(DRACONFORM) run --golden docs/golden-outcomes.json $(ARGS)
 
 ## test: lint, unit tests, then the suite itself on the embedded control plane
-test: lint binaries
-	$(GO) test -timeout 40m ./...
+test: lint binaries browser
+	DRACONFORM_BROWSER_REQUIRED=1 $(GO) test -timeout 40m ./...
+
+## browser: Debian's headless Chromium, which renders report.html in its test
+browser:
+	@command -v chromium-headless-shell >/dev/null || { echo "installing chromium-headless-shell (apt-get) to render report.html in its test"; apt-get update -qq && apt-get install -y -qq chromium-headless-shell; }
 
 ## unit: the tests that need no control plane
 unit:

@@ -140,8 +140,8 @@ func Outcomes(r types.Report) []Outcome {
 	return out
 }
 
-// WriteAll writes report.json, junit.xml, outcomes.json, verdicts.json and
-// matrix.txt under dir and prints the header (what each cell ran on), the
+// WriteAll writes report.json, junit.xml, outcomes.json, verdicts.json,
+// report.html and matrix.txt under dir and prints the header (what each cell ran on), the
 // matrix and the verdicts to w.
 func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string, header string, verdicts []Verdict) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -160,8 +160,19 @@ func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string, heade
 	if err := writeJSON(filepath.Join(dir, "verdicts.json"), verdicts); err != nil {
 		return err
 	}
+	html, err := os.Create(filepath.Join(dir, "report.html"))
+	if err != nil {
+		return err
+	}
+	if err := HTML(html, outcomes, cellOrder, header, verdicts); err != nil {
+		html.Close()
+		return fmt.Errorf("report.html: %w", err)
+	}
+	if err := html.Close(); err != nil {
+		return err
+	}
 	text := header + "\n" + Matrix(outcomes, cellOrder) + Details(outcomes) + "\n" + VerdictLines(verdicts)
-	text += fmt.Sprintf("\nreports: %s, %s, %s\n", filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "outcomes.json"))
+	text += fmt.Sprintf("\nreports: %s, %s, %s, %s\n", filepath.Join(dir, "report.html"), filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "outcomes.json"))
 	if err := os.WriteFile(filepath.Join(dir, "matrix.txt"), []byte(text), 0o644); err != nil {
 		return err
 	}
