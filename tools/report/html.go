@@ -19,11 +19,11 @@ func HTML(w io.Writer, outcomes []Outcome, cellOrder []string, header string, ve
 
 type htmlPage struct {
 	Passed, Failed, Skipped int
-	Verdicts []Verdict
-	Tables   []htmlTable
-	Failures []htmlFailure
-	Skips    []htmlSkip
-	Header   string
+	Verdicts                []Verdict
+	Tables                  []htmlTable
+	Failures                []htmlFailure
+	Skips                   []htmlSkip
+	Header                  string
 }
 
 type htmlTable struct {
