@@ -6,6 +6,7 @@ package kubeconfig
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/e2e-framework/klient/conf"
@@ -16,13 +17,17 @@ import (
 // Provider adopts the cluster of one kubeconfig.
 type Provider struct {
 	// Path is the kubeconfig; empty resolves --kubeconfig, $KUBECONFIG, then
-	// ~/.kube/config, as kubectl does.
+	// ~/.kube/config, as kubectl does, and in a pod with none of them the
+	// pod's service account.
 	Path    string
 	Context string
 	// Cell, if set, declares that the cluster already runs with that
 	// cell's gates (its operator configured them): that cell runs, and
 	// every other is skipped. Without it only cells that set no gates run.
 	Cell string
+	// ServiceAccountDir holds the token and CA used in a pod when there is
+	// no kubeconfig; default DefaultServiceAccountDir.
+	ServiceAccountDir string
 }
 
 // Close implements cluster.Provider: draconform started nothing to stop.
@@ -60,8 +65,21 @@ func (p *Provider) Start(_ context.Context, cell string, gates cluster.GateState
 	if path == "" {
 		path = conf.ResolveKubeConfigFile()
 	}
+	if path == "" && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		// In a pod (a Sonobuoy plugin, a Job): the service account's
+		// credentials, which are never written anywhere.
+		dir := p.ServiceAccountDir
+		if dir == "" {
+			dir = DefaultServiceAccountDir
+		}
+		cfg, err := InCluster(dir)
+		if err != nil {
+			return nil, err
+		}
+		return Adopt("in-cluster", cfg, known), nil
+	}
 	if path == "" {
-		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig or set KUBECONFIG")
+		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig or set KUBECONFIG (or run in a pod, with its service account)")
 	}
 	var cfg *rest.Config
 	var err error

@@ -1,0 +1,111 @@
+package kubeconfig_test
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/k8sbuild"
+)
+
+// In a pod with no kubeconfig, the provider reaches the cluster as the pod's
+// service account: shown against a real API server (the embedded v1.37.2),
+// with a token from the TokenRequest API and the cluster's CA laid out as
+// Kubernetes mounts them, and the capability probe the runner starts with
+// works through it.
+func TestInClusterWithAServiceAccountToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: "v1.37.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := localcp.New(localcp.Options{BinDir: bin, OutDir: t.TempDir(), Version: "v1.37.2"})
+	defer p.Close(context.Background())
+	c, err := p.Start(ctx, "defaults", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := kubernetes.NewForConfigOrDie(c.RESTConfig())
+	ns := "draconform-incluster"
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "runner"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "draconform-incluster"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "runner", Namespace: ns}}}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "runner", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ca := c.RESTConfig().TLSClientConfig.CAData
+	if len(ca) == 0 {
+		if ca, err = os.ReadFile(c.RESTConfig().TLSClientConfig.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(tok.Status.Token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ca.crt"), ca, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(c.RESTConfig().Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBERNETES_SERVICE_HOST", u.Hostname())
+	t.Setenv("KUBERNETES_SERVICE_PORT", u.Port())
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir()) // no ~/.kube/config
+
+	in, err := (&kubeconfig.Provider{ServiceAccountDir: dir}).Start(ctx, "defaults", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Name() != "in-cluster" {
+		t.Errorf("cluster name %q, want in-cluster", in.Name())
+	}
+	review, err := kubernetes.NewForConfigOrDie(in.RESTConfig()).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "system:serviceaccount:" + ns + ":runner"; review.Status.UserInfo.Username != want {
+		t.Errorf("reached the cluster as %q, want %q", review.Status.UserInfo.Username, want)
+	}
+	caps, err := cluster.Probe(ctx, in.RESTConfig(), false)
+	if err != nil {
+		t.Fatalf("the probe through the service account: %v", err)
+	}
+	if caps.CapacityRequestsField != "unknown" {
+		t.Errorf("probe through the service account found the field %s, want unknown on v1.37.2", caps.CapacityRequestsField)
+	}
+
+	// Outside a pod, the same provider says what is missing.
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	if _, err := (&kubeconfig.Provider{ServiceAccountDir: dir}).Start(ctx, "defaults", nil); err == nil {
+		t.Error("no kubeconfig and no pod, yet the provider started")
+	}
+}
