@@ -17,6 +17,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/draconform/draconform/tools/sonobuoy"
 )
 
 type planFlags struct{ cells, suites string }
@@ -134,6 +135,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.StringVar(&r.golden, "golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
 	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
+	fs.BoolVar(&r.sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin: after the run, hand the reports to Sonobuoy ($SONOBUOY_RESULTS_DIR, then its done file)")
 	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
 	return func(ctx context.Context, _ []string, s Streams) int {
 		var err error
@@ -157,6 +159,7 @@ type runRequest struct {
 	golden             string
 	updateGolden       bool
 	goldenAs           map[string]string
+	sonobuoy           bool
 }
 
 // narrowed says whether a filter selects part of the suites.
@@ -207,10 +210,18 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 	reporterCfg.NoColor = !isTerminal(s.Out)
 	t := &cliT{}
 	gomega.RegisterFailHandler(ginkgo.Fail)
+	code := 0
 	if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
-		return outDir, 1
+		code = 1
 	}
-	return outDir, 0
+	if r.sonobuoy {
+		if err := sonobuoy.Publish(outDir, sonobuoy.ResultsDir()); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return outDir, 1
+		}
+		fmt.Fprintf(s.Out, "draconform: results handed to Sonobuoy in %s\n", sonobuoy.ResultsDir())
+	}
+	return outDir, code
 }
 
 func isTerminal(w any) bool {
