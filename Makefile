@@ -9,7 +9,9 @@ ARGS      ?=
 RUNS      ?= 20
 # The cells gate-matrix-kep runs; the kind provider holds three clusters at most.
 KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
-DRACONFORM = $(GO) run ./tools/cmd/draconform
+# The version a report or bundle records: go run stamps no VCS information.
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
+DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/app.version=$(VERSION)" ./tools/cmd/draconform
 
 .PHONY: conformance test browser unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
 
