@@ -76,7 +76,10 @@ type EnvConfig struct {
 	RunID    string
 	CaseHash string
 	// BaseGates are the cell's gates, restored after a restart step.
-	BaseGates           cluster.GateState
+	BaseGates cluster.GateState
+	// ProfileVars are the driver profile's (spec.ProfileVarNames), between
+	// the builtins and the suite's vars.
+	ProfileVars         spec.Vars
 	SuiteVars, CaseVars spec.Vars
 	Fixtures            map[string]*spec.Fixture
 	Log                 io.Writer
@@ -92,7 +95,10 @@ func NewEnv(c EnvConfig) (*Env, error) {
 	base := spec.NewScope(map[string]string{
 		"prefix": prefix, "domain": domain, "driver": domain, "namespace": prefix, "run": c.RunID,
 	})
-	scope, err := base.With(c.SuiteVars)
+	scope, err := base.With(c.ProfileVars)
+	if err == nil {
+		scope, err = scope.With(c.SuiteVars)
+	}
 	if err == nil {
 		scope, err = scope.With(c.CaseVars)
 	}

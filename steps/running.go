@@ -22,12 +22,35 @@ const defaultRunningWithin = 2 * time.Minute
 // really got (device, shareID, consumed capacity), not what the API says.
 type ExpectRunning struct{ Spec *spec.ExpectRunning }
 
+// envFrom adds the map a variable holds to want.
+func envFrom(env *Env, ref string, want map[string]string) error {
+	names := spec.VarRefs(ref)
+	if len(names) != 1 || ref != "${"+names[0]+"}" {
+		return fmt.Errorf("envFrom %q: write one variable, e.g. ${profileEnv}", ref)
+	}
+	n, ok := env.Scope().Lookup(names[0])
+	if !ok {
+		return fmt.Errorf("envFrom: no variable %s", names[0])
+	}
+	var m map[string]string
+	if err := n.Decode(&m); err != nil {
+		return fmt.Errorf("envFrom %s: a map of names to values: %w", ref, err)
+	}
+	for k, v := range m {
+		want[k] = v
+	}
+	return nil
+}
+
 // Describe implements Step.
 func (s *ExpectRunning) Describe() string {
-	if len(s.Spec.Env) == 0 {
+	if len(s.Spec.Env) == 0 && s.Spec.EnvFrom == "" {
 		return "pod " + s.Spec.Pod + " is running"
 	}
-	return fmt.Sprintf("pod %s is running with %d DRACONFORM_* variables as expected", s.Spec.Pod, len(s.Spec.Env))
+	if s.Spec.EnvFrom != "" {
+		return fmt.Sprintf("pod %s is running with %d variables and those of %s as expected", s.Spec.Pod, len(s.Spec.Env), s.Spec.EnvFrom)
+	}
+	return fmt.Sprintf("pod %s is running with %d variables as expected", s.Spec.Pod, len(s.Spec.Env))
 }
 
 // Run implements Step.
@@ -42,12 +65,17 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("pod %s must run: %w", s.Spec.Pod, err)
 	}
-	if len(s.Spec.Env) == 0 {
+	if len(s.Spec.Env) == 0 && s.Spec.EnvFrom == "" {
 		return nil
 	}
 	want := map[string]string{}
 	for k, v := range s.Spec.Env {
 		if want[k], err = env.Scope().String(v); err != nil {
+			return err
+		}
+	}
+	if s.Spec.EnvFrom != "" {
+		if err := envFrom(env, s.Spec.EnvFrom, want); err != nil {
 			return err
 		}
 	}
@@ -178,7 +206,7 @@ func orNothing(list []string) string {
 
 func checkExpectRunning(c Checker, st *spec.Step) {
 	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectRunning.Pod))
-	if !c.Case().Requires.TestDriver {
-		c.Problem(st.Pos, "", "expectRunning needs requires: {testDriver: true}: pods only run where a kubelet and the test driver are")
+	if !c.Case().Requires.Kubelet() {
+		c.Problem(st.Pos, "", "expectRunning needs requires: {testDriver: true} or {driverProfile: true}: pods only run where a kubelet and a driver are")
 	}
 }

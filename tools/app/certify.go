@@ -37,6 +37,7 @@ func certifyCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.out, "out", "", "directory for the run's reports and logs (default: _output/certify-<run id>)")
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
+	fs.StringVar(&r.profile, "driver-profile", "", "a DriverProfile file naming your DRA driver, its shareable devices and what one share takes (default: draconform's test driver)")
 	refused := refuseFlags(fs, "certify runs every case of every suite, as shipped: a narrowed or edited run supports no claim",
 		"focus", "label-filter", "suite", "cells", "suites", "fixtures", "golden", "update-golden")
 	return func(ctx context.Context, _ []string, s Streams) int {

@@ -15,9 +15,11 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/runner"
 	"github.com/draconform/draconform/tools/sonobuoy"
+	"github.com/draconform/draconform/tools/spec"
 )
 
 type planFlags struct{ cells, suites string }
@@ -135,6 +137,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.StringVar(&r.golden, "golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
 	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
+	fs.StringVar(&r.profile, "driver-profile", "", "a DriverProfile file naming your DRA driver, its shareable devices and what one share takes, for the driver-profile cases (default: draconform's test driver)")
 	fs.BoolVar(&r.sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin: after the run, hand the reports to Sonobuoy ($SONOBUOY_RESULTS_DIR, then its done file)")
 	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
 	return func(ctx context.Context, _ []string, s Streams) int {
@@ -160,6 +163,7 @@ type runRequest struct {
 	updateGolden       bool
 	goldenAs           map[string]string
 	sonobuoy           bool
+	profile            string
 }
 
 // narrowed says whether a filter selects part of the suites.
@@ -173,6 +177,14 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 	b := r.specs.loadOrReport(s)
 	if b == nil {
 		return "", 1
+	}
+	var profile *spec.DriverProfile
+	if r.profile != "" {
+		var err error
+		if profile, err = loader.LoadProfile(r.profile); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return "", 2
+		}
 	}
 	cases := plan.Expand(b, r.filter.filter())
 	if len(cases) == 0 {
@@ -198,7 +210,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 	klog.SetLogger(logr.Discard())
 	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
-		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}})
+		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile})
 	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
 	if r.focus != "" {
 		suiteCfg.FocusStrings = []string{r.focus}

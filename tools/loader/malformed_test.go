@@ -58,7 +58,7 @@ func TestMalformedSpecs(t *testing.T) {
 			name:  "expectRunning where no pod can run",
 			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectRunning: {pod: p1}\n"),
 			want: []string{
-				`suites/s.yaml:10: expectRunning needs requires: {testDriver: true}: pods only run where a kubelet and the test driver are`,
+				`suites/s.yaml:10: expectRunning needs requires: {testDriver: true} or {driverProfile: true}: pods only run where a kubelet and a driver are`,
 			},
 		},
 		{

@@ -204,7 +204,7 @@ func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
 		at("", "case %s has no steps", c.ID)
 	}
 	cc := &caseCheck{b: b, s: s, c: c, probs: probs, refs: map[spec.Ref]spec.Pos{}, used: map[string]bool{}}
-	cc.scope = append(slices.Clone(spec.Builtins), slices.Sorted(maps.Keys(s.Vars))...)
+	cc.scope = append(append(slices.Clone(spec.Builtins), spec.ProfileVarNames...), slices.Sorted(maps.Keys(s.Vars))...)
 	cc.scope = append(cc.scope, slices.Sorted(maps.Keys(c.Vars))...)
 	for i := range c.Given {
 		cc.use(&c.Given[i], false)

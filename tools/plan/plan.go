@@ -127,7 +127,7 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 	}
 	// Where no kubelet runs, --label-filter '!kubelet' leaves these out
 	// instead of reporting them skipped.
-	if c.Requires.TestDriver {
+	if c.Requires.Kubelet() {
 		pc.Labels = append(pc.Labels, "kubelet")
 	}
 	return pc

@@ -87,7 +87,7 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 		writeYAML(&b, got)
 	}
 	comps := []cluster.Component{cluster.Scheduler, cluster.APIServer}
-	if c.Case.Requires.TestDriver {
+	if c.Case.Requires.Kubelet() {
 		// Where a pod must really run, the cause of a failure is as often
 		// on the node as in the scheduler.
 		comps = append(comps, cluster.Kubelet, cluster.Containerd)
@@ -103,7 +103,7 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 			errs = append(errs, string(comp)+" log: "+err.Error())
 		}
 	}
-	if c.Case.Requires.TestDriver {
+	if c.Case.Requires.Kubelet() {
 		if err := writeDriverLogs(ctx, &b, env, section); err != nil {
 			errs = append(errs, "test driver logs: "+err.Error())
 		}

@@ -49,12 +49,12 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		cause(report.CauseContradicted)
 		Fail("cell " + c.Cell.Name + ": the cluster is not in the state its gates promise, so no case of the cell can pass: " + st.Contradicted)
 	}
-	if c.Case.Requires.TestDriver && st.NodeFailed != "" {
+	if c.Case.Requires.Kubelet() && st.NodeFailed != "" {
 		cause(report.CauseNodeStart)
 		Fail("cell " + c.Cell.Name + ": the kubelet node this case needs failed to start: " + st.NodeFailed)
 	}
-	if u := unmet(c, st.Caps); u.reason != "" {
-		if c.Case.Requires.TestDriver && st.NoNode != "" {
+	if u := unmet(c, st, s.opts.Profile); u.reason != "" {
+		if c.Case.Requires.Kubelet() && st.NoNode != "" {
 			u.reason += "; " + st.NoNode
 		}
 		cause(u.cause)
@@ -171,7 +171,8 @@ type unmetRequirement struct {
 
 // unmet says why a case cannot be meaningful on this cluster; the zero value
 // when it can.
-func unmet(c plan.Case, caps cluster.Capabilities) unmetRequirement {
+func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequirement {
+	caps := st.Caps
 	r := c.Case.Requires
 	if r.CapacityRequestsField != "" && r.CapacityRequestsField != caps.CapacityRequestsField {
 		return unmetRequirement{fmt.Sprintf("needs extendedResourceCapacityRequests %s, found %s", r.CapacityRequestsField, caps.CapacityRequestsField),
@@ -191,6 +192,14 @@ func unmet(c plan.Case, caps cluster.Capabilities) unmetRequirement {
 		return unmetRequirement{"needs nodes with the test driver",
 			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, or use --provider kind)", false}
 	}
+	if r.DriverProfile && profile != nil && profile.Driver != cluster.TestDriverName && !publishes(st.Facts, profile.Driver) {
+		return unmetRequirement{"needs devices of the profile's driver",
+			"needs nodes where " + profile.Driver + ", the driver of profile " + profile.Name + ", publishes devices; the cluster's ResourceSlices name none", false}
+	}
+	if r.DriverProfile && (profile == nil || profile.Driver == cluster.TestDriverName) && len(caps.TestDriverNodes) == 0 {
+		return unmetRequirement{"needs nodes with the test driver",
+			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ", the default driver profile) publishes devices; pass --driver-profile for another driver", false}
+	}
 	if c.Serial && !caps.Restart {
 		return unmetRequirement{"needs component restarts", "restarts a component, which this provider cannot do", true}
 	}
@@ -207,7 +216,7 @@ func inapplicable() { AddReportEntry(report.EntryInapplicable, true) }
 func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients *steps.Clients) (*steps.Env, error) {
 	env, err := steps.NewEnv(steps.EnvConfig{
 		Cluster: cl, Clients: clients, RunID: s.opts.RunID, CaseHash: c.Hash(), BaseGates: st.Gates,
-		SuiteVars: c.Suite.Vars, CaseVars: c.Case.Vars, Fixtures: s.opts.Bundle.Fixtures, Log: GinkgoWriter,
+		ProfileVars: s.profileVars, SuiteVars: c.Suite.Vars, CaseVars: c.Case.Vars, Fixtures: s.opts.Bundle.Fixtures, Log: GinkgoWriter,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.ID, err)
@@ -255,4 +264,18 @@ func cleanupBound(c plan.Case) time.Duration {
 		return 6 * time.Minute
 	}
 	return 2 * time.Minute
+}
+
+// publishes says whether the cluster's ResourceSlices, as read when its
+// cell started, name driver on a node.
+func publishes(f *cluster.Facts, driver string) bool {
+	if f == nil {
+		return false
+	}
+	for _, s := range f.ResourceSlices {
+		if d, _ := s.Spec["driver"].(string); d == driver {
+			return true
+		}
+	}
+	return false
 }

@@ -15,10 +15,12 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // ginkgo's DSL reads best unqualified.
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/draconform/draconform/suites/profiles"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/report"
+	"github.com/draconform/draconform/tools/spec"
 )
 
 // Target is one implementation under test: a provider whose clusters run
@@ -56,12 +58,22 @@ type Options struct {
 	// implementation it does (binaries from elsewhere against the
 	// prototype's outcomes).
 	CompareWith map[string]string
+	// Profile is the driver the driverProfile cases run on; nil means
+	// draconform's test driver.
+	Profile *spec.DriverProfile
 }
 
 // Register builds the ginkgo tree for opts. Call it once, before RunSpecs.
 func Register(opts Options) {
 	if opts.CaseTimeout == 0 {
 		opts.CaseTimeout = 5 * time.Minute
+	}
+	if opts.Profile == nil {
+		p, err := loader.LoadProfileFS(profiles.FS, profiles.TestDriver)
+		if err != nil {
+			panic("the built-in driver profile does not load: " + err.Error())
+		}
+		opts.Profile = p
 	}
 	s := newSession(opts)
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {

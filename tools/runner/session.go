@@ -67,10 +67,16 @@ type session struct {
 	providers map[string]cluster.Provider
 	live      map[string]cluster.Cluster
 	clients   map[string]*steps.Clients
+	// profileVars are the driver profile's variables, for every case.
+	profileVars spec.Vars
 }
 
 func newSession(opts Options) *session {
-	return &session{
+	var pv spec.Vars
+	if opts.Profile != nil {
+		pv = opts.Profile.Vars()
+	}
+	return &session{profileVars: pv,
 		opts: opts, states: map[string]*cellState{},
 		started: map[string]cluster.Cluster{}, providers: map[string]cluster.Provider{}, live: map[string]cluster.Cluster{}, clients: map[string]*steps.Clients{},
 	}
@@ -172,7 +178,7 @@ func (s *session) addNode(ctx context.Context, t Target, cell *spec.Cell, c clus
 // where pods run.
 func needsNode(cases []plan.Case, target, cell string) bool {
 	for _, c := range cases {
-		if c.Cell.Name == cell && (c.Target == "" || c.Target == target) && c.Case.Requires.TestDriver {
+		if c.Cell.Name == cell && (c.Target == "" || c.Target == target) && c.Case.Requires.Kubelet() {
 			return true
 		}
 	}

@@ -124,6 +124,7 @@ type ExpectRunning struct {
 	Pod       string            `yaml:"pod"`
 	Container string            `yaml:"container" doc:"whose log to read; default the first container"`
 	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty"`
+	EnvFrom   string            `yaml:"envFrom" doc:"a variable holding more of them as a map, e.g. ${profileEnv}"`
 	Within    Duration          `yaml:"within" doc:"default 2m (image pull and CDI injection included)"`
 }
 

@@ -64,7 +64,13 @@ type Requires struct {
 	ConsumableCapacity    string `yaml:"consumableCapacity" doc:"whether the API server keeps KEP-5075 fields: enabled or disabled"`
 	Restart               bool   `yaml:"restart" doc:"the provider must restart components; implied by a restart step"`
 	TestDriver            bool   `yaml:"testDriver" doc:"nodes with a running kubelet where the draconform test driver (drivers/) publishes devices, so pods really start; an expectRunning step needs it"`
+	DriverProfile         bool   `yaml:"driverProfile" doc:"nodes with a running kubelet where the driver of the run's driver profile (--driver-profile; default draconform's test driver) publishes devices"`
 }
+
+// Kubelet says whether the case's pods must really run: on nodes with a
+// kubelet where the test driver, or the driver profile's driver, publishes
+// devices.
+func (r Requires) Kubelet() bool { return r.TestDriver || r.DriverProfile }
 
 // Vars maps variable names to YAML values; a value that is a whole
 // "${name}" scalar keeps its type when substituted.
@@ -185,3 +191,35 @@ type Product struct {
 	KubernetesVersion string `yaml:"kubernetesVersion,omitempty" doc:"written by certify: the server version it ran on"`
 	Pos               Pos    `yaml:"-"`
 }
+
+// DriverProfile describes a vendor's DRA driver to the driver-profile
+// family of cases: which devices a share is taken from, how much one share
+// takes, where the pods may run, and how to check what a running container
+// got. draconform reads the driver's ResourceSlices and never writes them.
+type DriverProfile struct {
+	APIVersion string `yaml:"apiVersion" doc:"always draconform.dev/v1alpha1"`
+	Kind       string `yaml:"kind" doc:"always DriverProfile"`
+	Name       string `yaml:"name" doc:"a DNS label naming the profile in reports"`
+	Driver     string `yaml:"driver" doc:"the DRA driver name its ResourceSlices and DeviceClass selectors use"`
+	Selector   string `yaml:"selector" doc:"a CEL expression over device selecting its shareable devices, ANDed with device.driver == driver (default: every device of the driver)"`
+	Capacity   string `yaml:"capacity" doc:"the capacity a share consumes, as the devices publish it (e.g. memory, shares)"`
+	Share      string `yaml:"share" doc:"the quantity of it one share takes (e.g. 10Gi, 1); two shares must fit one device"`
+	// OverCapacity makes the case of a pod that fits no device.
+	OverCapacity string            `yaml:"overCapacity" doc:"a quantity of the capacity larger than any one device has (e.g. 1Ti)"`
+	NodeSelector map[string]string `yaml:"nodeSelector" doc:"node labels the pods must match (optional)"`
+	Workload     ProfileWorkload   `yaml:"workload"`
+	// Env are what the container must see of its share.
+	Env map[string]string `yaml:"env" doc:"environment variables a running container must print in its log, name to value (<any>: set to anything); the workload prints its environment"`
+	Pos Pos               `yaml:"-"`
+}
+
+// ProfileWorkload is the container the family's pods run.
+type ProfileWorkload struct {
+	Image   string   `yaml:"image" doc:"an image the cluster can pull"`
+	Command []string `yaml:"command" doc:"a command that prints the container's environment (NAME=value lines) and keeps running, e.g. [sh, -c, 'env; sleep 3600']"`
+}
+
+// ProfileVarNames are the variables a driver profile defines for every case
+// (see the driver-profile suite).
+var ProfileVarNames = []string{"profileDriver", "profileSelector", "profileCapacity", "profileShare", "profileOverCapacity",
+	"profileNodeSelector", "profileImage", "profileCommand", "profileEnv"}
