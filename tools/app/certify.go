@@ -58,6 +58,17 @@ func certifyCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 2
 		}
+		if r.profile != "" {
+			prof, err := loader.LoadProfile(r.profile)
+			if err != nil {
+				fmt.Fprintln(s.Err, "draconform certify:", err)
+				return 2
+			}
+			if prof.Driver != p.Driver {
+				fmt.Fprintf(s.Err, "draconform certify: the product's driver is %s, the driver profile's %s: certify the driver the profile describes\n", p.Driver, prof.Driver)
+				return 2
+			}
+		}
 		if r.out == "" {
 			r.out = filepath.Join("_output", "certify-"+runner.NewRunID())
 		}
