@@ -11,13 +11,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/draconform/draconform/tools/fsutil"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -66,7 +66,7 @@ func Write(dir string, in Inputs) error {
 		LogFile: in.Log,
 	}
 	for name, from := range copies {
-		if err := copyFile(from, filepath.Join(dir, name)); err != nil {
+		if err := fsutil.CopyFile(from, filepath.Join(dir, name), 0o644); err != nil {
 			return fmt.Errorf("bundle: %s: %w", name, err)
 		}
 	}
@@ -127,23 +127,6 @@ func readme(in Inputs) string {
 		fmt.Fprintf(&b, "- `%s`: %s\n", f.name, f.what)
 	}
 	return b.String()
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func writeSums(dir string) error {

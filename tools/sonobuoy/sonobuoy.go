@@ -9,10 +9,10 @@ package sonobuoy
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/draconform/draconform/tools/fsutil"
 	"gopkg.in/yaml.v3"
 )
 
@@ -50,7 +50,7 @@ func Publish(runDir, resultsDir string) error {
 		return fmt.Errorf("sonobuoy results: the run wrote no JUnit report: %w", err)
 	}
 	for from, to := range Published {
-		if err := copyFile(filepath.Join(runDir, from), filepath.Join(resultsDir, to)); err != nil && !os.IsNotExist(err) {
+		if err := fsutil.CopyFile(filepath.Join(runDir, from), filepath.Join(resultsDir, to), 0o644); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("sonobuoy results: %s: %w", from, err)
 		}
 	}
@@ -61,23 +61,6 @@ func Publish(runDir, resultsDir string) error {
 	}
 	// A rename, so the worker never reads a half-written path.
 	return os.Rename(tmp, done)
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // Plugin is what the plugin definition says.

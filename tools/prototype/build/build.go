@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/draconform/draconform/tools/fsutil"
 	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
@@ -333,25 +334,8 @@ func copyTree(from, to string) error {
 		if err != nil {
 			return err
 		}
-		return copyFile(path, dst, 0o644|fi.Mode().Perm()&0o111)
+		return fsutil.CopyFile(path, dst, 0o644|fi.Mode().Perm()&0o111)
 	})
-}
-
-func copyFile(from, to string, perm fs.FileMode) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // linkOrCopy hard-links from to to, copying when they are on different file
@@ -360,7 +344,7 @@ func linkOrCopy(from, to string) error {
 	if err := os.Link(from, to); err == nil {
 		return nil
 	}
-	return copyFile(from, to, 0o755)
+	return fsutil.CopyFile(from, to, 0o755)
 }
 
 // writeDiff records the patch as a unified diff for review; best effort.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/draconform/draconform/tools/fsutil"
 	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
@@ -110,7 +111,7 @@ func TestEditsApplyToBaseSources(t *testing.T) {
 					if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 						t.Fatal(err)
 					}
-					if err := copyFile(filepath.Join(modDirs[e.Module], filepath.FromSlash(e.File)), to, 0o644); err != nil {
+					if err := fsutil.CopyFile(filepath.Join(modDirs[e.Module], filepath.FromSlash(e.File)), to, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}

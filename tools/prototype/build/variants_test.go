@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/tools/fsutil"
 )
 
 // Variants are found by name like mutants, get keys of their own, and stay
@@ -73,7 +75,7 @@ func TestVariantEditsApplyToBaseSources(t *testing.T) {
 					if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 						t.Fatal(err)
 					}
-					if err := copyFile(filepath.Join(modDirs[e.Module], filepath.FromSlash(e.File)), to, 0o644); err != nil {
+					if err := fsutil.CopyFile(filepath.Join(modDirs[e.Module], filepath.FromSlash(e.File)), to, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}
