@@ -162,7 +162,7 @@ td.skip { background: #d4a72c; color: #000; } td.none { color: #8c959f; }
 .verdict { padding: 6px 10px; margin: 4px 0; border-radius: 4px; }
 .verdict.pass { background: #2da44e; color: #fff; } .verdict.fail { background: #cf222e; color: #fff; }
 .verdict.skip { background: #eaeef2; color: #1f2328; }
-pre { background: #f6f8fa; padding: 8px; overflow-x: auto; font-size: 12px; }
+pre { background: #f6f8fa; padding: 8px; overflow-x: auto; white-space: pre-wrap; word-break: break-word; font-size: 12px; }
 summary { cursor: pointer; }
 </style></head><body>
 <h1>draconform: {{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped</h1>
