@@ -100,11 +100,11 @@ func judge(c Claim, target string, got map[string]Outcome, facts FieldStates, co
 		case !ran:
 			outside = append(outside, "not run")
 			continue
-		case len(c.Field) > 0 && !slices.Contains(c.Field, facts[target+"/"+cc.Cell]):
-			outside = append(outside, fieldReason(facts[target+"/"+cc.Cell], cc.Cell, c.Field))
-			continue
 		case o.State == Skipped && o.Inapplicable:
 			outside = append(outside, o.Cause)
+			continue
+		case len(c.Field) > 0 && !slices.Contains(c.Field, facts[target+"/"+cc.Cell]):
+			outside = append(outside, fieldReason(facts[target+"/"+cc.Cell], cc.Cell, c.Field))
 			continue
 		}
 		passed := o.State == Passed

@@ -24,7 +24,7 @@ func TestVerdicts(t *testing.T) {
 		{"a failure", []Outcome{pass("s/a@on"), {ID: "s/b@on", Target: "impl", State: Failed}}, kept, true, NotConformant, []string{"1 of 2"}},
 		{"a skip for a lack the cluster could remedy", []Outcome{pass("s/a@on"), {ID: "s/b@on", Target: "impl", State: Skipped, Cause: "needs nodes with the test driver"}}, kept, true, NotConformant, []string{"1 of 2"}},
 		{"informing failure does not block", []Outcome{pass("s/a@on"), pass("s/b@on"), {ID: "s/contested@on", Target: "impl", State: Failed}}, kept, true, Conformant, []string{"1 informing"}},
-		{"cells it cannot run", []Outcome{{ID: "s/a@on", Target: "impl", State: Skipped, Cause: CauseCellUnsupport, Inapplicable: true}, {ID: "s/b@on", Target: "impl", State: Skipped, Cause: CauseCellUnsupport, Inapplicable: true}}, FieldStates{}, true, NotApplicable, []string{"cell on did not start"}},
+		{"cells it cannot run", []Outcome{{ID: "s/a@on", Target: "impl", State: Skipped, Cause: CauseCellUnsupport, Inapplicable: true}, {ID: "s/b@on", Target: "impl", State: Skipped, Cause: CauseCellUnsupport, Inapplicable: true}}, FieldStates{}, true, NotApplicable, []string{"the provider cannot run this cell"}},
 		{"field in another state", []Outcome{pass("s/a@on"), pass("s/b@on")}, FieldStates{"impl/on": "dropped"}, true, NotApplicable, []string{"the field is dropped in cell on, the claim needs kept"}},
 		{"narrowed run", []Outcome{pass("s/a@on"), pass("s/b@on")}, kept, false, NotApplicable, []string{"narrowed"}},
 	}
