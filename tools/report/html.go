@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"io"
 	"os"
-	"slices"
 	"strings"
 )
 
@@ -55,18 +54,12 @@ type htmlSkip struct {
 
 func htmlData(outcomes []Outcome, cellOrder []string, header string, verdicts []Verdict) htmlPage {
 	p := htmlPage{Verdicts: verdicts, Header: header}
-	var targets []string
 	var sum counts
-	for _, o := range outcomes {
-		sum.add(o.State)
-		if !slices.Contains(targets, o.Target) {
-			targets = append(targets, o.Target)
-		}
+	for _, g := range gridsOf(outcomes, cellOrder) {
+		sum.merge(g.sum)
+		p.Tables = append(p.Tables, htmlTableOf(g))
 	}
 	p.Passed, p.Failed, p.Skipped = sum.passed, sum.failed, sum.skipped
-	for _, t := range targets {
-		p.Tables = append(p.Tables, htmlTableOf(t, outcomes, cellOrder))
-	}
 	byReason := map[string]int{}
 	for _, o := range outcomes {
 		switch o.State {
@@ -92,38 +85,19 @@ func htmlData(outcomes []Outcome, cellOrder []string, header string, verdicts []
 	return p
 }
 
-func htmlTableOf(target string, outcomes []Outcome, cellOrder []string) htmlTable {
-	t := htmlTable{Target: target}
-	var suites []string
-	grid := map[[2]string]*counts{}
-	for _, o := range outcomes {
-		if o.Target != target {
-			continue
-		}
-		if !slices.Contains(suites, o.Suite) {
-			suites = append(suites, o.Suite)
-		}
-		if !slices.Contains(t.Cells, o.Cell) {
-			t.Cells = append(t.Cells, o.Cell)
-		}
-		k := [2]string{o.Suite, o.Cell}
-		if grid[k] == nil {
-			grid[k] = &counts{}
-		}
-		grid[k].add(o.State)
-	}
-	slices.SortStableFunc(t.Cells, func(a, b string) int { return slices.Index(cellOrder, a) - slices.Index(cellOrder, b) })
-	for _, s := range suites {
+func htmlTableOf(g grid) htmlTable {
+	t := htmlTable{Target: g.target, Cells: g.cells}
+	for _, s := range g.suites {
 		row := htmlRow{Suite: s}
-		for _, c := range t.Cells {
+		for _, c := range g.cells {
 			cell := htmlCell{Text: "-", Class: "none"}
-			if g := grid[[2]string{s, c}]; g != nil {
-				cell.Text = g.String()
-				cell.Title = fmt.Sprintf("%s in %s: %d passed, %d failed, %d skipped", s, c, g.passed, g.failed, g.skipped)
+			if n := g.at(s, c); n != (counts{}) {
+				cell.Text = n.String()
+				cell.Title = fmt.Sprintf("%s in %s: %d passed, %d failed, %d skipped", s, c, n.passed, n.failed, n.skipped)
 				switch {
-				case g.failed > 0:
+				case n.failed > 0:
 					cell.Class = "fail"
-				case g.passed > 0:
+				case n.passed > 0:
 					cell.Class = "pass"
 				default:
 					cell.Class = "skip"

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -39,6 +38,10 @@ func (c *counts) add(st State) {
 	}
 }
 
+func (c *counts) merge(o counts) {
+	c.passed, c.failed, c.skipped = c.passed+o.passed, c.failed+o.failed, c.skipped+o.skipped
+}
+
 // MatrixWidth is the widest line Matrix writes, so that it fits a terminal.
 const MatrixWidth = 100
 
@@ -47,56 +50,30 @@ const MatrixWidth = 100
 // legend, and a total line a CI log can be grepped for. No line is wider
 // than MatrixWidth: a table with too many cells is split.
 func Matrix(outcomes []Outcome, cellOrder []string) string {
-	var targets []string
-	byTarget := map[string][]Outcome{}
-	total := counts{}
-	for _, o := range outcomes {
-		if !slices.Contains(targets, o.Target) {
-			targets = append(targets, o.Target)
-		}
-		byTarget[o.Target] = append(byTarget[o.Target], o)
-		total.add(o.State)
-	}
 	var b strings.Builder
-	for _, t := range targets {
-		b.WriteString(targetMatrix(t, byTarget[t], cellOrder))
+	total := counts{}
+	for _, g := range gridsOf(outcomes, cellOrder) {
+		b.WriteString(targetMatrix(g))
 		b.WriteString("\n")
+		total.merge(g.sum)
 	}
 	fmt.Fprintf(&b, "%d passed, %d failed, %d skipped (n/m: passed of run; F: failed; s: skipped)\n", total.passed, total.failed, total.skipped)
 	return b.String()
 }
 
-func targetMatrix(target string, outcomes []Outcome, cellOrder []string) string {
-	var suites, cells []string
-	grid := map[[2]string]*counts{}
-	sum := counts{}
-	for _, o := range outcomes {
-		if !slices.Contains(suites, o.Suite) {
-			suites = append(suites, o.Suite)
-		}
-		if !slices.Contains(cells, o.Cell) {
-			cells = append(cells, o.Cell)
-		}
-		k := [2]string{o.Suite, o.Cell}
-		if grid[k] == nil {
-			grid[k] = &counts{}
-		}
-		grid[k].add(o.State)
-		sum.add(o.State)
-	}
-	slices.SortStableFunc(cells, func(a, b string) int { return slices.Index(cellOrder, a) - slices.Index(cellOrder, b) })
-	name := target
+func targetMatrix(g grid) string {
+	name := g.target
 	if name == "" {
 		name = "cluster"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped\n", name, sum.passed, sum.failed, sum.skipped)
-	legend := make([]string, len(cells))
-	for i, c := range cells {
+	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped\n", name, g.sum.passed, g.sum.failed, g.sum.skipped)
+	legend := make([]string, len(g.cells))
+	for i, c := range g.cells {
 		legend[i] = fmt.Sprintf("[%d] %s", i+1, c)
 	}
 	b.WriteString(wrap(legend, MatrixWidth))
-	for _, part := range splitColumns(suites, cells, grid) {
+	for _, part := range splitColumns(g) {
 		b.WriteString(part)
 	}
 	return b.String()
@@ -104,13 +81,13 @@ func targetMatrix(target string, outcomes []Outcome, cellOrder []string) string 
 
 // splitColumns renders the table, in as few parts as keep every line
 // within MatrixWidth.
-func splitColumns(suites, cells []string, grid map[[2]string]*counts) []string {
-	for parts := 1; parts <= len(cells); parts++ {
-		per := (len(cells) + parts - 1) / parts
+func splitColumns(g grid) []string {
+	for parts := 1; parts <= len(g.cells); parts++ {
+		per := (len(g.cells) + parts - 1) / parts
 		var out []string
 		fits := true
-		for from := 0; from < len(cells); from += per {
-			text := table(suites, cells, from, min(from+per, len(cells)), grid)
+		for from := 0; from < len(g.cells); from += per {
+			text := columns(g, from, min(from+per, len(g.cells)))
 			for _, line := range strings.Split(text, "\n") {
 				fits = fits && len([]rune(line)) <= MatrixWidth
 			}
@@ -123,7 +100,7 @@ func splitColumns(suites, cells []string, grid map[[2]string]*counts) []string {
 	return nil
 }
 
-func table(suites, cells []string, from, to int, grid map[[2]string]*counts) string {
+func columns(g grid, from, to int) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	head := []string{"  suite"}
@@ -131,14 +108,10 @@ func table(suites, cells []string, from, to int, grid map[[2]string]*counts) str
 		head = append(head, fmt.Sprintf("[%d]", i+1))
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for _, s := range suites {
+	for _, s := range g.suites {
 		row := []string{"  " + s}
-		for _, c := range cells[from:to] {
-			cnt := counts{}
-			if g := grid[[2]string{s, c}]; g != nil {
-				cnt = *g
-			}
-			row = append(row, cnt.String())
+		for _, c := range g.cells[from:to] {
+			row = append(row, g.at(s, c).String())
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
