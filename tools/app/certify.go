@@ -160,7 +160,7 @@ func shellQuote(s string) string {
 }
 
 func readVerdicts(runDir string) ([]report.Verdict, error) {
-	data, err := os.ReadFile(filepath.Join(runDir, "verdicts.json"))
+	data, err := os.ReadFile(filepath.Join(runDir, report.VerdictsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func readVerdicts(runDir string) ([]report.Verdict, error) {
 
 // serverVersion is the version the first cell that started reported.
 func serverVersion(runDir string) string {
-	data, err := os.ReadFile(filepath.Join(runDir, runner.FactsFile))
+	data, err := os.ReadFile(filepath.Join(runDir, report.FactsFile))
 	if err != nil {
 		return ""
 	}

@@ -40,7 +40,7 @@ func childRun(ctx context.Context, out string, args ...string) ([]report.Outcome
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted (see %s): %w", logPath, ctx.Err())
 	}
-	data, err := os.ReadFile(filepath.Join(out, "outcomes.json"))
+	data, err := os.ReadFile(filepath.Join(out, report.OutcomesFile))
 	if err != nil {
 		return nil, fmt.Errorf("the run wrote no outcomes (see %s): %w", logPath, err)
 	}

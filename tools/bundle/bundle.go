@@ -28,9 +28,9 @@ const (
 	ReadmeFile   = "README.md"
 	LogFile      = "e2e.log"
 	JUnitFile    = "junit_01.xml"
-	OutcomesFile = "outcomes.json"
-	VerdictsFile = "verdicts.json"
-	FactsFile    = "cluster-facts.json"
+	OutcomesFile = report.OutcomesFile
+	VerdictsFile = report.VerdictsFile
+	FactsFile    = report.FactsFile
 	VersionFile  = "version.json"
 	SumsFile     = "SHA256SUMS"
 )
@@ -61,8 +61,8 @@ func Write(dir string, in Inputs) error {
 		return fmt.Errorf("bundle: %w", err)
 	}
 	copies := map[string]string{
-		JUnitFile: filepath.Join(in.RunDir, "junit.xml"), OutcomesFile: filepath.Join(in.RunDir, "outcomes.json"),
-		VerdictsFile: filepath.Join(in.RunDir, "verdicts.json"), FactsFile: filepath.Join(in.RunDir, "cluster-facts.json"),
+		JUnitFile: filepath.Join(in.RunDir, report.JUnitFile), OutcomesFile: filepath.Join(in.RunDir, report.OutcomesFile),
+		VerdictsFile: filepath.Join(in.RunDir, report.VerdictsFile), FactsFile: filepath.Join(in.RunDir, report.FactsFile),
 		LogFile: in.Log,
 	}
 	for name, from := range copies {

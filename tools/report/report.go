@@ -140,40 +140,62 @@ func Outcomes(r types.Report) []Outcome {
 	return out
 }
 
-// WriteAll writes report.json, junit.xml, outcomes.json, verdicts.json,
-// report.html and matrix.txt under dir and prints the header (what each cell ran on), the
-// matrix and the verdicts to w.
-func WriteAll(r types.Report, dir string, w io.Writer, cellOrder []string, header string, verdicts []Verdict) error {
+// The files a run writes into its output folder. Bundles, Sonobuoy results
+// and flake checks read them by these names.
+const (
+	JSONFile     = "report.json"
+	JUnitFile    = "junit.xml"
+	OutcomesFile = "outcomes.json"
+	VerdictsFile = "verdicts.json"
+	// FactsFile holds what each cell ran on (the runner's cell facts).
+	FactsFile  = "cluster-facts.json"
+	HTMLFile   = "report.html"
+	MatrixFile = "matrix.txt"
+)
+
+// Run is what a run adds to ginkgo's report: the cells in the order
+// cells.yaml lists them, a header saying what each cell ran on, the
+// verdicts, and the cells' facts (written as FactsFile).
+type Run struct {
+	CellOrder []string
+	Header    string
+	Verdicts  []Verdict
+	Facts     any
+}
+
+// WriteAll writes the run's files (the constants above) under dir and
+// prints the header, the matrix and the verdicts to w.
+func WriteAll(r types.Report, dir string, w io.Writer, run Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := reporters.GenerateJSONReport(r, filepath.Join(dir, "report.json")); err != nil {
+	path := func(name string) string { return filepath.Join(dir, name) }
+	if err := reporters.GenerateJSONReport(r, path(JSONFile)); err != nil {
 		return fmt.Errorf("json report: %w", err)
 	}
-	if err := reporters.GenerateJUnitReport(r, filepath.Join(dir, "junit.xml")); err != nil {
+	if err := reporters.GenerateJUnitReport(r, path(JUnitFile)); err != nil {
 		return fmt.Errorf("junit report: %w", err)
 	}
 	outcomes := Outcomes(r)
-	if err := writeJSON(filepath.Join(dir, "outcomes.json"), outcomes); err != nil {
-		return err
+	for name, v := range map[string]any{OutcomesFile: outcomes, VerdictsFile: run.Verdicts, FactsFile: run.Facts} {
+		if err := writeJSON(path(name), v); err != nil {
+			return err
+		}
 	}
-	if err := writeJSON(filepath.Join(dir, "verdicts.json"), verdicts); err != nil {
-		return err
-	}
-	html, err := os.Create(filepath.Join(dir, "report.html"))
+	html, err := os.Create(path(HTMLFile))
 	if err != nil {
 		return err
 	}
-	if err := HTML(html, outcomes, cellOrder, header, verdicts); err != nil {
+	if err := HTML(html, outcomes, run.CellOrder, run.Header, run.Verdicts); err != nil {
 		html.Close()
-		return fmt.Errorf("report.html: %w", err)
+		return fmt.Errorf("%s: %w", HTMLFile, err)
 	}
 	if err := html.Close(); err != nil {
 		return err
 	}
-	text := header + "\n" + Matrix(outcomes, cellOrder) + Details(outcomes) + "\n" + VerdictLines(verdicts)
-	text += fmt.Sprintf("\nreports: %s, %s, %s, %s\n", filepath.Join(dir, "report.html"), filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "outcomes.json"))
-	if err := os.WriteFile(filepath.Join(dir, "matrix.txt"), []byte(text), 0o644); err != nil {
+	text := run.Header + "\n" + Matrix(outcomes, run.CellOrder) + Details(outcomes) + "\n" + VerdictLines(run.Verdicts)
+	text += fmt.Sprintf("\nreports: %s, %s, %s, %s\n", path(HTMLFile), path(JSONFile), path(JUnitFile), path(OutcomesFile))
+	if err := os.WriteFile(path(MatrixFile), []byte(text), 0o644); err != nil {
 		return err
 	}
 	if w != nil {

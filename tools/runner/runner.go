@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -89,14 +88,11 @@ func Register(opts Options) {
 	ReportAfterSuite("draconform report", func(r types.Report) {
 		outcomes := report.Outcomes(r)
 		cells := s.cellFacts()
-		if err := writeJSON(filepath.Join(opts.OutDir, FactsFile), cells); err != nil {
-			Fail("writing the cluster facts: " + err.Error())
-		}
 		var verdicts []report.Verdict
 		if opts.Bundle != nil {
 			verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, FieldStates(cells), opts.Complete)
 		}
-		if err := report.WriteAll(r, opts.OutDir, opts.Log, cellOrder(opts), s.describe(), verdicts); err != nil {
+		if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: s.describe(), Verdicts: verdicts, Facts: cells}); err != nil {
 			Fail("writing reports: " + err.Error())
 		}
 		checkGolden(opts, outcomes)

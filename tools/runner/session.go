@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -356,16 +355,4 @@ func refusalLine(err, want string) string {
 		}
 	}
 	return want
-}
-
-// FactsFile is where a run writes its cells' facts ([]CellFacts), beside
-// the reports.
-const FactsFile = "cluster-facts.json"
-
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/draconform/draconform/tools/fsutil"
+	"github.com/draconform/draconform/tools/report"
 	"gopkg.in/yaml.v3"
 )
 
@@ -31,12 +32,12 @@ func ResultsDir() string {
 // report first (under the name Sonobuoy's JUnit processing picks up), then
 // what a reader of the results wants beside it.
 var Published = map[string]string{
-	"junit.xml":          "junit_01.xml",
-	"matrix.txt":         "matrix.txt",
-	"report.html":        "report.html",
-	"outcomes.json":      "outcomes.json",
-	"verdicts.json":      "verdicts.json",
-	"cluster-facts.json": "cluster-facts.json",
+	report.JUnitFile:    "junit_01.xml",
+	report.MatrixFile:   report.MatrixFile,
+	report.HTMLFile:     report.HTMLFile,
+	report.OutcomesFile: report.OutcomesFile,
+	report.VerdictsFile: report.VerdictsFile,
+	report.FactsFile:    report.FactsFile,
 }
 
 // Publish copies a run's reports from runDir into resultsDir and then
@@ -46,7 +47,7 @@ func Publish(runDir, resultsDir string) error {
 	if err := os.MkdirAll(resultsDir, 0o755); err != nil {
 		return fmt.Errorf("sonobuoy results: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(runDir, "junit.xml")); err != nil {
+	if _, err := os.Stat(filepath.Join(runDir, report.JUnitFile)); err != nil {
 		return fmt.Errorf("sonobuoy results: the run wrote no JUnit report: %w", err)
 	}
 	for from, to := range Published {
