@@ -170,7 +170,7 @@ type unmetRequirement struct {
 }
 
 // unmet says why a case cannot be meaningful on this cluster; the zero value
-// when it can.
+// when it can. profile is the run's driver profile (Register sets one).
 func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequirement {
 	caps := st.Caps
 	r := c.Case.Requires
@@ -188,17 +188,16 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 				"goes through " + gv + ", which this API server does not serve (its beta versions are off by default: --runtime-config=" + gv + "=true turns it on)", false}
 		}
 	}
-	if r.TestDriver && len(caps.TestDriverNodes) == 0 {
+	// The driver-profile cases run on the test driver unless a profile
+	// names another one.
+	onTestDriver := r.TestDriver || (r.DriverProfile && profile.Driver == cluster.TestDriverName)
+	if onTestDriver && len(caps.TestDriverNodes) == 0 {
 		return unmetRequirement{"needs nodes with the test driver",
-			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, or use --provider kind)", false}
+			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, use --provider kind, or give --driver-profile for another driver)", false}
 	}
-	if r.DriverProfile && profile != nil && profile.Driver != cluster.TestDriverName && !publishes(st.Facts, profile.Driver) {
+	if r.DriverProfile && !onTestDriver && !publishes(st.Facts, profile.Driver) {
 		return unmetRequirement{"needs devices of the profile's driver",
 			"needs nodes where " + profile.Driver + ", the driver of profile " + profile.Name + ", publishes devices; the cluster's ResourceSlices name none", false}
-	}
-	if r.DriverProfile && (profile == nil || profile.Driver == cluster.TestDriverName) && len(caps.TestDriverNodes) == 0 {
-		return unmetRequirement{"needs nodes with the test driver",
-			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ", the default driver profile) publishes devices; pass --driver-profile for another driver", false}
 	}
 	if c.Serial && !caps.Restart {
 		return unmetRequirement{"needs component restarts", "restarts a component, which this provider cannot do", true}

@@ -70,12 +70,9 @@ type session struct {
 	profileVars spec.Vars
 }
 
+// newSession takes opts with a profile set (Register sees to it).
 func newSession(opts Options) *session {
-	var pv spec.Vars
-	if opts.Profile != nil {
-		pv = opts.Profile.Vars()
-	}
-	return &session{profileVars: pv,
+	return &session{profileVars: opts.Profile.Vars(),
 		opts: opts, states: map[string]*cellState{},
 		started: map[string]cluster.Cluster{}, providers: map[string]cluster.Provider{}, live: map[string]cluster.Cluster{}, clients: map[string]*steps.Clients{},
 	}
