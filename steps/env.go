@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -56,6 +57,8 @@ type Env struct {
 	Fixtures  map[string]*spec.Fixture
 	Log       io.Writer
 
+	// pinPods keeps the case's pods to its own Nodes (see guard).
+	pinPods bool
 	vars    caseVars
 	mu      sync.Mutex
 	objects map[spec.Ref]*Created
@@ -83,6 +86,10 @@ type EnvConfig struct {
 	SuiteVars, CaseVars spec.Vars
 	Fixtures            map[string]*spec.Fixture
 	Log                 io.Writer
+	// FakeNodes says the case creates its own Nodes (no kubelet behind
+	// them): its pods may land on those only, never on a Node of the
+	// cluster's.
+	FakeNodes bool
 }
 
 // NewEnv builds a case instance: a prefix unique to the run and the case
@@ -113,7 +120,7 @@ func NewEnv(c EnvConfig) (*Env, error) {
 	}
 	return &Env{
 		Cluster: c.Cluster, Clients: c.Clients, Namespace: prefix, RunID: c.RunID, CaseHash: c.CaseHash,
-		BaseGates: c.BaseGates, Fixtures: c.Fixtures, Log: c.Log,
+		BaseGates: c.BaseGates, Fixtures: c.Fixtures, Log: c.Log, pinPods: c.FakeNodes,
 		vars: caseVars{prefix: prefix, builtins: base, scope: scope, declared: declared},
 	}, nil
 }
@@ -237,11 +244,35 @@ func (e *Env) RunCleanup(ctx context.Context) error {
 	e.mu.Unlock()
 	var errs []error
 	for i := len(fns) - 1; i >= 0; i-- {
-		if err := fns[i].fn(ctx); err != nil {
+		if err := e.retryOutage(ctx, fns[i]); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", fns[i].what, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// cleanupRetry is how often clean-up work that met an API server outage is
+// tried again, until ctx (the case's clean-up bound) ends.
+const cleanupRetry = 2 * time.Second
+
+// retryOutage runs fn, and again while the API server does not answer: a
+// case that failed because the API server went away must still leave
+// nothing behind once it is back.
+func (e *Env) retryOutage(ctx context.Context, c cleanupFn) error {
+	for attempt := 1; ; attempt++ {
+		err := c.fn(ctx)
+		if err == nil || !cluster.Unreachable(err) {
+			return err
+		}
+		if attempt == 1 {
+			e.logf("clean-up %q: the API server did not answer (%v); retrying every %s", c.what, err, cleanupRetry)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the API server did not answer for %d attempts until the clean-up bound: %w", attempt, err)
+		case <-time.After(cleanupRetry):
+		}
+	}
 }
 
 // PodName resolves a pod's local name; pods live in the case namespace.

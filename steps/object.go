@@ -68,7 +68,7 @@ func Instantiate(env *Env, u *spec.ObjectUse) (*Created, spec.Ref, error) {
 	labels[RunLabel] = env.RunID
 	labels[CaseLabel] = env.CaseHash
 	un.SetLabels(labels)
-	guard(un, env.RunID)
+	guard(un, env.RunID, env.pinPods)
 	return &Created{GVR: mapping.Resource, Namespaced: namespaced, Object: un}, spec.RefOf(gvk.Kind, local), nil
 }
 
@@ -104,8 +104,11 @@ func useScope(env *Env, u *spec.ObjectUse, f *spec.Fixture, local string) (*spec
 	return base.With(overrides)
 }
 
-// guard keeps draconform's Nodes and pods to themselves on a shared cluster.
-func guard(un *unstructured.Unstructured, runID string) {
+// guard keeps draconform's Nodes and pods to themselves on a shared cluster:
+// its Nodes are tainted so that only its pods tolerate them, and where the
+// case has Nodes of its own (pin), its pods select the run's label, which
+// every object it creates carries, so none lands on a Node of the cluster.
+func guard(un *unstructured.Unstructured, runID string, pin bool) {
 	switch un.GroupVersionKind().GroupKind() {
 	case schema.GroupKind{Kind: "Node"}:
 		taints, _, _ := unstructured.NestedSlice(un.Object, "spec", "taints")
@@ -115,7 +118,45 @@ func guard(un *unstructured.Unstructured, runID string) {
 		tols, _, _ := unstructured.NestedSlice(un.Object, "spec", "tolerations")
 		tols = append(tols, map[string]any{"key": TaintKey, "operator": "Equal", "value": runID, "effect": string(corev1.TaintEffectNoSchedule)})
 		_ = unstructured.SetNestedSlice(un.Object, tols, "spec", "tolerations")
+		if pin {
+			_ = unstructured.SetNestedField(un.Object, runID, "spec", "nodeSelector", RunLabel)
+		}
+		restrict(un.Object)
 	}
+}
+
+// restrict gives a pod what the Pod Security "restricted" level asks, where
+// the case did not set it, so the suite runs on a cluster that enforces it
+// by default: nothing a case proves needs root, privilege escalation,
+// capabilities or an unconfined seccomp profile. The test driver's
+// workload is a static binary that runs as any user.
+func restrict(pod map[string]any) {
+	setDefault(pod, true, "spec", "securityContext", "runAsNonRoot")
+	setDefault(pod, int64(65534), "spec", "securityContext", "runAsUser")
+	setDefault(pod, int64(65534), "spec", "securityContext", "runAsGroup")
+	setDefault(pod, "RuntimeDefault", "spec", "securityContext", "seccompProfile", "type")
+	for _, list := range []string{"initContainers", "containers"} {
+		containers, _, _ := unstructured.NestedSlice(pod, "spec", list)
+		for _, c := range containers {
+			m, ok := c.(map[string]any)
+			if !ok {
+				continue
+			}
+			setDefault(m, false, "securityContext", "allowPrivilegeEscalation")
+			setDefault(m, []any{"ALL"}, "securityContext", "capabilities", "drop")
+		}
+		if len(containers) > 0 {
+			_ = unstructured.SetNestedSlice(pod, containers, "spec", list)
+		}
+	}
+}
+
+// setDefault sets the field at path unless it is there already.
+func setDefault(obj map[string]any, value any, path ...string) {
+	if _, found, _ := unstructured.NestedFieldNoCopy(obj, path...); found {
+		return
+	}
+	_ = unstructured.SetNestedField(obj, value, path...)
 }
 
 // mergePatch applies patch to base as a JSON merge patch (RFC 7386): maps

@@ -70,6 +70,39 @@ func TestInstantiateFixture(t *testing.T) {
 	}
 }
 
+// A case with Nodes of its own keeps its pods on them: they select the
+// run's label, which the cluster's Nodes lack. A case without (the kubelet
+// cases, on the cluster's real nodes) leaves the pod's placement alone.
+func TestPodsOfAFakeNodeCaseArePinned(t *testing.T) {
+	c, _ := mustInstantiate(t, stepstest.New(t, stepstest.FakeNodes()), "fixture: pod-extended\nname: p1")
+	wantField(t, c.Object, map[string]any{steps.RunLabel: "t"}, "spec", "nodeSelector")
+	c, _ = mustInstantiate(t, stepstest.New(t), "fixture: pod-extended\nname: p1")
+	if _, found, _ := unstructured.NestedFieldNoCopy(c.Object.Object, "spec", "nodeSelector"); found {
+		t.Error("a case without fake Nodes got a nodeSelector")
+	}
+	n, _ := mustInstantiate(t, stepstest.New(t, stepstest.FakeNodes()), "fixture: node\nname: n1")
+	if n.Object.GetLabels()[steps.RunLabel] != "t" {
+		t.Error("the case's Node lacks the run label its pods select")
+	}
+}
+
+// Pods meet the Pod Security "restricted" level unless the case says
+// otherwise, so that a cluster enforcing it by default admits them.
+func TestPodsAreRestricted(t *testing.T) {
+	c, _ := mustInstantiate(t, stepstest.New(t), "fixture: pod-extended\nname: p1")
+	wantField(t, c.Object, map[string]any{"runAsNonRoot": true, "runAsUser": int64(65534), "runAsGroup": int64(65534),
+		"seccompProfile": map[string]any{"type": "RuntimeDefault"}}, "spec", "securityContext")
+	containers, _, _ := unstructured.NestedSlice(c.Object.Object, "spec", "containers")
+	for _, ct := range containers {
+		if diff := cmp.Diff(map[string]any{"allowPrivilegeEscalation": false, "capabilities": map[string]any{"drop": []any{"ALL"}}}, ct.(map[string]any)["securityContext"]); diff != "" {
+			t.Errorf("container securityContext (-want +got):\n%s", diff)
+		}
+	}
+	// What a case sets itself stays.
+	c, _ = mustInstantiate(t, stepstest.New(t), "fixture: pod-extended\nname: p1\npatch:\n  spec:\n    securityContext: {runAsUser: 0}")
+	wantField(t, c.Object, int64(0), "spec", "securityContext", "runAsUser")
+}
+
 func TestInstantiateVars(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -155,7 +188,10 @@ patch:
     - {name: first, image: busybox}
     tolerations: [{key: x, operator: Exists}]
 `)
-	wantField(t, c.Object, []any{map[string]any{"name": "first", "image": "busybox"}}, "spec", "containers")
+	containers, _, _ := unstructured.NestedSlice(c.Object.Object, "spec", "containers")
+	if len(containers) != 1 || containers[0].(map[string]any)["image"] != "busybox" || containers[0].(map[string]any)["name"] != "first" {
+		t.Errorf("the patch's list did not replace the fixture's: %v", containers)
+	}
 	wantField(t, c.Object, []any{
 		map[string]any{"key": "x", "operator": "Exists"},
 		map[string]any{"key": steps.TaintKey, "operator": "Equal", "value": "t", "effect": "NoSchedule"},

@@ -28,6 +28,16 @@ const (
 	configHashAnnotation = "draconform.dev/config-sha256"
 )
 
+// privileged exempts the driver's namespace from a cluster-wide Pod Security
+// default: a DRA driver is a node agent (host paths for its plugin socket
+// and CDI specs, a privileged container), which no stricter level admits.
+// The suite's own namespaces need no such label.
+func privileged(m metav1.ObjectMeta) metav1.ObjectMeta {
+	m.Labels = map[string]string{"app.kubernetes.io/name": m.Labels["app.kubernetes.io/name"], "pod-security.kubernetes.io/enforce": "privileged"}
+	m.Annotations = map[string]string{"draconform.dev/pod-security-reason": "a DRA driver is a node agent: host paths for its plugin socket and CDI specs, and a privileged container"}
+	return m
+}
+
 func objects(o Options, configYAML, configHash string) []runtime.Object {
 	labels := map[string]string{"app.kubernetes.io/name": name}
 	meta := func(namespace, objName string) metav1.ObjectMeta {
@@ -36,7 +46,7 @@ func objects(o Options, configYAML, configHash string) []runtime.Object {
 	return []runtime.Object{
 		&corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: meta("", o.Namespace),
+			ObjectMeta: privileged(meta("", o.Namespace)),
 		},
 		&corev1.ServiceAccount{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},

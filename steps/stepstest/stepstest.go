@@ -71,7 +71,13 @@ type Fake struct {
 // Option changes how New builds the Env.
 type Option func(*config)
 
-type config struct{ suiteVars, caseVars spec.Vars }
+type config struct {
+	suiteVars, caseVars spec.Vars
+	fakeNodes           bool
+}
+
+// FakeNodes makes the Env of a case that creates its own Nodes.
+func FakeNodes() Option { return func(c *config) { c.fakeNodes = true } }
 
 // SuiteVars sets the suite's variables, written as a YAML map.
 func SuiteVars(src string) Option { return func(c *config) { c.suiteVars = varsOf(src) } }
@@ -128,7 +134,7 @@ func New(t testing.TB, opts ...Option) *Fake {
 			},
 		},
 		RunID: RunID, CaseHash: CaseHash,
-		SuiteVars: cfg.suiteVars, CaseVars: cfg.caseVars,
+		SuiteVars: cfg.suiteVars, CaseVars: cfg.caseVars, FakeNodes: cfg.fakeNodes,
 		Fixtures: Fixtures(t),
 		Log:      logWriter{t},
 	})

@@ -47,6 +47,8 @@ func verbs() []verb {
 		{"kind-configs", "write kind-configs/<cell>.yaml, a kind cluster config per gate cell (--check verifies them)", kindConfigsCmd},
 		{"schema", "print the JSON Schema of suite, fixture and cell files, for editors", schemaCmd},
 		{"cleanup", "delete what draconform runs left on a cluster (objects carrying its run label)", cleanupCmd},
+		{"preflight", "check a cluster before a run: credentials, reachability, every permission a run needs, and what a run would create and set off there", preflightCmd},
+		{"rbac", "print the RBAC role, bindings and admission policy that let a user run draconform and nothing more (kubectl apply -f -)", rbacCmd},
 		{"up", "start an embedded control plane for one cell and keep it until Ctrl-C", upCmd},
 		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
 		{"node-image", "build (or find) the kind node image made offline from Debian packages and Go modules; prints its tag", nodeImageCmd},

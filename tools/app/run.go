@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
+	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/plan"
@@ -46,6 +47,7 @@ func (f *providerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static (the prototype linked statically, as --kind-kep-bin-dir needs it), kubeconfig (any cluster; cells that set gates are skipped), kind (kind clusters in Docker with the test driver, for cases that need a kubelet), or a known-broken variant of the prototype (see draconform mutation --list)")
 	fs.StringVar(&f.kubeconfig.Path, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.kubeconfig.Context, "context", "", "kubeconfig context for --provider kubeconfig")
+	fs.BoolVar(&f.kubeconfig.AllowFakeNodes, "allow-fake-nodes", false, "with --provider kubeconfig: consent to Node objects with no kubelet, which most cases schedule onto; the cluster's DaemonSets that tolerate every taint put pods on them (draconform preflight lists them). Without it those cases skip")
 	fs.StringVar(&f.kubeconfig.AsCell, "as-cell", "", "with --provider kubeconfig: the gate cell the cluster was configured as (it runs that cell's cases; others are skipped)")
 	fs.StringVar(&f.local.Version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
 	fs.StringVar(&f.local.CacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
@@ -203,6 +205,16 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		return outDir, 1
 	}
 	defer stopAll()
+	for _, t := range targets {
+		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
+			// A cluster the run did not start: say what the run will do
+			// there, and refuse once, before any case, if it cannot.
+			if err := preflight(ctx, kp, s.Out); err != nil {
+				fmt.Fprintln(s.Err, "draconform:", err)
+				return outDir, 2
+			}
+		}
+	}
 	fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), r.prov.provider, outDir)
 
 	// client-go's reflectors log through klog when a watch a step no longer

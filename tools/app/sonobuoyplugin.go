@@ -15,10 +15,14 @@ import (
 func sonobuoyPluginCmd(fs *pflag.FlagSet) action {
 	image := fs.String("image", "draconform.dev/draconform:dev", "the draconform image the plugin runs (draconform image writes one)")
 	asCell := fs.String("as-cell", "", "the gate cell the cluster runs, as --as-cell of run (e.g. capacity-on)")
+	fakeNodes := fs.Bool("allow-fake-nodes", false, "as --allow-fake-nodes of run: consent to Node objects with no kubelet, which the cluster's tolerate-everything DaemonSets follow (draconform preflight lists them)")
 	return func(_ context.Context, _ []string, s Streams) int {
 		args := []string{"run", "--provider", "kubeconfig", "--sonobuoy", "--out", "/tmp/draconform"}
 		if *asCell != "" {
 			args = append(args, "--as-cell", *asCell)
+		}
+		if *fakeNodes {
+			args = append(args, "--allow-fake-nodes")
 		}
 		data, err := sonobuoy.Definition(sonobuoy.Plugin{Image: *image, Args: args})
 		if err != nil {

@@ -14,11 +14,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/draconform/draconform/tools/fsutil"
 	"github.com/draconform/draconform/tools/report"
+	"github.com/draconform/draconform/tools/secretscan"
 	"github.com/draconform/draconform/tools/spec"
 )
 
@@ -84,6 +86,19 @@ func Write(dir string, in Inputs) error {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("bundle: %w", err)
 		}
+	}
+	// A vendor publishes the bundle: a credential that reached a log must
+	// stop it here, not on a web page.
+	leaks, err := secretscan.Scan(dir, time.Time{})
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	if len(leaks) > 0 {
+		lines := make([]string, len(leaks))
+		for i, l := range leaks {
+			lines[i] = "  " + l.String()
+		}
+		return fmt.Errorf("bundle: refusing to finish %s, which would publish what looks like a credential (remove it from the run's output, or report a bug if draconform wrote it):\n%s", dir, strings.Join(lines, "\n"))
 	}
 	return writeSums(dir)
 }

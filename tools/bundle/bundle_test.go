@@ -108,3 +108,23 @@ func TestAnEditedBundleIsRejected(t *testing.T) {
 		})
 	}
 }
+
+// A credential that reached the run's log must not be published.
+func TestABundleWithACredentialIsRefused(t *testing.T) {
+	run := t.TempDir()
+	for name, data := range map[string]string{"outcomes.json": "[]", "verdicts.json": "[]", "cluster-facts.json": "[]", "junit.xml": junit,
+		"e2e.log": "I1202 round_trippers.go] Authorization: Bearer abcdefgh12345678\n"} {
+		if err := os.WriteFile(filepath.Join(run, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "bundle")
+	p := spec.Product{Vendor: "V", Name: "N", Version: "1", Driver: "d.example.com", Image: "img:1", Contact: "a@b"}
+	err := Write(dir, Inputs{RunDir: run, Log: filepath.Join(run, "e2e.log"), Product: p, Command: "draconform certify", Version: map[string]string{}})
+	if err == nil || !strings.Contains(err.Error(), "e2e.log:1: a bearer token in a header") {
+		t.Fatalf("want the bundle refused, naming the file and line, got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, SumsFile)); err == nil {
+		t.Error("a refused bundle has its sums written, as if complete")
+	}
+}

@@ -140,6 +140,16 @@ type NodeAdder interface {
 	AddNode(ctx context.Context, c Cluster) error
 }
 
+// FakeNodePolicy is implemented by providers of clusters the run did not
+// start. A fake Node (a Node object with no kubelet, which most cases
+// schedule onto) draws the cluster's own DaemonSets there, and their agents
+// alert; so such a cluster gets fake Nodes only with its operator's consent.
+type FakeNodePolicy interface {
+	// FakeNodes returns nil where the run may create fake Nodes, else why
+	// not: the cases that need them skip with it.
+	FakeNodes() error
+}
+
 // Provider creates the cluster for one gate cell and tears it down.
 type Provider interface {
 	Name() string

@@ -88,6 +88,14 @@ var (
 	nodesGVR       = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 )
 
+// probeMeta names the probe's dry-run objects and labels them as
+// draconform's (steps.RunLabel), so that a cluster that confines the
+// runner to its own objects (draconform rbac's admission policy) lets the
+// probe through.
+func probeMeta() map[string]any {
+	return map[string]any{"name": "draconform-probe", "labels": map[string]any{"draconform.dev/run": "probe"}}
+}
+
 // Probe asks the API server, with dry-run creates that store nothing, what it
 // does with the fields the suite depends on. Probing behaviour rather than
 // reading versions or gates works on any cluster, including one whose
@@ -104,7 +112,7 @@ func Probe(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Warn"}
 	class := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-		"metadata": map[string]any{"name": "draconform-probe"},
+		"metadata": probeMeta(),
 		"spec": map[string]any{
 			"extendedResourceName":             "probe.draconform.test/probe",
 			"extendedResourceCapacityRequests": map[string]any{"requests": map[string]any{"shares": "1"}},
@@ -125,7 +133,7 @@ func Probe(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities
 	}
 	slice := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-		"metadata": map[string]any{"name": "draconform-probe"},
+		"metadata": probeMeta(),
 		"spec": map[string]any{
 			"driver": "probe.draconform.test", "allNodes": true,
 			"pool": map[string]any{"name": "probe", "generation": int64(1), "resourceSliceCount": int64(1)},

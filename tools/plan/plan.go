@@ -13,6 +13,7 @@ import (
 	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/spec"
+	"gopkg.in/yaml.v3"
 )
 
 // Case is one case in one cell.
@@ -35,6 +36,10 @@ type Case struct {
 	// them for the case to mean anything, and beta versions of a group
 	// are off by default.
 	APIVersions []string
+	// FakeNodes says the case creates Node objects with no kubelet behind
+	// them: on a cluster the run did not start, the cluster's DaemonSets
+	// follow them, so they need the operator's consent there.
+	FakeNodes bool
 }
 
 // ForTarget returns a copy of c that runs on target, labelled with it.
@@ -82,7 +87,9 @@ func Expand(b *loader.Bundle, f Filter) []Case {
 				if len(f.Cells) > 0 && !slices.Contains(f.Cells, name) {
 					continue
 				}
-				out = append(out, newCase(s, c, b.Cells[name]))
+				pc := newCase(s, c, b.Cells[name])
+				pc.FakeNodes = slices.Contains(kindsCreated(b, c), "Node")
+				out = append(out, pc)
 			}
 		}
 	}
@@ -153,6 +160,57 @@ func apiVersions(c *spec.Case) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// kindsCreated lists the kinds of the objects a case writes: its given
+// objects and its create, apply and update steps, inline or from fixtures.
+func kindsCreated(b *loader.Bundle, c *spec.Case) []string {
+	var out []string
+	use := func(u *spec.ObjectUse) {
+		obj := &u.Object
+		if u.Fixture != "" {
+			if f, ok := b.Fixtures[u.Fixture]; ok {
+				obj = &f.Object
+			}
+		}
+		if k := mappingValue(obj, "kind"); k != "" {
+			out = append(out, k)
+		}
+	}
+	for i := range c.Given {
+		use(&c.Given[i])
+	}
+	walk := func(steps []spec.Step) {
+		for _, st := range steps {
+			for _, w := range []*spec.Write{st.Create, st.Update, st.Apply} {
+				if w != nil {
+					use(&w.ObjectUse)
+				}
+			}
+		}
+	}
+	walk(c.Steps)
+	if c.Gap != nil {
+		walk(c.Gap.Closed)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// mappingValue is the scalar under key in a YAML mapping, or "".
+func mappingValue(n *yaml.Node, key string) string {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

@@ -90,3 +90,36 @@ func TestCasesNameTheVersionsTheyGoThrough(t *testing.T) {
 		t.Errorf("%s claims API versions %v that none of its steps names", id, v)
 	}
 }
+
+// Cases that create Nodes need consent on a cluster the run did not start;
+// the others must not be held back by it.
+func TestCasesThatCreateFakeNodes(t *testing.T) {
+	b, err := loader.Load(suites.FS, fixtures.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := map[string]bool{}
+	n, all := 0, plan.Expand(b, plan.Filter{})
+	for _, c := range all {
+		fake[c.Suite.Name+"/"+c.Case.ID] = c.FakeNodes
+		if c.FakeNodes {
+			n++
+		}
+	}
+	for id, want := range map[string]bool{
+		"feature-absent/strict-write-rejected":                    false, // a DeviceClass alone
+		"kep6406-api/field-stored":                                false,
+		"kep6406-scheduling/synthesized-request-carries-capacity": true,  // a node fixture in given
+		"kep6406-kubelet/pod-runs-with-its-share":                 false, // the real node of the test driver
+	} {
+		got, ok := fake[id]
+		if !ok {
+			t.Errorf("no case %s", id)
+			continue
+		}
+		if got != want {
+			t.Errorf("%s: FakeNodes = %t, want %t", id, got, want)
+		}
+	}
+	t.Logf("%d of %d case-cells create fake Nodes", n, len(all))
+}

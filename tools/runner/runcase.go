@@ -146,6 +146,11 @@ func run(ctx context.Context, env *steps.Env, step steps.Step, what string, pos 
 func try(ctx context.Context, env *steps.Env, step steps.Step, what string, pos spec.Pos) error {
 	By(fmt.Sprintf("%s: %s (%s:%d)", what, step.Describe(), pos.File, pos.Line))
 	if err := step.Run(ctx, env); err != nil {
+		if why := cluster.Outage(ctx, env.Cluster); why != "" {
+			// Said first: the step's own words would read as the
+			// implementation's answer.
+			return fmt.Errorf("%s at %s:%d, %s: failed during an API server outage (%s):\n%v", what, pos.File, pos.Line, step.Describe(), why, err)
+		}
 		return fmt.Errorf("%s at %s:%d, %s:\n%v", what, pos.File, pos.Line, step.Describe(), err)
 	}
 	return nil
@@ -199,6 +204,9 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 		return unmetRequirement{"needs devices of the profile's driver",
 			"needs nodes where " + profile.Driver + ", the driver of profile " + profile.Name + ", publishes devices; the cluster's ResourceSlices name none", false}
 	}
+	if c.FakeNodes && st.NoFakeNodes != "" {
+		return unmetRequirement{"needs consent to create fake Nodes", st.NoFakeNodes, false}
+	}
 	if c.Serial && !caps.Restart {
 		return unmetRequirement{"needs component restarts", "restarts a component, which this provider cannot do", true}
 	}
@@ -216,6 +224,7 @@ func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients 
 	env, err := steps.NewEnv(steps.EnvConfig{
 		Cluster: cl, Clients: clients, RunID: s.opts.RunID, CaseHash: c.Hash(), BaseGates: st.Gates,
 		ProfileVars: s.profileVars, SuiteVars: c.Suite.Vars, CaseVars: c.Case.Vars, Fixtures: s.opts.Bundle.Fixtures, Log: GinkgoWriter,
+		FakeNodes: c.FakeNodes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.ID, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -49,6 +50,10 @@ type cellState struct {
 	// those cases fail.
 	NoNode     string
 	NodeFailed string
+	// NoFakeNodes is why the cluster may get no Node without a kubelet
+	// (a cluster the run did not start, without consent): the cases that
+	// create one skip.
+	NoFakeNodes string
 	// Contradicted is how the probe contradicts what the cell's gates
 	// promise (cluster.Implies): the cell's cases fail with it, rather
 	// than skip for a missing capability.
@@ -68,6 +73,10 @@ type session struct {
 	clients   map[string]*steps.Clients
 	// profileVars are the driver profile's variables, for every case.
 	profileVars spec.Vars
+	// private holds the kubeconfigs handed to other ginkgo processes:
+	// never the output folder, which people share (CI artifacts,
+	// certification bundles). Made by process 1, removed by stop.
+	private string
 }
 
 // newSession takes opts with a profile set (Register sees to it).
@@ -115,6 +124,11 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	}
 	s.started[key], s.live[key] = c, c
 	s.providers[key] = t.Provider
+	if fp, ok := t.Provider.(cluster.FakeNodePolicy); ok {
+		if err := fp.FakeNodes(); err != nil {
+			st.NoFakeNodes = err.Error()
+		}
+	}
 	s.addNode(ctx, t, cell, c, st)
 	st.Cluster = c.Name()
 	if bl, ok := c.(cluster.BinaryLister); ok {
@@ -142,8 +156,17 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 		st.Contradicted = strings.Join(c, "; ")
 		s.logf("%s: the cluster is not in the state its gates promise: %s", key, st.Contradicted)
 	}
-	st.Kubeconfig = filepath.Join(s.opts.OutDir, "kubeconfig-"+t.Name+"-"+cell.Name)
-	if err := kubeconfig.Write(c.RESTConfig(), st.Kubeconfig); err != nil {
+	if s.private == "" {
+		// 0700, by MkdirTemp: only this user reads the credentials.
+		dir, err := os.MkdirTemp("", "draconform-run-")
+		if err != nil {
+			st.Failed = fmt.Sprintf("creating a private folder for the cluster's credentials: %v", err)
+			return
+		}
+		s.private = dir
+	}
+	st.Kubeconfig = filepath.Join(s.private, "kubeconfig-"+t.Name+"-"+cell.Name)
+	if err := kubeconfig.Export(c, st.Kubeconfig); err != nil {
 		st.Failed = err.Error()
 		return
 	}
@@ -229,6 +252,11 @@ func (s *session) stop(ctx context.Context) {
 	for cell, c := range s.started {
 		if err := s.providers[cell].Stop(ctx, c); err != nil {
 			s.logf("cell %s: stopping: %v", cell, err)
+		}
+	}
+	if s.private != "" {
+		if err := os.RemoveAll(s.private); err != nil {
+			s.logf("removing the run's private folder: %v", err)
 		}
 	}
 }

@@ -43,7 +43,12 @@ func (p *Provider) acquire(ctx context.Context, cell string) (*kindCluster, erro
 		return nil, fmt.Errorf("every cluster (%s) is held by a running cell and MaxClusters is %d: run fewer cells at once (--cells)", strings.Join(busy, ", "), p.opts.MaxClusters)
 	}
 	name := clusterName(p.opts.ClusterName, cell, len(p.clusters))
-	kc := &kindCluster{name: name, kubeconfig: p.kubeconfigPath(name), cell: cell, gates: cluster.GateState{}, gateCache: p.gates, timing: p.timing, logf: p.logf}
+	path, err := p.kubeconfigPath(name)
+	if err != nil {
+		p.mu.Unlock()
+		return nil, err
+	}
+	kc := &kindCluster{name: name, kubeconfig: path, cell: cell, gates: cluster.GateState{}, gateCache: p.gates, timing: p.timing, logf: p.logf}
 	p.clusters = append(p.clusters, kc) // reserved while it comes up
 	p.mu.Unlock()
 

@@ -93,6 +93,13 @@ type Provider struct {
 	// apart from mu, which Stop and Close need meanwhile.
 	driverMu      sync.Mutex
 	driverArchive string
+
+	// private holds the clusters' kubeconfigs (mode 0700), apart from
+	// OutDir, whose reports people share; made on first use, removed by
+	// Close unless the clusters are kept.
+	privateOnce sync.Once
+	private     string
+	privateErr  error
 }
 
 var (
@@ -234,6 +241,11 @@ func (p *Provider) Close(_ context.Context) error {
 			errs = append(errs, fmt.Errorf("kind: deleting cluster %s: %w", kc.name, err))
 		}
 	}
+	if p.private != "" && !p.opts.KeepCluster {
+		if err := os.RemoveAll(p.private); err != nil {
+			errs = append(errs, fmt.Errorf("kind: removing %s: %w", p.private, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -268,10 +280,20 @@ func (p *Provider) logf(format string, args ...any) {
 	fmt.Fprintf(p.log, format+"\n", args...)
 }
 
-// kubeconfigPath is where kind writes a cluster's credentials: a file of
-// the run, never ~/.kube/config, which belongs to the user.
-func (p *Provider) kubeconfigPath(name string) string {
-	return filepath.Join(p.opts.OutDir, "kubeconfig-"+name)
+// kubeconfigPath is where kind writes a cluster's credentials: a private
+// file of the run, never ~/.kube/config, which belongs to the user, nor
+// OutDir.
+func (p *Provider) kubeconfigPath(name string) (string, error) {
+	p.privateOnce.Do(func() {
+		p.private, p.privateErr = os.MkdirTemp("", "draconform-kind-")
+		if p.privateErr != nil {
+			p.privateErr = fmt.Errorf("kind: creating a private folder for the kubeconfigs: %w", p.privateErr)
+		}
+	})
+	if p.privateErr != nil {
+		return "", p.privateErr
+	}
+	return filepath.Join(p.private, "kubeconfig-"+name), nil
 }
 
 func (p *Provider) patchesDir() string { return filepath.Join(p.opts.OutDir, "kubeadm-patches") }

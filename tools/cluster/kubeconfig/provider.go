@@ -6,10 +6,9 @@ package kubeconfig
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/e2e-framework/klient/conf"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/draconform/draconform/tools/cluster"
 )
@@ -28,6 +27,37 @@ type Provider struct {
 	// ServiceAccountDir holds the token and CA used in a pod when there is
 	// no kubeconfig; default DefaultServiceAccountDir.
 	ServiceAccountDir string
+	// AllowFakeNodes is the operator's consent to Node objects with no
+	// kubelet (--allow-fake-nodes); without it the cases that need them
+	// skip.
+	AllowFakeNodes bool
+}
+
+var _ cluster.FakeNodePolicy = (*Provider)(nil)
+
+// FakeNodes implements cluster.FakeNodePolicy.
+func (p *Provider) FakeNodes() error {
+	if p.AllowFakeNodes {
+		return nil
+	}
+	return fmt.Errorf("creates Node objects with no kubelet behind them, which this cluster's DaemonSets that tolerate every taint would follow (draconform preflight lists them); pass --allow-fake-nodes to run it here")
+}
+
+// Credentials resolves the kubeconfig (or the pod's service account) as
+// Start does, for a preflight before any cell starts.
+func (p *Provider) Credentials() (*rest.Config, error) {
+	creds, err := resolve(p.Path, p.Context, p.saDir())
+	if err != nil {
+		return nil, err
+	}
+	return creds.cfg, nil
+}
+
+func (p *Provider) saDir() string {
+	if p.ServiceAccountDir == "" {
+		return DefaultServiceAccountDir
+	}
+	return p.ServiceAccountDir
 }
 
 // Close implements cluster.Provider: draconform started nothing to stop.
@@ -61,37 +91,11 @@ func (p *Provider) Start(_ context.Context, cell string, gates cluster.GateState
 			}
 		}
 	}
-	path := p.Path
-	if path == "" {
-		path = conf.ResolveKubeConfigFile()
-	}
-	if path == "" && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
-		// In a pod (a Sonobuoy plugin, a Job): the service account's
-		// credentials, which are never written anywhere.
-		dir := p.ServiceAccountDir
-		if dir == "" {
-			dir = DefaultServiceAccountDir
-		}
-		cfg, err := InCluster(dir)
-		if err != nil {
-			return nil, err
-		}
-		return Adopt("in-cluster", cfg, known), nil
-	}
-	if path == "" {
-		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig or set KUBECONFIG (or run in a pod, with its service account)")
-	}
-	var cfg *rest.Config
-	var err error
-	if p.Context != "" {
-		cfg, err = conf.NewWithContextName(path, p.Context)
-	} else {
-		cfg, err = conf.New(path)
-	}
+	creds, err := resolve(p.Path, p.Context, p.saDir())
 	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
+		return nil, err
 	}
-	return Adopt("kubeconfig:"+path, cfg, known), nil
+	return &Adopted{name: creds.name, cfg: creds.cfg, raw: creds.raw, gates: known}, nil
 }
 
 // Stop implements cluster.Provider: a cluster it did not create stays.
@@ -101,6 +105,7 @@ func (p *Provider) Stop(context.Context, cluster.Cluster) error { return nil }
 type Adopted struct {
 	name  string
 	cfg   *rest.Config
+	raw   *clientcmdapi.Config // the kubeconfig it came from, if any
 	gates cluster.GateState
 }
 

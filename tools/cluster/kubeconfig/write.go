@@ -4,13 +4,28 @@ import (
 	"fmt"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/draconform/draconform/tools/cluster"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// Write saves credentials as a kubeconfig file, so that other ginkgo
-// processes (and a person debugging a failure with kubectl) reach the same
-// cluster.
+// Export saves what reaches c as a kubeconfig file (mode 0600), so that
+// other ginkgo processes reach the same cluster: the kubeconfig c was
+// adopted from, cut to its context, or else its REST config. The caller
+// chooses a private folder: the file holds credentials.
+func Export(c cluster.Cluster, path string) error {
+	if a, ok := c.(*Adopted); ok && a.raw != nil {
+		if err := clientcmd.WriteToFile(*a.raw, path); err != nil {
+			return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+		}
+		return nil
+	}
+	return Write(c.RESTConfig(), path)
+}
+
+// Write saves credentials as a kubeconfig file (mode 0600), exec plugin
+// and auth provider included.
 func Write(cfg *rest.Config, path string) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["draconform"] = &clientcmdapi.Cluster{
@@ -26,6 +41,12 @@ func Write(cfg *rest.Config, path string) error {
 		ClientCertificate:     cfg.CertFile,
 		ClientKeyData:         cfg.KeyData,
 		ClientKey:             cfg.KeyFile,
+		Exec:                  cfg.ExecProvider,
+		AuthProvider:          cfg.AuthProvider,
+		Impersonate:           cfg.Impersonate.UserName,
+		ImpersonateUID:        cfg.Impersonate.UID,
+		ImpersonateGroups:     cfg.Impersonate.Groups,
+		ImpersonateUserExtra:  cfg.Impersonate.Extra,
 	}
 	kc.Contexts["draconform"] = &clientcmdapi.Context{Cluster: "draconform", AuthInfo: "draconform"}
 	kc.CurrentContext = "draconform"

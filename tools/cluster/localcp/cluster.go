@@ -25,6 +25,7 @@ type Cluster struct {
 
 	// Fixed at start; a restart reuses them so that clients keep working.
 	pki        *pki
+	private    string // the credentials' folder, removed by stop
 	kubeconfig string
 	etcdURL    string
 	apiPort    int
@@ -57,11 +58,10 @@ func newCluster(opts Options, log *k8sbuild.SyncWriter, name, cell string, gates
 // Name is e.g. "local-v1.37.2/all-default".
 func (c *Cluster) Name() string { return c.name }
 
-// Dir is the cell's output folder: logs, kubeconfig, pki, etcd data.
+// Dir is the cell's output folder: its logs. Credentials, PKI and etcd data
+// live in a private folder instead (see start), since people share output
+// folders: CI uploads them, and certification bundles are made from them.
 func (c *Cluster) Dir() string { return c.dir }
-
-// Kubeconfig is the path of the admin kubeconfig, for kubectl or debugging.
-func (c *Cluster) Kubeconfig() string { return c.kubeconfig }
 
 // RESTConfig returns a fresh admin config each call, so callers may mutate it.
 func (c *Cluster) RESTConfig() *rest.Config {
@@ -124,13 +124,18 @@ func (c *Cluster) start(ctx context.Context) error {
 	defer c.mu.Unlock()
 	// A cell restarted within one output folder starts from empty storage;
 	// its logs keep accumulating.
-	if err := os.RemoveAll(filepath.Join(c.dir, "etcd")); err != nil {
-		return fmt.Errorf("clearing old etcd data: %w", err)
-	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("creating cell dir: %w", err)
 	}
-	pki, err := writePKI(filepath.Join(c.dir, "pki"))
+	// MkdirTemp makes the folder 0700: the admin token, the CA key and the
+	// etcd data (which holds every Secret) are readable by this user only,
+	// and stop removes them with the cluster.
+	private, err := os.MkdirTemp(c.opts.StateDir, "draconform-"+c.cell+"-")
+	if err != nil {
+		return fmt.Errorf("creating the cell's private folder: %w", err)
+	}
+	c.private = private
+	pki, err := writePKI(filepath.Join(private, "pki"))
 	if err != nil {
 		return err
 	}
@@ -142,12 +147,12 @@ func (c *Cluster) start(ctx context.Context) error {
 	etcdClient, etcdPeer := ports[0], ports[1]
 	c.apiPort = ports[2]
 	c.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
-	c.kubeconfig = filepath.Join(c.dir, "kubeconfig")
+	c.kubeconfig = filepath.Join(private, "kubeconfig")
 	if err := writeKubeconfig(c.kubeconfig, apiserverURL(c.apiPort), pki.CAPEM, pki.AdminToken); err != nil {
 		return err
 	}
 
-	etcdArgv := etcdArgs(filepath.Join(c.dir, "etcd"), etcdClient, etcdPeer)
+	etcdArgv := etcdArgs(filepath.Join(private, "etcd"), etcdClient, etcdPeer)
 	if err := c.launch(ctx, Etcd, etcdArgv, plainProbe(c.etcdURL+"/health"), 30*time.Second); err != nil {
 		return err
 	}
@@ -183,7 +188,7 @@ func (c *Cluster) launchComponent(ctx context.Context, comp cluster.Component) e
 	case cluster.APIServer:
 		args := apiserverArgs(apiserverParams{
 			pki:              c.pki,
-			certDir:          filepath.Join(c.dir, "pki"),
+			certDir:          filepath.Join(c.private, "pki"),
 			etcdURL:          c.etcdURL,
 			port:             c.apiPort,
 			gates:            gates,
@@ -316,6 +321,12 @@ func (c *Cluster) stop() {
 			p.stop(stopGrace(comp))
 			delete(c.procs, comp)
 		}
+	}
+	if c.private != "" {
+		if err := os.RemoveAll(c.private); err != nil {
+			c.log.Printf("local: removing the private folder of cell %s: %v", c.cell, err)
+		}
+		c.private = ""
 	}
 }
 

@@ -37,7 +37,11 @@ type Options struct {
 	// that knows the KEP beside a scheduler that predates it). Empty: this
 	// provider cannot run such cells.
 	ReleasedBinDir string
-	OutDir         string // run output; each cell writes under OutDir/<cell>/
+	OutDir         string // run output; each cell writes its logs under OutDir/<cell>/
+	// StateDir is where each cell's private folder (PKI, kubeconfig, etcd
+	// data; mode 0700, removed when the cell stops) is made; empty is the
+	// system's temporary folder. Never OutDir: reports are shared.
+	StateDir string
 	// Version names the binaries in cluster names, e.g. "v1.37.2".
 	Version             string
 	APIServerExtraFlags []string

@@ -53,7 +53,7 @@ func localBinaries(ctx context.Context, c Config) (*Built, error) {
 	}
 	return built(c, func() (cluster.Provider, error) {
 		return localcp.New(localcp.Options{BinDir: released, Binaries: bins, Versions: versions, ReleasedBinDir: released, OutDir: c.OutDir,
-			Version: "bin", SchedulerContentType: contentType, StorageMediaType: storage, Log: c.Log, Node: nodeOptions(c, released)}), nil
+			Version: "bin", SchedulerContentType: contentType, StorageMediaType: storage, Log: c.Log, Node: nodeOptions(c, released), APIServerExtraFlags: c.Local.APIServerFlags}), nil
 	}), nil
 }
 

@@ -41,6 +41,8 @@ type KubeconfigOptions struct {
 	Context string
 	// AsCell declares the gate cell the cluster was set up as.
 	AsCell string
+	// AllowFakeNodes consents to Node objects with no kubelet there.
+	AllowFakeNodes bool
 }
 
 // LocalOptions configure the embedded providers: local, and the prototype
@@ -58,6 +60,10 @@ type LocalOptions struct {
 	// (Kubernetes' default) or "json", for an implementation that, like
 	// draconform's prototype, extends only the JSON encoding.
 	BinEncoding string
+	// APIServerFlags are added to kube-apiserver's command line: an audit
+	// policy, an admission configuration, as a test of the cluster's
+	// safety sets them.
+	APIServerFlags []string
 }
 
 // HasBinaries says whether o gives the local provider binaries of its own.
@@ -125,7 +131,7 @@ func Build(ctx context.Context, c Config) (*Built, error) {
 	case "kubeconfig":
 		k := c.Kubeconfig
 		return built(c, func() (cluster.Provider, error) {
-			return &kubeconfig.Provider{Path: k.Path, Context: k.Context, Cell: k.AsCell}, nil
+			return &kubeconfig.Provider{Path: k.Path, Context: k.Context, Cell: k.AsCell, AllowFakeNodes: k.AllowFakeNodes}, nil
 		}), nil
 	case "local", "":
 		if c.Local.HasBinaries() {
@@ -136,7 +142,7 @@ func Build(ctx context.Context, c Config) (*Built, error) {
 			return nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
 		return built(c, func() (cluster.Provider, error) {
-			return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Local.Version, Log: c.Log, Node: nodeOptions(c, bin)}), nil
+			return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Local.Version, Log: c.Log, Node: nodeOptions(c, bin), APIServerExtraFlags: c.Local.APIServerFlags}), nil
 		}), nil
 	case "kind":
 		if err := kind.CheckDocker(ctx, kind.ExecRunner); err != nil {
@@ -213,7 +219,7 @@ func prototype(ctx context.Context, c Config, v variant) (*Built, error) {
 	}
 	return built(c, func() (cluster.Provider, error) {
 		return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, Version: version, Log: c.Log,
-			SchedulerContentType: contentType, StorageMediaType: storage, Node: node}), nil
+			SchedulerContentType: contentType, StorageMediaType: storage, Node: node, APIServerExtraFlags: c.Local.APIServerFlags}), nil
 	}), nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/draconform/draconform/tools/secretscan"
 )
 
 var (
@@ -50,6 +51,7 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	var targets []runner.Target
@@ -74,4 +76,13 @@ func TestConformance(t *testing.T) {
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, "draconform")
+	// The output folder is what CI uploads and bundles are made from: no
+	// kubeconfig, key or token of the run may be in it.
+	leaks, err := secretscan.Scan(out, began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leaks {
+		t.Errorf("credential in the run's output: %s", l)
+	}
 }

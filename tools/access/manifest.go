@@ -1,0 +1,168 @@
+package access
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+)
+
+// RunLabel marks every object a run creates; the policy lets the runner
+// write nothing else. It is steps.RunLabel, repeated here so that this
+// package needs nothing of the steps.
+const RunLabel = "draconform.dev/run"
+
+// Subject is who runs draconform: a ServiceAccount, a user or a group.
+type Subject struct {
+	Kind      string // rbacv1.ServiceAccountKind, UserKind or GroupKind
+	Name      string
+	Namespace string // a ServiceAccount's
+}
+
+// safeName keeps a name out of trouble inside the policy's CEL string.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9@._:+-]+$`)
+
+// ParseSubject reads serviceaccount:NS/NAME, user:NAME or group:NAME.
+func ParseSubject(s string) (Subject, error) {
+	kind, name, ok := strings.Cut(s, ":")
+	bad := fmt.Errorf("subject %q: want serviceaccount:NAMESPACE/NAME, user:NAME or group:NAME", s)
+	if !ok || name == "" {
+		return Subject{}, bad
+	}
+	switch strings.ToLower(kind) {
+	case "serviceaccount", "sa":
+		ns, n, ok := strings.Cut(name, "/")
+		if !ok || ns == "" || n == "" || !safeName.MatchString(ns) || !safeName.MatchString(n) {
+			return Subject{}, bad
+		}
+		return Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: n}, nil
+	case "user", "group":
+		if !safeName.MatchString(name) {
+			return Subject{}, fmt.Errorf("subject %q: the name may hold letters, digits and @._:+- only", s)
+		}
+		k := rbacv1.UserKind
+		if strings.ToLower(kind) == "group" {
+			k = rbacv1.GroupKind
+		}
+		return Subject{Kind: k, Name: name}, nil
+	}
+	return Subject{}, bad
+}
+
+func (s Subject) rbac() rbacv1.Subject {
+	if s.Kind == rbacv1.ServiceAccountKind {
+		return rbacv1.Subject{Kind: s.Kind, Name: s.Name, Namespace: s.Namespace}
+	}
+	return rbacv1.Subject{Kind: s.Kind, Name: s.Name, APIGroup: rbacv1.GroupName}
+}
+
+// match is the CEL condition selecting the subject's requests.
+func (s Subject) match() string {
+	switch s.Kind {
+	case rbacv1.ServiceAccountKind:
+		return fmt.Sprintf("request.userInfo.username == 'system:serviceaccount:%s:%s'", s.Namespace, s.Name)
+	case rbacv1.GroupKind:
+		return fmt.Sprintf("'%s' in request.userInfo.groups", s.Name)
+	}
+	return fmt.Sprintf("request.userInfo.username == '%s'", s.Name)
+}
+
+// ownObjects is the policy's one rule: a write by the runner must be to an
+// object of its own: one it creates with the run label, one that had the
+// label before (an update or delete cannot take a foreign object over by
+// adding it), or anything in a namespace that carries it (the case's
+// namespace, where the scheduler's claims and the pods' subresources live).
+const ownObjects = `(namespaceObject != null && has(namespaceObject.metadata.labels) && '` + RunLabel + `' in namespaceObject.metadata.labels) ||
+(request.operation == 'CREATE' ?
+  (object != null && has(object.metadata.labels) && '` + RunLabel + `' in object.metadata.labels) :
+  (oldObject != null && has(oldObject.metadata.labels) && '` + RunLabel + `' in oldObject.metadata.labels))`
+
+// Policy confines the subject's writes to the run's own objects.
+func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+	p := &admissionv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: RoleName},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect},
+					Rule:       admissionv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}, Scope: ptr.To(admissionv1.AllScopes)},
+				},
+			}}},
+			MatchConditions: []admissionv1.MatchCondition{{Name: "draconform-runner", Expression: s.match()}},
+			Validations: []admissionv1.Validation{{
+				Expression: ownObjects,
+				Message:    "draconform writes only objects it created: they carry the label " + RunLabel + ", or live in a namespace that does",
+				Reason:     ptr.To(metav1.StatusReasonForbidden),
+			}},
+		},
+	}
+	b := &admissionv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: RoleName},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        RoleName,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+		},
+	}
+	return p, b
+}
+
+// Objects are what an administrator applies so that the subject can run
+// draconform, and nothing more: the ClusterRole and its binding, the Role
+// for heartbeat Leases and its binding, and the admission policy with its
+// binding.
+func Objects(s Subject) []any {
+	subj := []rbacv1.Subject{s.rbac()}
+	meta := func(kind, ns string) (metav1.TypeMeta, metav1.ObjectMeta) {
+		return metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: kind},
+			metav1.ObjectMeta{Name: RoleName, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/name": "draconform"}}
+	}
+	cr := &rbacv1.ClusterRole{Rules: ClusterRules()}
+	cr.TypeMeta, cr.ObjectMeta = meta("ClusterRole", "")
+	crb := &rbacv1.ClusterRoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: RoleName}}
+	crb.TypeMeta, crb.ObjectMeta = meta("ClusterRoleBinding", "")
+	role := &rbacv1.Role{Rules: LeaseRules()}
+	role.TypeMeta, role.ObjectMeta = meta("Role", LeaseNamespace)
+	rb := &rbacv1.RoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: RoleName}}
+	rb.TypeMeta, rb.ObjectMeta = meta("RoleBinding", LeaseNamespace)
+	p, pb := Policy(s)
+	return []any{cr, crb, role, rb, p, pb}
+}
+
+// Manifest renders Objects as one YAML stream for kubectl apply.
+func Manifest(s Subject) ([]byte, error) {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# What %s %s needs to run draconform on this cluster (draconform rbac).\n", strings.ToLower(s.Kind), s.rbac().Name)
+	fmt.Fprintf(&buf, "# RBAC grants the verbs by kind; the admission policy confines writes to objects labelled %s.\n", RunLabel)
+	for _, o := range Objects(s) {
+		data, err := yaml.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("rendering the manifest: %w", err)
+		}
+		buf.WriteString("---\n")
+		buf.Write(stripStatus(data))
+	}
+	return buf.Bytes(), nil
+}
+
+// stripStatus drops the empty status and creationTimestamp that typed
+// objects marshal, which kubectl would only echo back.
+func stripStatus(data []byte) []byte {
+	var out [][]byte
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		t := string(line)
+		if t == "status: {}" || strings.TrimSpace(t) == "creationTimestamp: null" {
+			continue
+		}
+		out = append(out, line)
+	}
+	return bytes.Join(out, []byte("\n"))
+}

@@ -1,0 +1,103 @@
+// Package access says what a run needs of a cluster it did not start, and
+// checks that before any case: the RBAC rules (shipped as a manifest by
+// draconform rbac), the admission policy that confines those rules to the
+// run's own objects, and what a run would set off there (DaemonSets that
+// follow fake Nodes).
+package access
+
+import (
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+// RoleName names the ClusterRole, its binding, the Role in
+// kube-node-lease and the admission policy.
+const RoleName = "draconform-runner"
+
+// LeaseNamespace is where fake Nodes renew their heartbeat Leases.
+const LeaseNamespace = "kube-node-lease"
+
+var read = []string{"get", "list", "watch"}
+
+// ClusterRules are the cluster-wide permissions of a run: what the shipped
+// suites and the runner do, verb by verb (server-side apply, a patch, only
+// on DeviceClasses; updates only where a suite or the runner updates).
+// RBAC cannot name "the namespaces and objects this run created", so writes
+// are granted by kind here and confined to the run's own objects by the
+// admission policy (see Policy), which the cluster enforces.
+func ClusterRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		// Each case's namespace; cleanup lists leftovers by label.
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "create", "delete"}},
+		// Fake Nodes, which the cases that need no kubelet schedule onto:
+		// created, cleared of the not-ready taint, marked Ready, deleted.
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: append(read, "create", "update", "delete")},
+		{APIGroups: []string{""}, Resources: []string{"nodes/status"}, Verbs: []string{"update"}},
+		// The cases' pods (a case updates one to show a field immutable),
+		// and what a running container printed of its share.
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: append(read, "create", "update", "delete", "deletecollection")},
+		{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
+		{APIGroups: []string{""}, Resources: []string{"resourcequotas"}, Verbs: append(read, "create", "delete")},
+		// Scheduling events, and the namespace's default ServiceAccount,
+		// without which pods are refused.
+		{APIGroups: []string{""}, Resources: []string{"events", "serviceaccounts"}, Verbs: read},
+		// DRA: the cases' classes (applied too), slices and claims; the
+		// cluster's own are read for its facts.
+		{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"deviceclasses"}, Verbs: append(read, "create", "update", "patch", "delete")},
+		{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceslices"}, Verbs: append(read, "create", "update", "delete")},
+		{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims"}, Verbs: append(read, "create", "delete")},
+		// The preflight lists DaemonSets whose pods would follow fake Nodes.
+		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets"}, Verbs: []string{"list"}},
+	}
+}
+
+// LeaseRules are granted in LeaseNamespace only: each fake Node renews a
+// Lease there, as a kubelet does, so the node lifecycle controller leaves
+// it alone for its short life.
+func LeaseRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update", "delete"}},
+	}
+}
+
+// Need is one verb on one resource, in a namespace or cluster-wide ("").
+type Need struct {
+	Group, Resource, Subresource, Verb, Namespace string
+}
+
+func (n Need) String() string {
+	r := n.Resource
+	if n.Subresource != "" {
+		r += "/" + n.Subresource
+	}
+	if n.Group != "" {
+		r += "." + n.Group
+	}
+	where := "cluster-wide"
+	if n.Namespace != "" {
+		where = "in namespace " + n.Namespace
+	}
+	return n.Verb + " " + r + " " + where
+}
+
+// Needs lists every permission the rules grant, one verb at a time, as
+// SelfSubjectAccessReview asks.
+func Needs() []Need {
+	var out []Need
+	add := func(rules []rbacv1.PolicyRule, ns string) {
+		for _, r := range rules {
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					resource, sub, _ := strings.Cut(res, "/")
+					for _, v := range r.Verbs {
+						out = append(out, Need{Group: g, Resource: resource, Subresource: sub, Verb: v, Namespace: ns})
+					}
+				}
+			}
+		}
+	}
+	add(ClusterRules(), "")
+	add(LeaseRules(), LeaseNamespace)
+	return out
+}
