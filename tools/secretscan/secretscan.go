@@ -44,13 +44,30 @@ var patterns = []pattern{
 	{"a bearer token in JSON", regexp.MustCompile(`"(?i:bearerToken|token)"\s*:\s*"[^"]{8,}"`)},
 }
 
-// maxLine bounds one line read: logs can hold long lines, and a secret
-// split by the bound would still show its start.
-const maxLine = 4 << 20
+// maxLine bounds one line read: a longer one (a minified JSON report) is
+// read in pieces of this size, so that a credential in it is still seen
+// unless it straddles a cut.
+const maxLine = 1 << 20
 
-// Scan reads every regular file under dir modified at or after since
+// splitLines is bufio.ScanLines with lines cut at maxLine.
+func splitLines(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if len(data) >= maxLine || (atEOF && len(data) > 0) {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}
+
+// binary says whether a file's head holds a NUL byte: the programs and
+// image archives a run builds, which are not reports and which hold PEM
+// markers of their own (crypto libraries' constants).
+func binary(head []byte) bool { return bytes.IndexByte(head, 0) >= 0 }
+
+// Scan reads every regular text file under dir modified at or after since
 // (the zero time: all) and returns the credential-shaped lines, in file
-// order. Extra holds exact strings known to be secret (a token the caller
+// order; binary files are passed over. Extra holds exact strings known to be secret (a token the caller
 // issued), found wherever they appear.
 func Scan(dir string, since time.Time, extra ...string) ([]Finding, error) {
 	var out []Finding
@@ -87,9 +104,14 @@ func scanFile(path string, extra []string) ([]Finding, error) {
 		return nil, err
 	}
 	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	if head, _ := br.Peek(8 << 10); binary(head) {
+		return nil, nil
+	}
 	var out []Finding
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 64<<10), 2*maxLine)
+	sc.Split(splitLines)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
 		for _, p := range patterns {

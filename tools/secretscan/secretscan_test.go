@@ -63,3 +63,24 @@ func TestCleanFilesAndOldFiles(t *testing.T) {
 		t.Errorf("want the old token and the issued string, got %v", got)
 	}
 }
+
+// A report with one very long line is read, a token at its end found; a
+// program the run built is passed over, though it holds PEM markers.
+func TestLongLinesAndBinaries(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 3<<20) + ` "token": "abcdefgh12345678"` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), []byte(long), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prog := append([]byte("\x7fELF\x00\x00"), []byte("\n-----BEGIN RSA PRIVATE KEY-----\n")...)
+	if err := os.WriteFile(filepath.Join(dir, "draconform-driver"), prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Scan(dir, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !strings.HasSuffix(got[0].File, "report.json") {
+		t.Errorf("want the token at the end of the long line only, got %v", got)
+	}
+}
