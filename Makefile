@@ -13,7 +13,7 @@ KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/app.version=$(VERSION)" ./tools/cmd/draconform
 
-.PHONY: conformance test browser unit lint binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
+.PHONY: conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -39,6 +39,19 @@ lint:
 	@$(DRACONFORM) schema | diff -u docs/schema.json - || (echo "docs/schema.json is stale: run make schema"; exit 1)
 	$(DRACONFORM) docs --check
 	$(DRACONFORM) kind-configs --check
+
+## fuzz: fuzz every YAML loader (suites, fixtures, products, driver profiles, the test driver's config) for FUZZTIME each, one after another (FUZZFLAGS="-parallel 1" on a busy machine); a crash is written to the package's testdata/fuzz
+FUZZTIME  ?= 30s
+FUZZFLAGS ?=
+# go test minimizes each new input for up to 60s by default, which would eat
+# a short budget whole.
+FUZZ      = $(GO) test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $(FUZZFLAGS)
+fuzz:
+	$(FUZZ) -fuzz '^FuzzLoadSuite$$' ./tools/loader
+	$(FUZZ) -fuzz '^FuzzLoadFixture$$' ./tools/loader
+	$(FUZZ) -fuzz '^FuzzLoadProduct$$' ./tools/loader
+	$(FUZZ) -fuzz '^FuzzLoadProfile$$' ./tools/loader
+	$(FUZZ) -fuzz '^FuzzParse$$' ./drivers/config
 
 ## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed (ARGS go to draconform run); sets up its engine and builds its node image offline first
 gate-matrix: docker-engine node-image-deps

@@ -4,34 +4,53 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	yamlv3 "gopkg.in/yaml.v3"
 	"sigs.k8s.io/yaml"
 )
 
-// Load reads, decodes and validates the config file at path.
+// Load reads, decodes and validates the config file at path. Its problems
+// are Problems, each at path:line.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	cfg, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	return cfg, nil
+	return ParseFile(path, data)
 }
 
 // Parse decodes YAML strictly (unknown and duplicate fields are errors, so
-// a typo cannot silently drop a capacity) and validates the result.
+// a typo cannot silently drop a capacity) and validates the result. Its
+// problems name the file config.yaml, as the ConfigMap calls it.
 func Parse(data []byte) (*Config, error) {
+	return ParseFile("config.yaml", data)
+}
+
+// ParseFile is Parse for the file name: every problem it returns is a
+// Problem at name:line.
+func ParseFile(name string, data []byte) (*Config, error) {
+	if len(data) > MaxFileSize {
+		return nil, Problems{{name, 1, fmt.Sprintf("larger than %d bytes (1 MiB), the most a ConfigMap holds", MaxFileSize)}}
+	}
+	root, stop := document(name, data)
+	if stop != nil {
+		return nil, Problems{*stop}
+	}
+	if line, key, field := foldedKey(root); line > 0 {
+		return nil, Problems{{name, line, fmt.Sprintf("decode: unknown field %q (names are case-sensitive: %s)", key, field)}}
+	}
 	var cfg Config
 	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
+		return nil, Problems{{name, decodeLine(root, data, err), "decode: " + err.Error()}}
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+	if errs := cfg.validate(); len(errs) > 0 {
+		probs := make(Problems, len(errs))
+		last, at := lastLine(data), newLocator(root)
+		for i, e := range errs {
+			probs[i] = Problem{name, min(at.line(e.Field), last), e.Error()}
+		}
+		sortByLine(probs)
+		return nil, probs
 	}
 	return &cfg, nil
 }

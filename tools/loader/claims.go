@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/draconform/draconform/tools/spec"
@@ -30,12 +29,12 @@ func validateClaims(b *Bundle, suites map[string]spec.Pos, probs *Problems) {
 		}
 		for _, cell := range c.Cells {
 			if _, ok := b.Cells[cell]; !ok {
-				at(closest(cell, b.CellOrder), "claim %s: unknown cell %q", c.Name, cell)
+				at(probs.closest(cell, b.CellOrder), "claim %s: unknown cell %q", c.Name, cell)
 			}
 		}
 		for _, s := range c.Suites {
 			if _, ok := suites[s]; !ok {
-				at(closest(s, slices.Sorted(maps.Keys(suites))), "claim %s: unknown suite %q", c.Name, s)
+				at(closestKey(probs, s, suites), "claim %s: unknown suite %q", c.Name, s)
 			}
 		}
 		switch c.Restart {
@@ -45,7 +44,7 @@ func validateClaims(b *Bundle, suites map[string]spec.Pos, probs *Problems) {
 		}
 		for _, f := range c.Field {
 			if !slices.Contains(fieldStates, f) {
-				at(closest(f, fieldStates), "claim %s: field state %q is not kept, dropped or unknown", c.Name, f)
+				at(probs.closest(f, fieldStates), "claim %s: field state %q is not kept, dropped or unknown", c.Name, f)
 			}
 		}
 	}

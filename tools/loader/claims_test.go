@@ -8,9 +8,8 @@ import (
 	"github.com/draconform/draconform/tools/loader"
 )
 
-// A claim that names what does not exist is refused at its line.
-func TestClaimProblems(t *testing.T) {
-	claims := `apiVersion: draconform.dev/v1alpha1
+// badClaims name what does not exist, and one claim twice.
+const badClaims = `apiVersion: draconform.dev/v1alpha1
 kind: Claims
 claims:
 - name: ok
@@ -26,7 +25,10 @@ claims:
   title: again
   cells: [defaults]
 `
-	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "claims.yaml": {Data: []byte(claims)},
+
+// A claim that names what does not exist is refused at its line.
+func TestClaimProblems(t *testing.T) {
+	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "claims.yaml": {Data: []byte(badClaims)},
 		"s.yaml": {Data: []byte(suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n"))}}
 	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
 	_, err := loader.Load(sfs, ffs)

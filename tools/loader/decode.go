@@ -30,9 +30,7 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
+	n = resolve(n)
 	t := v.Type()
 	switch {
 	case t == nodeType:
@@ -45,6 +43,11 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 		return
 	}
 	if isNull(n) {
+		// A null list item still gets its position, so what validation
+		// finds missing in it is reported at its line.
+		if t.Kind() == reflect.Struct {
+			setPos(v, d.file, n.Line)
+		}
 		return
 	}
 	switch t.Kind() {
@@ -75,7 +78,7 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 			k := reflect.New(t.Key()).Elem()
 			d.decode(n.Content[i], k)
 			if m.MapIndex(k).IsValid() {
-				d.errs.add(d.file, n.Content[i].Line, "", "duplicate key %q", n.Content[i].Value)
+				d.errs.add(d.file, n.Content[i].Line, "", "duplicate key %q", resolve(n.Content[i]).Value)
 			}
 			val := reflect.New(t.Elem()).Elem()
 			d.decode(n.Content[i+1], val)
@@ -94,9 +97,7 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 }
 
 func (d decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
-	if f := v.FieldByName("Pos"); f.IsValid() && f.Type() == posType {
-		f.Set(reflect.ValueOf(spec.Pos{File: d.file, Line: n.Line}))
-	}
+	setPos(v, d.file, n.Line)
 	if n.Kind != yaml.MappingNode {
 		d.errs.add(d.file, n.Line, "", "expected a map, found %s", describe(n))
 		return
@@ -104,19 +105,37 @@ func (d decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 	fields := fieldsOf(v)
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
+		// A key may be an alias of a key written before: its name is
+		// the anchored key's, its line the alias's.
 		key, val := n.Content[i], n.Content[i+1]
-		if seen[key.Value] {
-			d.errs.add(d.file, key.Line, "", "duplicate key %q", key.Value)
+		name := resolve(key).Value
+		if seen[name] {
+			d.errs.add(d.file, key.Line, "", "duplicate key %q", name)
 			continue
 		}
-		seen[key.Value] = true
-		f, ok := fields[key.Value]
+		seen[name] = true
+		f, ok := fields[name]
 		if !ok {
-			d.errs.add(d.file, key.Line, closest(key.Value, keysOf(fields)), "unknown key %q in %s", key.Value, typeName(v.Type()))
+			d.errs.add(d.file, key.Line, d.errs.closest(name, keysOf(fields)), "unknown key %q in %s", name, typeName(v.Type()))
 			continue
 		}
 		d.decode(val, f)
 	}
+}
+
+// setPos records where a struct with a Pos field was written.
+func setPos(v reflect.Value, file string, line int) {
+	if f := v.FieldByName("Pos"); f.IsValid() && f.Type() == posType {
+		f.Set(reflect.ValueOf(spec.Pos{File: file, Line: line}))
+	}
+}
+
+// resolve follows an alias to the node it names.
+func resolve(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
 }
 
 // fieldsOf maps YAML keys to settable fields, following ",inline" embedding.

@@ -2,6 +2,8 @@ package loader
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -44,15 +46,60 @@ func (ps *Problems) add(file string, line int, hint, format string, args ...any)
 	*ps = append(*ps, Problem{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Hint: strings.TrimSpace(hint)})
 }
 
+// Hints cost an edit distance per candidate, so a hostile file with
+// thousands of misspelt names could make them quadratic: only the first
+// maxHinted problems get a "did you mean", and only names of at most
+// maxHintLen bytes among at most maxHintCandidates candidates.
+const (
+	maxHinted         = 100
+	maxHintLen        = 64
+	maxHintCandidates = 1000
+)
+
+// hinting tells whether the next problem gets a hint.
+func (ps *Problems) hinting() bool { return len(*ps) < maxHinted }
+
+// closest suggests the candidate nearest to got, for "did you mean" hints,
+// while ps has fewer than maxHinted problems.
+func (ps *Problems) closest(got string, candidates []string) string {
+	if !ps.hinting() {
+		return ""
+	}
+	return closest(got, candidates)
+}
+
+// closestKey suggests the key of m nearest to got, or one of first, which
+// come before the keys; the keys are listed only when a hint is given.
+func closestKey[K ~string, V any](ps *Problems, got string, m map[K]V, first ...string) string {
+	if !ps.hinting() || len(m)+len(first) > maxHintCandidates {
+		return ""
+	}
+	names := slices.Clone(first)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		names = append(names, string(k))
+	}
+	return closest(got, names)
+}
+
 // closest suggests the candidate nearest to got, for "did you mean" hints.
 func closest(got string, candidates []string) string {
+	if len(got) > maxHintLen || len(candidates) > maxHintCandidates {
+		return ""
+	}
+	lower := strings.ToLower(got)
+	bound := max(2, len(got)/3)
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(got), strings.ToLower(c)); d < bestD {
+		lc := strings.ToLower(c)
+		// The distance is at least the difference in length.
+		if len(lc) > len(lower)+bound || len(lower) > len(lc)+bound {
+			continue
+		}
+		if d := editDistance(lower, lc); d < bestD {
 			best, bestD = c, d
 		}
 	}
-	if best == "" || bestD > max(2, len(got)/3) {
+	if best == "" || bestD > bound {
 		return ""
 	}
 	return "did you mean " + best + "?"
@@ -60,11 +107,11 @@ func closest(got string, candidates []string) string {
 
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
@@ -73,7 +120,7 @@ func editDistance(a, b string) int {
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
-		prev = cur
+		prev, cur = cur, prev
 	}
 	return prev[len(b)]
 }

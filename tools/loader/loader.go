@@ -34,6 +34,7 @@ type Bundle struct {
 func Load(suites, fixtures fs.FS) (*Bundle, error) {
 	b := &Bundle{Fixtures: map[string]*spec.Fixture{}, Cells: map[string]*spec.Cell{}}
 	var probs Problems
+	last := map[string]int{}
 	for _, src := range []struct {
 		fsys fs.FS
 		dir  string
@@ -44,17 +45,22 @@ func Load(suites, fixtures fs.FS) (*Bundle, error) {
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			data, err := fs.ReadFile(src.fsys, f)
+			data, err := readFS(src.fsys, f)
 			if err != nil {
 				return nil, fmt.Errorf("reading %s: %w", f, err)
 			}
-			b.addFile(path.Join(src.dir, f), data, &probs)
+			name := path.Join(src.dir, f)
+			b.addFile(name, data, &probs)
+			last[name] = lastLine(data)
 		}
 	}
 	if len(b.Cells) == 0 && len(probs) == 0 {
 		probs.add("suites", 0, "add suites/cells.yaml with kind: Cells", "no gate cells defined")
 	}
 	validate(b, &probs)
+	for name, line := range last {
+		clampLines(probs, name, line)
+	}
 	if len(probs) > 0 {
 		return b, probs
 	}
@@ -62,6 +68,10 @@ func Load(suites, fixtures fs.FS) (*Bundle, error) {
 }
 
 func (b *Bundle) addFile(name string, data []byte, probs *Problems) {
+	if len(data) > MaxFileSize {
+		probs.add(name, 1, "split it into files of cases on one feature area", "%s", tooLarge)
+		return
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
@@ -70,10 +80,14 @@ func (b *Bundle) addFile(name string, data []byte, probs *Problems) {
 			return
 		}
 		if err != nil {
-			probs.add(name, 0, "", "not valid YAML: %s", cleanYAMLError(err))
+			line, msg := yamlError(data, err)
+			probs.add(name, line, "", "not valid YAML: %s", msg)
 			return
 		}
-		if len(doc.Content) == 0 {
+		if len(doc.Content) == 0 || emptyDoc(doc.Content[0]) {
+			continue
+		}
+		if !checkAliases(name, doc.Content[0], probs) {
 			continue
 		}
 		b.addDoc(name, doc.Content[0], probs)
@@ -129,6 +143,6 @@ func (b *Bundle) addDoc(name string, n *yaml.Node, probs *Problems) {
 			b.Claims = append(b.Claims, &cs.Claims[i])
 		}
 	default:
-		probs.add(name, n.Line, closest(head.Kind, []string{"Suite", "Fixture", "Cells", "Register", "Claims"}), "unknown kind %q", head.Kind)
+		probs.add(name, n.Line, probs.closest(head.Kind, []string{"Suite", "Fixture", "Cells", "Register", "Claims"}), "unknown kind %q", head.Kind)
 	}
 }

@@ -38,114 +38,116 @@ func suite(cases string) string {
 	return "apiVersion: draconform.dev/v1alpha1\nkind: Suite\nname: s\ncells: [defaults]\ncases:\n" + cases
 }
 
-// Every malformed spec must fail with exactly these problems, at file:line,
-// so that a user who mistypes one key is told where and what to write.
+// malformedSpecs are suites that must fail with exactly these problems, at
+// file:line, so that a user who mistypes one key is told where and what to
+// write. FuzzLoadSuite starts from them too.
+var malformedSpecs = []struct {
+	name  string
+	suite string
+	want  []string
+}{
+	{
+		name:  "unknown key with a suggestion",
+		suite: suite("- id: a\n  title: t\n  stpes: []\n"),
+		want: []string{
+			`suites/s.yaml:8: unknown key "stpes" in case (did you mean steps?)`,
+			`suites/s.yaml:6: case a has no steps`,
+		},
+	},
+	{
+		name:  "expectRunning where no pod can run",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectRunning: {pod: p1}\n"),
+		want: []string{
+			`suites/s.yaml:10: expectRunning needs requires: {testDriver: true} or {driverProfile: true}: pods only run where a kubelet and a driver are`,
+		},
+	},
+	{
+		name:  "type error",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - expectUnschedulable: {pod: p1, within: soon}\n"),
+		want: []string{
+			`suites/s.yaml:9: duration "soon": time: invalid duration "soon" (write e.g. 30s or 1m)`,
+			`suites/s.yaml:9: pod/p1 is not an object of this case (at this point)`,
+		},
+	},
+	{
+		name:  "unknown fixture",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pood, name: p1}\n"),
+		want:  []string{`suites/s.yaml:9: unknown fixture "pood" (did you mean pod?)`},
+	},
+	{
+		name:  "unknown fixture param",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, vars: {quantty: \"2\"}}\n"),
+		want:  []string{`suites/s.yaml:9: fixture pod has no param "quantty" (did you mean quantity?)`},
+	},
+	{
+		name:  "reference to an object the case does not have",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectScheduled: {pod: p2}\n"),
+		want:  []string{`suites/s.yaml:10: pod/p2 is not an object of this case (at this point) (did you mean pod/p1?)`},
+	},
+	{
+		name:  "step with two actions",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
+		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectRunning)`},
+	},
+	{
+		name:  "sleep without a reason, too long",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - sleep: {for: 30s}\n"),
+		want: []string{
+			`suites/s.yaml:9: sleep: for: must be more than 0 and at most 10s (expectations poll; a sleep is only for what the clock orders) (e.g. for: 1100ms)`,
+			`suites/s.yaml:9: sleep needs why: (why: <what the wait is for>)`,
+		},
+	},
+	{
+		name:  "hot-loop window without a bound",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectNoHotLoop: {pod: p1, over: 5m}\n"),
+		want: []string{
+			`suites/s.yaml:10: expectNoHotLoop: over: must be at most 2m0s (e.g. over: 20s)`,
+			`suites/s.yaml:10: expectNoHotLoop needs maxAttempts: of at least 1 (e.g. maxAttempts: 10)`,
+		},
+	},
+	{
+		name:  "undefined variable",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, message: \"${domian}/gpu\"}\n"),
+		want:  []string{`suites/s.yaml:10: undefined variable ${domian} (did you mean domain?)`},
+	},
+	{
+		name:  "unknown cell and duplicate case id",
+		suite: suite("- id: a\n  title: t\n  cells: [default]\n  steps:\n  - create: {fixture: pod, name: p1}\n- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
+		want: []string{
+			`suites/s.yaml:6: unknown cell "default" (did you mean defaults?)`,
+			`suites/s.yaml:11: case id "a" is already used at line 6`,
+		},
+	},
+	{
+		name:  "contradicting write outcome and bad enum",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, fieldValidation: strict, expect: {rejected: x, warning: y}}\n"),
+		want: []string{
+			`suites/s.yaml:9: fieldValidation: "strict" is not allowed (one of Strict, Warn, Ignore)`,
+			`suites/s.yaml:9: expect: needs exactly one outcome, found 2 (rejected, warning or noWarning)`,
+		},
+	},
+	{
+		name:  "unknown KEP section and unused variable",
+		suite: suite("- id: a\n  title: t\n  kep: [Risks]\n  vars: {unused: x}\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
+		want: []string{
+			`suites/s.yaml:6: unknown KEP section "Risks"`,
+			`suites/s.yaml:6: case a: variable "unused" is not used (remove it, or declare it as a param of the fixture meant to take it)`,
+		},
+	},
+	{
+		name:  "wrong apiVersion",
+		suite: "apiVersion: v1\nkind: Suite\nname: s\n",
+		want:  []string{`suites/s.yaml:1: apiVersion is "v1" (the first lines of every document are apiVersion: draconform.dev/v1alpha1 and kind)`},
+	},
+	{
+		name:  "unknown gate in a restart",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - restart: {component: kube-scheduler, gates: {DRAConsumableCapacty: false}}\n"),
+		want:  []string{`suites/s.yaml:9: unknown feature gate "DRAConsumableCapacty" (did you mean DRAConsumableCapacity?)`},
+	},
+}
+
 func TestMalformedSpecs(t *testing.T) {
-	tests := []struct {
-		name  string
-		suite string
-		want  []string
-	}{
-		{
-			name:  "unknown key with a suggestion",
-			suite: suite("- id: a\n  title: t\n  stpes: []\n"),
-			want: []string{
-				`suites/s.yaml:8: unknown key "stpes" in case (did you mean steps?)`,
-				`suites/s.yaml:6: case a has no steps`,
-			},
-		},
-		{
-			name:  "expectRunning where no pod can run",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectRunning: {pod: p1}\n"),
-			want: []string{
-				`suites/s.yaml:10: expectRunning needs requires: {testDriver: true} or {driverProfile: true}: pods only run where a kubelet and a driver are`,
-			},
-		},
-		{
-			name:  "type error",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - expectUnschedulable: {pod: p1, within: soon}\n"),
-			want: []string{
-				`suites/s.yaml:9: duration "soon": time: invalid duration "soon" (write e.g. 30s or 1m)`,
-				`suites/s.yaml:9: pod/p1 is not an object of this case (at this point)`,
-			},
-		},
-		{
-			name:  "unknown fixture",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pood, name: p1}\n"),
-			want:  []string{`suites/s.yaml:9: unknown fixture "pood" (did you mean pod?)`},
-		},
-		{
-			name:  "unknown fixture param",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, vars: {quantty: \"2\"}}\n"),
-			want:  []string{`suites/s.yaml:9: fixture pod has no param "quantty" (did you mean quantity?)`},
-		},
-		{
-			name:  "reference to an object the case does not have",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectScheduled: {pod: p2}\n"),
-			want:  []string{`suites/s.yaml:10: pod/p2 is not an object of this case (at this point) (did you mean pod/p1?)`},
-		},
-		{
-			name:  "step with two actions",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
-			want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectRunning)`},
-		},
-		{
-			name:  "sleep without a reason, too long",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - sleep: {for: 30s}\n"),
-			want: []string{
-				`suites/s.yaml:9: sleep: for: must be more than 0 and at most 10s (expectations poll; a sleep is only for what the clock orders) (e.g. for: 1100ms)`,
-				`suites/s.yaml:9: sleep needs why: (why: <what the wait is for>)`,
-			},
-		},
-		{
-			name:  "hot-loop window without a bound",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectNoHotLoop: {pod: p1, over: 5m}\n"),
-			want: []string{
-				`suites/s.yaml:10: expectNoHotLoop: over: must be at most 2m0s (e.g. over: 20s)`,
-				`suites/s.yaml:10: expectNoHotLoop needs maxAttempts: of at least 1 (e.g. maxAttempts: 10)`,
-			},
-		},
-		{
-			name:  "undefined variable",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, message: \"${domian}/gpu\"}\n"),
-			want:  []string{`suites/s.yaml:10: undefined variable ${domian} (did you mean domain?)`},
-		},
-		{
-			name:  "unknown cell and duplicate case id",
-			suite: suite("- id: a\n  title: t\n  cells: [default]\n  steps:\n  - create: {fixture: pod, name: p1}\n- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
-			want: []string{
-				`suites/s.yaml:6: unknown cell "default" (did you mean defaults?)`,
-				`suites/s.yaml:11: case id "a" is already used at line 6`,
-			},
-		},
-		{
-			name:  "contradicting write outcome and bad enum",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, fieldValidation: strict, expect: {rejected: x, warning: y}}\n"),
-			want: []string{
-				`suites/s.yaml:9: fieldValidation: "strict" is not allowed (one of Strict, Warn, Ignore)`,
-				`suites/s.yaml:9: expect: needs exactly one outcome, found 2 (rejected, warning or noWarning)`,
-			},
-		},
-		{
-			name:  "unknown KEP section and unused variable",
-			suite: suite("- id: a\n  title: t\n  kep: [Risks]\n  vars: {unused: x}\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
-			want: []string{
-				`suites/s.yaml:6: unknown KEP section "Risks"`,
-				`suites/s.yaml:6: case a: variable "unused" is not used (remove it, or declare it as a param of the fixture meant to take it)`,
-			},
-		},
-		{
-			name:  "wrong apiVersion",
-			suite: "apiVersion: v1\nkind: Suite\nname: s\n",
-			want:  []string{`suites/s.yaml:1: apiVersion is "v1" (the first lines of every document are apiVersion: draconform.dev/v1alpha1 and kind)`},
-		},
-		{
-			name:  "unknown gate in a restart",
-			suite: suite("- id: a\n  title: t\n  steps:\n  - restart: {component: kube-scheduler, gates: {DRAConsumableCapacty: false}}\n"),
-			want:  []string{`suites/s.yaml:9: unknown feature gate "DRAConsumableCapacty" (did you mean DRAConsumableCapacity?)`},
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range malformedSpecs {
 		t.Run(tt.name, func(t *testing.T) {
 			sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(tt.suite)}}
 			ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
@@ -180,8 +182,8 @@ func sorted(lines []string) []string {
 	return out
 }
 
-func TestFixtureProblems(t *testing.T) {
-	bad := `apiVersion: draconform.dev/v1alpha1
+// badFixture has a param default and an object that use undefined variables.
+const badFixture = `apiVersion: draconform.dev/v1alpha1
 kind: Fixture
 name: f
 params:
@@ -192,8 +194,10 @@ object:
   metadata:
     name: ${nme}
 `
+
+func TestFixtureProblems(t *testing.T) {
 	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: f, name: x}\n"))}}
-	_, err := loader.Load(sfs, fstest.MapFS{"f.yaml": {Data: []byte(bad)}})
+	_, err := loader.Load(sfs, fstest.MapFS{"f.yaml": {Data: []byte(badFixture)}})
 	want := []string{
 		`fixtures/f.yaml:5: fixture f: param size refers to ${other} (a default may use only prefix, domain, driver, namespace, run)`,
 		`fixtures/f.yaml:10: fixture f: undefined variable ${nme} (did you mean name? declare it under params:)`,

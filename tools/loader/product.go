@@ -2,10 +2,11 @@ package loader
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 
@@ -17,10 +18,14 @@ import (
 // LoadProduct reads a Product file as strictly as the specs: unknown keys,
 // missing fields and a wrong kind are reported with file:line.
 func LoadProduct(path string) (*spec.Product, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("product file: %w", err)
 	}
+	return productOf(path, data)
+}
+
+func productOf(path string, data []byte) (*spec.Product, error) {
 	p := &spec.Product{}
 	probs, n := loadDoc(path, data, "Product", p)
 	if n != nil {
@@ -35,7 +40,7 @@ func LoadProduct(path string) (*spec.Product, error) {
 
 // LoadProfile reads a DriverProfile file strictly.
 func LoadProfile(path string) (*spec.DriverProfile, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("driver profile: %w", err)
 	}
@@ -44,7 +49,7 @@ func LoadProfile(path string) (*spec.DriverProfile, error) {
 
 // LoadProfileFS reads a DriverProfile from fsys (the built-in ones).
 func LoadProfileFS(fsys fs.FS, name string) (*spec.DriverProfile, error) {
-	data, err := fs.ReadFile(fsys, name)
+	data, err := readFS(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("driver profile: %w", err)
 	}
@@ -82,15 +87,31 @@ func profileOf(name string, data []byte) (*spec.DriverProfile, error) {
 }
 
 // loadDoc decodes the one document of data into v strictly, checking its
-// apiVersion and kind; it returns the problems and the document's node.
+// apiVersion and kind; it returns the problems and the document's node
+// (nil when data holds no document that can be decoded).
 func loadDoc(name string, data []byte, kind string, v any) (Problems, *yaml.Node) {
 	var probs Problems
+	want := "a YAML document with apiVersion: " + spec.APIVersion + " and kind: " + kind
+	if len(data) > MaxFileSize {
+		probs.add(name, 1, "", "%s", tooLarge)
+		return probs, nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil || len(doc.Content) == 0 {
-		probs.add(name, 0, "a YAML document with kind: "+kind, "not a %s file: %v", kind, err)
+	err := dec.Decode(&doc)
+	switch {
+	case errors.Is(err, io.EOF) || (err == nil && (len(doc.Content) == 0 || emptyDoc(doc.Content[0]))):
+		probs.add(name, 1, want, "not a %s file: no YAML document", kind)
+		return probs, nil
+	case err != nil:
+		line, msg := yamlError(data, err)
+		probs.add(name, line, want, "not a %s file: not valid YAML: %s", kind, msg)
 		return probs, nil
 	}
 	n := doc.Content[0]
+	if !checkAliases(name, n, &probs) {
+		return probs, nil
+	}
 	decoder{file: name, errs: &probs}.decode(n, reflectValue(v))
 	var head struct {
 		APIVersion string `yaml:"apiVersion"`
@@ -100,6 +121,18 @@ func loadDoc(name string, data []byte, kind string, v any) (Problems, *yaml.Node
 	if head.APIVersion != spec.APIVersion || head.Kind != kind {
 		probs.add(name, n.Line, "apiVersion: "+spec.APIVersion+" and kind: "+kind, "apiVersion %q, kind %q", head.APIVersion, head.Kind)
 	}
+	// The file holds one document: a second one is not read, so it is
+	// a mistake (an empty one, a trailing ---, is not).
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		line, msg := yamlError(data, err)
+		probs.add(name, line, "", "not valid YAML: %s", msg)
+	case len(next.Content) > 0 && !emptyDoc(next.Content[0]):
+		probs.add(name, next.Content[0].Line, "a "+kind+" file holds one document", "a second YAML document")
+	}
+	clampLines(probs, name, lastLine(data))
 	return probs, n
 }
 

@@ -25,9 +25,13 @@ func TestShippedProfileLoads(t *testing.T) {
 	}
 }
 
+// badProfile has a typo, a name that is no DNS label, a share that is no
+// quantity, and misses three fields.
+const badProfile = "apiVersion: draconform.dev/v1alpha1\nkind: DriverProfile\nname: Vendor_X\ndriver: gpu.example.com\ncapacity: memory\nshare: ten\nworkload: {image: x, comand: [sh]}\n"
+
 func TestProfileProblems(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "p.yaml")
-	_ = os.WriteFile(path, []byte("apiVersion: draconform.dev/v1alpha1\nkind: DriverProfile\nname: Vendor_X\ndriver: gpu.example.com\ncapacity: memory\nshare: ten\nworkload: {image: x, comand: [sh]}\n"), 0o644)
+	_ = os.WriteFile(path, []byte(badProfile), 0o644)
 	_, err := loader.LoadProfile(path)
 	if err == nil {
 		t.Fatal("a bad profile loaded")

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 
 	"gopkg.in/yaml.v3"
 
@@ -33,7 +32,7 @@ func validate(b *Bundle, probs *Problems) {
 		for i := range s.Cases {
 			c := &s.Cases[i]
 			if c.Contested != "" && !entries[c.Contested] {
-				probs.add(c.Pos.File, c.Pos.Line, closest(c.Contested, slices.Sorted(maps.Keys(entries)))+" add it to suites/register.yaml", "case %s: contested: %s is not in the interpretation register", c.ID, c.Contested)
+				probs.add(c.Pos.File, c.Pos.Line, closestKey(probs, c.Contested, entries)+" add it to suites/register.yaml", "case %s: contested: %s is not in the interpretation register", c.ID, c.Contested)
 			}
 		}
 	}
@@ -57,7 +56,7 @@ func validateRegister(b *Bundle, probs *Problems) map[string]bool {
 			probs.add(e.Pos.File, e.Pos.Line, "every entry says title, quote, observed and reading", "register entry %s is incomplete", e.ID)
 		}
 		if e.Section != "" && !slices.Contains(spec.KEPSections, e.Section) {
-			probs.add(e.Pos.File, e.Pos.Line, closest(e.Section, spec.KEPSections), "register entry %s: unknown KEP section %q", e.ID, e.Section)
+			probs.add(e.Pos.File, e.Pos.Line, probs.closest(e.Section, spec.KEPSections), "register entry %s: unknown KEP section %q", e.ID, e.Section)
 		}
 	}
 	return ids
@@ -74,7 +73,7 @@ func checkProofs(b *Bundle, probs *Problems) {
 	for _, e := range b.Register {
 		for _, p := range e.Proof {
 			if !cases[p] {
-				probs.add(e.Pos.File, e.Pos.Line, closest(p, slices.Sorted(maps.Keys(cases))), "register entry %s cites case %s, which does not exist", e.ID, p)
+				probs.add(e.Pos.File, e.Pos.Line, closestKey(probs, p, cases), "register entry %s cites case %s, which does not exist", e.ID, p)
 			}
 		}
 	}
@@ -86,13 +85,13 @@ func validateCell(c *spec.Cell, probs *Problems) {
 	}
 	for comp, gates := range c.Gates {
 		if !slices.Contains(spec.KnownComponents, comp) {
-			probs.add(c.Pos.File, c.Pos.Line, closest(comp, spec.KnownComponents), "cell %s: unknown component %q", c.Name, comp)
+			probs.add(c.Pos.File, c.Pos.Line, probs.closest(comp, spec.KnownComponents), "cell %s: unknown component %q", c.Name, comp)
 		}
 		checkGates(c.Pos, gates, probs)
 	}
 	for _, comp := range c.Released {
 		if !slices.Contains(spec.KnownComponents, comp) {
-			probs.add(c.Pos.File, c.Pos.Line, closest(comp, spec.KnownComponents), "cell %s: released: unknown component %q", c.Name, comp)
+			probs.add(c.Pos.File, c.Pos.Line, probs.closest(comp, spec.KnownComponents), "cell %s: released: unknown component %q", c.Name, comp)
 		}
 		if len(c.Gates[comp]) > 0 {
 			// A released binary predates the KEP's gate; an older one's
@@ -105,7 +104,7 @@ func validateCell(c *spec.Cell, probs *Problems) {
 func checkGates(pos spec.Pos, gates map[string]bool, probs *Problems) {
 	for g := range gates {
 		if _, ok := spec.KnownGates[g]; !ok {
-			probs.add(pos.File, pos.Line, closest(g, slices.Sorted(maps.Keys(spec.KnownGates))), "unknown feature gate %q", g)
+			probs.add(pos.File, pos.Line, closestKey(probs, g, spec.KnownGates), "unknown feature gate %q", g)
 		}
 	}
 }
@@ -125,25 +124,56 @@ func validateFixture(f *spec.Fixture, probs *Problems) {
 			}
 		}
 	}
-	defined := append(slices.Clone(spec.Builtins), "name")
-	defined = append(defined, slices.Sorted(maps.Keys(f.Params))...)
 	for _, r := range spec.NodeVarRefs(&f.Object) {
-		if !slices.Contains(defined, r.Name) {
-			probs.add(f.Pos.File, r.Line, closest(r.Name, defined)+" declare it under params:", "fixture %s: undefined variable ${%s}", f.Name, r.Name)
+		if _, param := f.Params[r.Name]; !param && r.Name != "name" && !slices.Contains(spec.Builtins, r.Name) {
+			hint := closestKey(probs, r.Name, f.Params, append(slices.Clone(spec.Builtins), "name")...)
+			probs.add(f.Pos.File, r.Line, hint+" declare it under params:", "fixture %s: undefined variable ${%s}", f.Name, r.Name)
 		}
 	}
 }
 
 // caseCheck carries what validating one case needs.
 type caseCheck struct {
-	b      *Bundle
-	s      *spec.Suite
-	c      *spec.Case
-	probs  *Problems
-	refs   map[spec.Ref]spec.Pos
-	used   map[string]bool
-	scope  []string // variables defined for steps and inline objects
-	caseVs []string
+	b     *Bundle
+	s     *spec.Suite
+	c     *spec.Case
+	probs *Problems
+	refs  map[spec.Ref]spec.Pos
+	used  map[string]bool
+	// fixtures are those whose params were matched with the case's vars.
+	fixtures map[string]bool
+}
+
+// scope is the variables steps and inline objects may use: the builtins,
+// the profile's, the suite's and the case's, and for an object its own
+// ${name}. They are looked up in the maps that hold them, so a case costs
+// time in proportion to its size, and listed only for a hint.
+type scope struct {
+	s    *spec.Suite
+	c    *spec.Case
+	name bool
+}
+
+func (cc *caseCheck) scope() scope       { return scope{s: cc.s, c: cc.c} }
+func (cc *caseCheck) objectScope() scope { return scope{s: cc.s, c: cc.c, name: true} }
+
+func (sc scope) has(v string) bool {
+	_, suite := sc.s.Vars[v]
+	_, c := sc.c.Vars[v]
+	return suite || c || sc.name && v == "name" || slices.Contains(spec.Builtins, v) || slices.Contains(spec.ProfileVarNames, v)
+}
+
+// hint suggests a variable of the scope for got.
+func (sc scope) hint(probs *Problems, got string) string {
+	if !probs.hinting() || len(sc.s.Vars)+len(sc.c.Vars) > maxHintCandidates {
+		return ""
+	}
+	names := append(append(slices.Clone(spec.Builtins), spec.ProfileVarNames...), slices.Sorted(maps.Keys(sc.s.Vars))...)
+	names = append(names, slices.Sorted(maps.Keys(sc.c.Vars))...)
+	if sc.name {
+		names = append(names, "name")
+	}
+	return closest(got, names)
 }
 
 func validateSuite(b *Bundle, s *spec.Suite, probs *Problems) {
@@ -172,7 +202,7 @@ func validateSuite(b *Bundle, s *spec.Suite, probs *Problems) {
 func checkKEP(pos spec.Pos, sections []string, probs *Problems) {
 	for _, k := range sections {
 		if !slices.Contains(spec.KEPSections, k) {
-			probs.add(pos.File, pos.Line, closest(k, spec.KEPSections), "unknown KEP section %q", k)
+			probs.add(pos.File, pos.Line, probs.closest(k, spec.KEPSections), "unknown KEP section %q", k)
 		}
 	}
 }
@@ -180,7 +210,7 @@ func checkKEP(pos spec.Pos, sections []string, probs *Problems) {
 func checkCells(b *Bundle, pos spec.Pos, cells []string, probs *Problems) {
 	for _, name := range cells {
 		if _, ok := b.Cells[name]; !ok {
-			probs.add(pos.File, pos.Line, closest(name, b.CellOrder), "unknown cell %q", name)
+			probs.add(pos.File, pos.Line, probs.closest(name, b.CellOrder), "unknown cell %q", name)
 		}
 	}
 }
@@ -203,9 +233,7 @@ func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
 	if len(c.Steps) == 0 {
 		at("", "case %s has no steps", c.ID)
 	}
-	cc := &caseCheck{b: b, s: s, c: c, probs: probs, refs: map[spec.Ref]spec.Pos{}, used: map[string]bool{}}
-	cc.scope = append(append(slices.Clone(spec.Builtins), spec.ProfileVarNames...), slices.Sorted(maps.Keys(s.Vars))...)
-	cc.scope = append(cc.scope, slices.Sorted(maps.Keys(c.Vars))...)
+	cc := &caseCheck{b: b, s: s, c: c, probs: probs, refs: map[spec.Ref]spec.Pos{}, used: map[string]bool{}, fixtures: map[string]bool{}}
 	for i := range c.Given {
 		cc.use(&c.Given[i], false)
 	}
@@ -256,7 +284,7 @@ func (cc *caseCheck) use(u *spec.ObjectUse, update bool) {
 	}
 	obj, f := u.Template(cc.b.Fixtures)
 	if obj == nil {
-		cc.probs.add(p.File, p.Line, closest(u.Fixture, slices.Sorted(maps.Keys(cc.b.Fixtures))), "unknown fixture %q", u.Fixture)
+		cc.probs.add(p.File, p.Line, closestKey(cc.probs, u.Fixture, cc.b.Fixtures), "unknown fixture %q", u.Fixture)
 		return
 	}
 	name := u.LocalName(cc.b.Fixtures)
@@ -265,26 +293,30 @@ func (cc *caseCheck) use(u *spec.ObjectUse, update bool) {
 		return
 	}
 	if f != nil {
-		params := append([]string{"name"}, slices.Sorted(maps.Keys(f.Params))...)
 		for v := range u.Vars {
-			if !slices.Contains(params, v) {
-				cc.probs.add(p.File, p.Line, closest(v, params), "fixture %s has no param %q", f.Name, v)
+			if _, ok := f.Params[v]; !ok && v != "name" {
+				cc.probs.add(p.File, p.Line, closestKey(cc.probs, v, f.Params, "name"), "fixture %s has no param %q", f.Name, v)
 			}
 		}
-		for pname := range f.Params {
-			if _, ok := cc.c.Vars[pname]; ok {
-				cc.used[pname] = true
+		// A case var a param of the fixture takes is used, once per
+		// fixture and case.
+		if !cc.fixtures[f.Name] {
+			cc.fixtures[f.Name] = true
+			for pname := range f.Params {
+				if _, ok := cc.c.Vars[pname]; ok {
+					cc.used[pname] = true
+				}
 			}
 		}
 	} else {
-		cc.refsIn(obj, append(slices.Clone(cc.scope), "name"))
+		cc.refsIn(obj, cc.objectScope())
 	}
 	for _, v := range u.Vars {
 		v := v
-		cc.refsIn(&v, cc.scope)
+		cc.refsIn(&v, cc.scope())
 	}
 	if spec.IsSet(u.Patch) {
-		cc.refsIn(&u.Patch, append(slices.Clone(cc.scope), "name"))
+		cc.refsIn(&u.Patch, cc.objectScope())
 	}
 	ref := spec.RefOf(spec.Kind(obj), name)
 	if update {
@@ -297,23 +329,18 @@ func (cc *caseCheck) use(u *spec.ObjectUse, update bool) {
 	cc.refs[ref] = p
 }
 
-func (cc *caseCheck) refsIn(n *yaml.Node, defined []string) {
+func (cc *caseCheck) refsIn(n *yaml.Node, defined scope) {
 	for _, r := range spec.NodeVarRefs(n) {
 		cc.used[r.Name] = true
-		if !slices.Contains(defined, r.Name) {
-			cc.probs.add(cc.c.Pos.File, r.Line, closest(r.Name, defined), "undefined variable ${%s}", r.Name)
+		if !defined.has(r.Name) {
+			cc.probs.add(cc.c.Pos.File, r.Line, defined.hint(cc.probs, r.Name), "undefined variable ${%s}", r.Name)
 		}
 	}
 }
 
 func (cc *caseCheck) need(p spec.Pos, ref spec.Ref) {
 	if _, ok := cc.refs[ref]; !ok {
-		known := make([]string, 0, len(cc.refs))
-		for r := range cc.refs {
-			known = append(known, string(r))
-		}
-		sort.Strings(known)
-		cc.probs.add(p.File, p.Line, closest(string(ref), known), "%s is not an object of this case (at this point)", ref)
+		cc.probs.add(p.File, p.Line, closestKey(cc.probs, string(ref), cc.refs), "%s is not an object of this case (at this point)", ref)
 	}
 }
 
@@ -334,9 +361,9 @@ var _ steps.Checker = (*caseCheck)(nil)
 func (cc *caseCheck) Case() *spec.Case                 { return cc.c }
 func (cc *caseCheck) Need(p spec.Pos, ref spec.Ref)    { cc.need(p, ref) }
 func (cc *caseCheck) Write(w *spec.Write, update bool) { cc.write(w, update) }
-func (cc *caseCheck) Vars(n *yaml.Node)                { cc.refsIn(n, cc.scope) }
+func (cc *caseCheck) Vars(n *yaml.Node)                { cc.refsIn(n, cc.scope()) }
 func (cc *caseCheck) Closest(got string, candidates []string) string {
-	return closest(got, candidates)
+	return cc.probs.closest(got, candidates)
 }
 func (cc *caseCheck) Problem(p spec.Pos, hint, format string, args ...any) {
 	cc.probs.add(p.File, p.Line, hint, format, args...)
@@ -387,8 +414,8 @@ func (cc *caseCheck) stringsIn(v reflect.Value, p spec.Pos) {
 	case reflect.String:
 		for _, name := range spec.VarRefs(v.String()) {
 			cc.used[name] = true
-			if !slices.Contains(cc.scope, name) {
-				cc.probs.add(p.File, p.Line, closest(name, cc.scope), "undefined variable ${%s}", name)
+			if sc := cc.scope(); !sc.has(name) {
+				cc.probs.add(p.File, p.Line, sc.hint(cc.probs, name), "undefined variable ${%s}", name)
 			}
 		}
 	}

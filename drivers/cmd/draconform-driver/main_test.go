@@ -50,7 +50,7 @@ func TestRun(t *testing.T) {
 			args:       []string{"--config", badConfig},
 			environ:    []string{"NODE_NAME=node-a"},
 			wantCode:   1,
-			wantStderr: "config " + badConfig + ": devices: Required value: at least one device",
+			wantStderr: badConfig + ":1: devices: Required value: at least one device",
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
