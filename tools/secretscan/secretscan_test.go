@@ -1,6 +1,11 @@
 package secretscan
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +17,7 @@ import (
 // nothing.
 func TestFindsEachShape(t *testing.T) {
 	for name, text := range map[string]string{
-		"a PEM private key":                          "-----BEGIN EC PRIVATE KEY-----\nMHc...\n",
+		"a PEM private key":                          testKey(t),
 		"inline kubeconfig client key":               "users:\n- user:\n    client-key-data: LS0tLS1CRUdJTg==\n",
 		"inline kubeconfig token":                    "users:\n- user:\n    token: abcdef0123456789\n",
 		"a bearer token in a header":                 "I1202 request.go] Authorization: Bearer abcdefgh12345678\n",
@@ -72,7 +77,7 @@ func TestLongLinesAndBinaries(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "report.json"), []byte(long), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	prog := append([]byte("\x7fELF\x00\x00"), []byte("\n-----BEGIN RSA PRIVATE KEY-----\n")...)
+	prog := append([]byte("\x7fELF\x00\x00\n"), testKey(t)...)
 	if err := os.WriteFile(filepath.Join(dir, "draconform-driver"), prog, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -83,4 +88,19 @@ func TestLongLinesAndBinaries(t *testing.T) {
 	if len(got) != 1 || !strings.HasSuffix(got[0].File, "report.json") {
 		t.Errorf("want the token at the end of the long line only, got %v", got)
 	}
+}
+
+// testKey makes a private key at run time, PEM-encoded as a leaked one
+// would be, so that no key material is kept in the repository.
+func testKey(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "EC " + "PRIVATE KEY", Bytes: der}))
 }
