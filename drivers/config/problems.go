@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/draconform/draconform/tools/yamlpos"
 	yamlv3 "gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -48,14 +47,15 @@ func (ps Problems) Error() string {
 
 // readFile reads at most MaxFileSize+1 bytes of path: enough to tell that
 // a file is too large without reading all of it.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-}
+func readFile(path string) ([]byte, error) { return yamlpos.ReadFile(path, MaxFileSize) }
+
+// errLine is the line a decoding error names, anywhere in its text.
+var errLine = regexp.MustCompile(`line ([0-9]+): `)
+
+// yamlError is yamlpos.Error of a yaml.v3 error.
+func yamlError(data []byte, err error) (int, string) { return yamlpos.Error(data, err.Error()) }
+
+func lastLine(data []byte) int { return yamlpos.LastLine(data) }
 
 // document parses data's one document into a node tree for positions. It
 // returns the problem that stops decoding, if any: YAML that is not valid,
@@ -90,97 +90,6 @@ func document(name string, data []byte) (*yamlv3.Node, *Problem) {
 func isEmpty(n *yamlv3.Node) bool {
 	return n.Kind == yamlv3.ScalarNode && n.Tag == "!!null" && n.Value == "" && n.Anchor == ""
 }
-
-var yamlLine = regexp.MustCompile(`line ([0-9]+): `)
-
-// yamlError turns a yaml.v3 parser error into a line and a message.
-// yaml.v3 numbers lines from 1 for scanner errors but from 0 for parser
-// errors, leaves the number out when it would be 0, and never gives one
-// for bytes that are not text; this gives every error a 1-based line. It
-// is tools/loader's, which the driver does not import.
-func yamlError(data []byte, err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil && m[0] == 0 {
-		line, convErr := strconv.Atoi(msg[m[2]:m[3]])
-		msg = msg[m[1]:]
-		if convErr != nil || line < 1 {
-			return 1, msg
-		}
-		if strings.HasPrefix(msg, "did not find expected ") || strings.HasPrefix(msg, "found duplicate %") ||
-			msg == "found incompatible YAML document" || msg == "found undefined tag handle" {
-			line++
-		}
-		return min(line, lastLine(data)), msg
-	}
-	if off := firstBadChar(data); off >= 0 {
-		return lineAt(data, off), fmt.Sprintf("%s (byte %d)", msg, off)
-	}
-	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
-		if off := aliasAt(data, strings.TrimSuffix(name, "' referenced")); off >= 0 {
-			return lineAt(data, off), msg
-		}
-	}
-	return 1, msg
-}
-
-// aliasAt is the offset of the first alias *name in data, or -1.
-func aliasAt(data []byte, name string) int {
-	for from := 0; ; {
-		i := bytes.Index(data[from:], []byte("*"+name))
-		if i < 0 {
-			return -1
-		}
-		end := from + i + 1 + len(name)
-		if end == len(data) || strings.ContainsRune(" \t\r\n,]}", rune(data[end])) {
-			return from + i
-		}
-		from += i + 1
-	}
-}
-
-// firstBadChar is the offset of the first byte a YAML reader refuses (not
-// UTF-8, or a control character YAML does not allow), or -1.
-func firstBadChar(data []byte) int {
-	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
-		return -1 // UTF-16, which the reader decodes itself
-	}
-	for off := 0; off < len(data); {
-		r, size := utf8.DecodeRune(data[off:])
-		if r == utf8.RuneError && size <= 1 {
-			return off
-		}
-		printable := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
-			(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd && (r != 0xfeff || off == 0)) || r >= 0x10000
-		if !printable {
-			return off
-		}
-		off += size
-	}
-	return -1
-}
-
-// lineAt is the 1-based line of data's byte at off, counting line breaks
-// as YAML does: LF, CR, CR LF, NEL, LS and PS.
-func lineAt(data []byte, off int) int {
-	line := 1
-	for i := 0; i < min(off, len(data)); i++ {
-		switch {
-		case data[i] == '\n':
-			line++
-		case data[i] == '\r':
-			if i+1 >= len(data) || data[i+1] != '\n' {
-				line++
-			}
-		case data[i] == 0xc2 && i+1 < len(data) && data[i+1] == 0x85,
-			data[i] == 0xe2 && i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xa8 || data[i+2] == 0xa9):
-			line++
-		}
-	}
-	return line
-}
-
-// lastLine is the line of data's last byte.
-func lastLine(data []byte) int { return lineAt(data, len(data)-1) }
 
 var (
 	configType    = reflect.TypeOf(Config{})
@@ -240,7 +149,7 @@ func decodeLine(root *yamlv3.Node, data []byte, err error) int {
 		})
 	}
 	if line == 0 {
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := errLine.FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
 	}

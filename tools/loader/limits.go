@@ -1,16 +1,10 @@
 package loader
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"regexp"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
+	"github.com/draconform/draconform/tools/yamlpos"
 	"gopkg.in/yaml.v3"
 )
 
@@ -40,113 +34,21 @@ func readFS(fsys fs.FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	return yamlpos.ReadLimited(f, MaxFileSize)
 }
 
 // readFile reads a file named on the command line the same way.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-}
+func readFile(path string) ([]byte, error) { return yamlpos.ReadFile(path, MaxFileSize) }
 
-var yamlLine = regexp.MustCompile(`^line ([0-9]+): `)
+// yamlError is yamlpos.Error of a yaml.v3 error, cleaned of its noise.
+func yamlError(data []byte, err error) (int, string) { return yamlpos.Error(data, cleanYAMLError(err)) }
 
-// yamlError turns an error of yaml.v3's parser into a line and a message.
-// yaml.v3 numbers lines from 1 for scanner errors but from 0 for parser
-// errors, leaves the number out when it would be 0, and never gives one
-// for bytes that are not UTF-8 text or for an unknown anchor; this gives
-// every error the 1-based line of what it is about.
-func yamlError(data []byte, err error) (int, string) {
-	msg := strings.TrimPrefix(cleanYAMLError(err), "yaml: ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		msg = msg[len(m[0]):]
-		line, convErr := strconv.Atoi(m[1])
-		if convErr != nil || line < 1 {
-			return 1, msg
-		}
-		if parserProblem(msg) {
-			line++
-		}
-		// At the end of a file without a final line break, the
-		// parser counts one line more than there is.
-		return min(line, lastLine(data)), msg
-	}
-	if off := firstBadChar(data); off >= 0 {
-		return lineAt(data, off), fmt.Sprintf("%s (byte %d)", msg, off)
-	}
-	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
-		name = strings.TrimSuffix(name, "' referenced")
-		if off := aliasAt(data, name); off >= 0 {
-			return lineAt(data, off), msg
-		}
-	}
-	// The parser leaves the line out when it is the first.
-	return 1, msg
-}
-
-// parserProblem tells the problems of yaml.v3's parser, whose line is
-// 0-based, from those of its scanner, whose line is 1-based.
-func parserProblem(msg string) bool {
-	switch msg {
-	case "found duplicate %TAG directive", "found duplicate %YAML directive",
-		"found incompatible YAML document", "found undefined tag handle":
-		return true
-	}
-	return strings.HasPrefix(msg, "did not find expected ")
-}
-
-// firstBadChar is the offset of the first byte yaml.v3's reader refuses
-// (not UTF-8, or a control character YAML does not allow), or -1.
-// A byte-order mark at the start means UTF-16 or UTF-8 text the reader
-// decodes itself.
-func firstBadChar(data []byte) int {
-	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
-		return -1
-	}
-	for off := 0; off < len(data); {
-		r, size := utf8.DecodeRune(data[off:])
-		if r == utf8.RuneError && size <= 1 {
-			return off
-		}
-		printable := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
-			(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd && (r != 0xfeff || off == 0)) || r >= 0x10000
-		if !printable {
-			return off
-		}
-		off += size
-	}
-	return -1
-}
-
-// aliasAt is the offset of the first alias *name in data, or -1.
-func aliasAt(data []byte, name string) int {
-	for from := 0; ; {
-		i := bytes.Index(data[from:], []byte("*"+name))
-		if i < 0 {
-			return -1
-		}
-		end := from + i + 1 + len(name)
-		if end == len(data) || strings.ContainsRune(" \t\r\n,]}", rune(data[end])) {
-			return from + i
-		}
-		from += i + 1
-	}
-}
+func lastLine(data []byte) int { return yamlpos.LastLine(data) }
 
 // emptyDoc tells a document with nothing written in it, such as the one a
 // trailing --- starts, from one that is written null (~ or null).
 func emptyDoc(n *yaml.Node) bool {
 	return isNull(n) && n.Value == "" && n.Anchor == ""
-}
-
-// lastLine is the line of data's last byte. yaml.v3 puts a value missing
-// at the end of a file without a final line break on the line after.
-func lastLine(data []byte) int {
-	return lineAt(data, len(data)-1)
 }
 
 // clampLines moves problems of file that name a line after its last to
@@ -157,26 +59,6 @@ func clampLines(probs Problems, file string, last int) {
 			probs[i].Line = last
 		}
 	}
-}
-
-// lineAt is the 1-based line of data's byte at off, counting line breaks
-// as YAML does: LF, CR, CR LF, NEL, LS and PS.
-func lineAt(data []byte, off int) int {
-	line := 1
-	for i := 0; i < min(off, len(data)); i++ {
-		switch {
-		case data[i] == '\n':
-			line++
-		case data[i] == '\r':
-			if i+1 >= len(data) || data[i+1] != '\n' {
-				line++
-			}
-		case data[i] == 0xc2 && i+1 < len(data) && data[i+1] == 0x85,
-			data[i] == 0xe2 && i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xa8 || data[i+2] == 0xa9):
-			line++
-		}
-	}
-	return line
 }
 
 // checkAliases refuses a document whose aliases refer to a node that
