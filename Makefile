@@ -13,7 +13,7 @@ KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/app.version=$(VERSION)" ./tools/cmd/draconform
 
-.PHONY: conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
+.PHONY: bench bench-cold conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
 conformance:
@@ -104,6 +104,15 @@ mutation:
 ## flake-check: RUNS (default 20) full runs on v1.37.2 and the prototype, each compared with the golden outcomes; writes docs/flake-check.md
 flake-check:
 	$(DRACONFORM) flake-check --runs $(RUNS) --summary docs/flake-check.md $(ARGS)
+
+## bench: the whole matrix BENCH_RUNS times (default 5) with the binaries built, each run compared with the golden outcomes; writes docs/bench.md and docs/bench.json (ARGS go to draconform run, e.g. ARGS="--parallel 3")
+BENCH_RUNS ?= 5
+bench: binaries
+	$(DRACONFORM) bench --runs $(BENCH_RUNS) -- $(ARGS)
+
+## bench-cold: a newcomer's first make conformance: a clean clone of the committed HEAD, empty Go and binary caches, CPU use over time; updates docs/bench.md
+bench-cold:
+	$(DRACONFORM) bench --cold
 
 ## cleanup: delete draconform's leftovers from the cluster of $$KUBECONFIG
 cleanup:

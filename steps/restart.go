@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/spec"
@@ -26,9 +27,11 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("%s: provider of %s cannot restart components: %w", s.Describe(), env.Cluster.Name(), cluster.ErrUnsupported)
 	}
 	comp := cluster.Component(s.Spec.Component)
+	began := time.Now()
 	if err := r.Restart(ctx, comp, cluster.Gates(s.Spec.Gates)); err != nil {
 		return fmt.Errorf("%s: %w", s.Describe(), err)
 	}
+	env.Measure(fmt.Sprintf("restart: %s with gates {%s} ready in %.2fs", comp, cluster.Gates(s.Spec.Gates).Flag(), time.Since(began).Seconds()))
 	base := env.BaseGates[comp]
 	env.Defer("restore "+string(comp)+" gates", func(ctx context.Context) error {
 		// A case that already put the cell's gates back, or restarted the
@@ -37,7 +40,12 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 		if now := env.Cluster.Gates(); now != nil && now[comp].Equal(base) {
 			return nil
 		}
-		return r.Restart(ctx, comp, base)
+		began := time.Now()
+		if err := r.Restart(ctx, comp, base); err != nil {
+			return err
+		}
+		env.Measure(fmt.Sprintf("restart: %s back to the cell's gates {%s} ready in %.2fs", comp, base.Flag(), time.Since(began).Seconds()))
+		return nil
 	})
 	return nil
 }

@@ -40,6 +40,7 @@ func verbs() []verb {
 	return []verb{
 		{"run", "run the suites against a cluster (default: an embedded v1.37.2 control plane)", runCmd},
 		{"mutation", "run the suite against every known-broken implementation and show which cases catch each", mutationCmd},
+		{"bench", "measure draconform's own speed: the matrix N times with the binaries built, or (--cold) a newcomer's first make conformance; writes docs/bench.md", benchCmd},
 		{"flake-check", "run the whole suite N times (default 20) and compare every run with the golden outcomes", flakeCheckCmd},
 		{"lint", "load and validate suites and fixtures; report every problem with file:line", lintCmd},
 		{"plan", "list the cases a run would execute, with their labels", planCmd},

@@ -89,6 +89,9 @@ func certifyCmd(fs *pflag.FlagSet) action {
 		fmt.Fprintf(tee.Out, "draconform certify: %s\n  %s\n", v, command)
 		r.out = runDir
 		_, code := runSuites(ctx, r, tee)
+		// A run split by cell wrote each cell's full output apart; the
+		// bundle's log holds them all, as a reviewer reads it.
+		appendShardLogs(logFile, runDir)
 		logFile.Close()
 		verdicts, err := readVerdicts(runDir)
 		if err != nil {

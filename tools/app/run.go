@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/runner"
@@ -80,35 +83,66 @@ func (f *providerFlags) config(name, outDir string, s Streams) (providers.Config
 // before any provider is made, so that a build that fails costs no cluster;
 // each provider writes under its own folder of outDir so their cells' logs
 // never mix.
-func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) ([]runner.Target, func(), error) {
+func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) ([]runner.Target, []string, func(), error) {
 	type pending struct {
-		target string
-		built  *providers.Built
+		target, provider string
+		built            *providers.Built
 	}
 	var todo []pending
+	var cfgs []providers.Config
+	var names []string
 	for _, name := range splitList(f.provider) {
 		cfg, err := f.config(name, "", s)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		target := name
 		if cfg.Local.HasBinaries() {
 			if name != "local" {
-				return nil, nil, fmt.Errorf("--bin-dir and --bin apply to --provider local, not %s", name)
+				return nil, nil, nil, fmt.Errorf("--bin-dir and --bin apply to --provider local, not %s", name)
 			}
 			target = providers.LocalBinariesTarget
 		}
 		cfg.OutDir = filepath.Join(outDir, target)
-		b, err := providers.Build(ctx, cfg)
-		if err != nil {
-			return nil, nil, err
+		cfgs = append(cfgs, cfg)
+		names = append(names, target)
+	}
+	// The builds are independent: side by side (with the node's runtime,
+	// which the first node needs), a cold start keeps both cores busy.
+	built := make([]*providers.Built, len(cfgs))
+	errs := make([]error, len(cfgs)+1)
+	var wg sync.WaitGroup
+	concurrent := k8sbuild.ConcurrentBuilds()
+	if concurrent && providers.Embedded(cfgs) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[len(cfgs)] = providers.EnsureRuntime(ctx, cfgs[0])
+		}()
+	}
+	for i, cfg := range cfgs {
+		if !concurrent {
+			built[i], errs[i] = providers.Build(ctx, cfg)
+			continue
 		}
-		todo = append(todo, pending{target, b})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			built[i], errs[i] = providers.Build(ctx, cfg)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, nil, err
+	}
+	for i, cfg := range cfgs {
+		todo = append(todo, pending{names[i], cfg.Name, built[i]})
 	}
 	if len(todo) == 0 {
-		return nil, nil, fmt.Errorf("--provider names no provider")
+		return nil, nil, nil, fmt.Errorf("--provider names no provider")
 	}
 	var targets []runner.Target
+	names = nil
 	var stops []func()
 	stopAll := func() {
 		for _, stop := range stops {
@@ -119,12 +153,13 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 		p, err := t.built.New()
 		if err != nil {
 			stopAll()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		stops = append(stops, providers.Closer(p, s.Err))
 		targets = append(targets, runner.Target{Name: t.target, Provider: p})
+		names = append(names, t.provider)
 	}
-	return targets, stopAll, nil
+	return targets, names, stopAll, nil
 }
 
 func runCmd(fs *pflag.FlagSet) action {
@@ -141,6 +176,11 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
 	fs.StringVar(&r.profile, "driver-profile", "", "a DriverProfile file naming your DRA driver, its shareable devices and what one share takes, for the driver-profile cases (default: draconform's test driver)")
 	fs.BoolVar(&r.sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin: after the run, hand the reports to Sonobuoy ($SONOBUOY_RESULTS_DIR, then its done file)")
+	fs.IntVar(&r.parallel, "parallel", 0, "cells run at once, each in a process of its own with its own cluster, on the embedded providers (default: two per core, as memory allows; 1: every cell in this process)")
+	fs.StringVar(&r.shardOut, "shard-out", "", "run as one cell of a run split over processes, writing the cell's report to this file (set by draconform run itself)")
+	fs.StringVar(&r.runID, "run-id", "", "the run's id, which names what it creates (default: a new one; set by draconform run for its cells)")
+	_ = fs.MarkHidden("shard-out")
+	_ = fs.MarkHidden("run-id")
 	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
 	return func(ctx context.Context, _ []string, s Streams) int {
 		var err error
@@ -166,6 +206,11 @@ type runRequest struct {
 	goldenAs           map[string]string
 	sonobuoy           bool
 	profile            string
+	// parallel is --parallel; shardOut and runID are set when this run is
+	// one cell of a sharded run.
+	parallel int
+	shardOut string
+	runID    string
 }
 
 // narrowed says whether a filter selects part of the suites.
@@ -193,13 +238,16 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		fmt.Fprintln(s.Err, "draconform: no case matches the --cells/--suite selection")
 		return "", 1
 	}
-	runID := runner.NewRunID()
+	runID := r.runID
+	if runID == "" {
+		runID = runner.NewRunID()
+	}
 	outDir, err := outputDir(r.out, runID)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return "", 1
 	}
-	targets, stopAll, err := r.prov.targets(ctx, outDir, s)
+	targets, providerNames, stopAll, err := r.prov.targets(ctx, outDir, s)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return outDir, 1
@@ -215,14 +263,24 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 			}
 		}
 	}
-	fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), r.prov.provider, outDir)
+	if r.shardOut == "" {
+		fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), r.prov.provider, outDir)
+	}
+	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
+		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
+		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut}
+	parallel := r.parallel
+	if parallel == 0 {
+		parallel = autoParallel()
+	}
+	if r.shardOut == "" && parallel > 1 && separable(targets) && !r.sonobuoy {
+		return outDir, runShards(ctx, r, opts, providerNames, parallel, s)
+	}
 
 	// client-go's reflectors log through klog when a watch a step no longer
 	// needs is cancelled; that noise would bury the report.
 	klog.SetLogger(logr.Discard())
-	runner.Register(runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
-		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
-		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile})
+	runner.Register(opts)
 	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
 	if r.focus != "" {
 		suiteCfg.FocusStrings = []string{r.focus}

@@ -204,3 +204,26 @@ func StartCell(ctx context.Context, p Provider, cell string, gates GateState, re
 
 // ErrUnsupported marks what a provider cannot do, as opposed to what failed.
 var ErrUnsupported = fmt.Errorf("not supported by this provider")
+
+// SeparateCells is a provider whose every cell is a cluster of its own that
+// any process can start in seconds (the embedded control planes): a run may
+// then give each cell a process of its own, side by side. kind, which
+// shares a few clusters between cells, and a kubeconfig's one cluster are
+// not.
+type SeparateCells interface {
+	SeparateCells()
+}
+
+// SchedulerLatency is a cluster that can say how long its scheduler took to
+// bind the pods it bound so far, by its own metrics: what a benchmark sets
+// a case's wall time beside.
+type SchedulerLatency interface {
+	SchedulerLatency(ctx context.Context) (Latency, error)
+}
+
+// Latency is the time a scheduler spent on Pods pods, from each one's
+// first entry into its queue to its binding.
+type Latency struct {
+	Pods    int     `json:"pods"`
+	Seconds float64 `json:"seconds"`
+}

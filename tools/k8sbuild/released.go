@@ -39,7 +39,11 @@ type BuildOptions struct {
 	Env []string
 	// Flags go to go build before the packages (-ldflags, -trimpath).
 	Flags []string
-	Log   io.Writer
+	// ReleaseURL, when set, is where to download the binaries Kubernetes
+	// publishes for Version (see ReleaseURL()), checksum verified, instead
+	// of compiling them; an unreachable server means building them.
+	ReleaseURL string
+	Log        io.Writer
 }
 
 // EnsureBinaries returns <CacheDir>/<Version>/bin once every binary is there,
@@ -55,6 +59,12 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 	log := NewSyncWriter(o.Log)
 	c := Cache{KeyDir: filepath.Join(o.CacheDir, o.Version), Names: names, Who: "local", Log: log}
 	binDir, _, err := c.Ensure(ctx, func(ctx context.Context, scratch string, missing []string) error {
+		pkgs := o.download(ctx, scratch, log)
+		if len(pkgs) == 0 {
+			return nil
+		}
+		o := o
+		o.Packages = pkgs
 		log.Printf("local: building %s (a cold build takes minutes: Kubernetes ~10-17 min on 2 cores) from %s; missing: %s",
 			o.What, o.ModuleDir, strings.Join(missing, ", "))
 		// The module dir is its own module; a go.work higher up must not
@@ -68,12 +78,48 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 	return binDir, nil
 }
 
+// download fetches the published binaries of o.Packages into scratch where
+// o.ReleaseURL serves them, and returns the packages left to build: all of
+// them when the server is unreachable or a file is refused.
+func (o BuildOptions) download(ctx context.Context, scratch string, log *SyncWriter) []string {
+	if o.ReleaseURL == "" {
+		return o.Packages
+	}
+	var names, rest []string
+	for _, p := range o.Packages {
+		if n := BinaryName(p); released[n] {
+			names = append(names, n)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(names) == 0 {
+		return o.Packages
+	}
+	err := Download(ctx, o.ReleaseURL, o.Version, names, scratch, log)
+	switch {
+	case err == nil:
+		return rest
+	case errors.Is(err, errUnreachable):
+		log.Printf("local: no release binaries of %s from %s (%v): building them", o.Version, o.ReleaseURL, err)
+	default:
+		log.Printf("local: the release binaries of %s from %s are not usable (%v): building them instead", o.Version, o.ReleaseURL, err)
+	}
+	return o.Packages
+}
+
 func (o *BuildOptions) defaults() error {
 	if o.Version == "" {
 		return errors.New("BuildOptions.Version is required")
 	}
 	if len(o.Packages) == 0 {
 		o.Packages = DefaultPackages()
+	}
+	if o.Flags == nil {
+		// As the prototype's build has it: the packages both compile
+		// alike (everything outside the patched modules) are then one
+		// build cache entry, compiled once.
+		o.Flags = []string{"-trimpath"}
 	}
 	if o.What == "" {
 		o.What = "Kubernetes " + o.Version + " binaries"

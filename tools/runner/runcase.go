@@ -22,6 +22,7 @@ import (
 
 func runCase(ctx SpecContext, s *session, c plan.Case) {
 	AddReportEntry(report.EntryKey, c.Key(), ReportEntryVisibilityNever)
+	s.caseBegins(c.Target, c.Cell.Name)
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {
 	case err != nil:
@@ -68,9 +69,6 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		Fail(err.Error())
 	}
 	DeferCleanup(func(ctx SpecContext) {
-		for _, m := range env.Measurements() {
-			AddReportEntry(report.EntryMeasurement, m)
-		}
 		if CurrentSpecReport().Failed() {
 			path, derr := writeDiagnostics(ctx, env, c, s.opts.OutDir)
 			if derr != nil {
@@ -83,6 +81,10 @@ func runCase(ctx SpecContext, s *session, c plan.Case) {
 		}
 		if err := env.RunCleanup(ctx); err != nil {
 			GinkgoWriter.Printf("cleanup of %s: %v\n", c.ID, err)
+		}
+		// After the clean-up, which measures the restores of restarts.
+		for _, m := range env.Measurements() {
+			AddReportEntry(report.EntryMeasurement, m)
 		}
 	}, NodeTimeout(cleanupBound(c)))
 	if err := createNamespace(ctx, env); err != nil {

@@ -60,6 +60,34 @@ type Options struct {
 	// Profile is the driver the driverProfile cases run on; nil means
 	// draconform's test driver.
 	Profile *spec.DriverProfile
+	// ShardOut, when set, makes this run one shard of a run split over
+	// processes (see Shard): it writes its ginkgo report and cells there,
+	// and the parent writes the reports and checks the golden table.
+	ShardOut string
+}
+
+// Finish writes a run's reports from its ginkgo report and cells, then
+// checks the golden table and the verdicts; it returns what failed the run.
+// The last ginkgo process of a run calls it, or the parent of a sharded one.
+func Finish(opts Options, r types.Report, cells []CellFacts, header string) []error {
+	outcomes := report.Outcomes(r)
+	var verdicts []report.Verdict
+	if opts.Bundle != nil {
+		verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, FieldStates(cells), opts.Complete)
+	}
+	var errs []error
+	if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: header, Verdicts: verdicts, Facts: cells}); err != nil {
+		errs = append(errs, fmt.Errorf("writing reports: %w", err))
+	}
+	if err := checkGolden(opts, outcomes); err != nil {
+		errs = append(errs, err)
+	}
+	for _, v := range verdicts {
+		if v.State == report.NotConformant {
+			errs = append(errs, fmt.Errorf("verdict: %s is not conformant on %s: %s", v.Claim, v.Target, v.Reason))
+		}
+	}
+	return errs
 }
 
 // Register builds the ginkgo tree for opts. Call it once, before RunSpecs.
@@ -86,20 +114,16 @@ func Register(opts Options) {
 		s.stop(ctx)
 	}, NodeTimeout(2*time.Minute))
 	ReportAfterSuite("draconform report", func(r types.Report) {
-		outcomes := report.Outcomes(r)
-		cells := s.cellFacts()
-		var verdicts []report.Verdict
-		if opts.Bundle != nil {
-			verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, FieldStates(cells), opts.Complete)
-		}
-		if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: s.describe(), Verdicts: verdicts, Facts: cells}); err != nil {
-			Fail("writing reports: " + err.Error())
-		}
-		checkGolden(opts, outcomes)
-		for _, v := range verdicts {
-			if v.State == report.NotConformant {
-				Fail(fmt.Sprintf("verdict: %s is not conformant on %s: %s", v.Claim, v.Target, v.Reason))
+		if opts.ShardOut != "" {
+			// One cell of a run split over processes: the parent merges
+			// the shards and writes the run's reports.
+			if err := writeShard(opts.ShardOut, Shard{Report: r, Cells: s.cellFacts(), Header: s.describe(), Timings: s.timings()}); err != nil {
+				Fail(err.Error())
 			}
+			return
+		}
+		for _, err := range Finish(opts, r, s.cellFacts(), s.describe()) {
+			Fail(err.Error())
 		}
 	})
 	for _, group := range bySuite(opts.Plan) {
@@ -151,34 +175,34 @@ func cellOrder(opts Options) []string {
 }
 
 // checkGolden compares the run with the golden outcomes, or records them.
-func checkGolden(opts Options, outcomes []report.Outcome) {
+func checkGolden(opts Options, outcomes []report.Outcome) error {
 	switch {
 	case opts.Golden == "":
-		return
+		return nil
 	case opts.UpdateGolden:
 		// A run of some suites or cells updates their outcomes and keeps
 		// the rest of the table.
 		g, err := report.LoadGolden(opts.Golden)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			Fail(err.Error())
+			return err
 		}
 		if g == nil {
 			g = report.Golden{}
 		}
 		g.Merge(outcomes, opts.GoldenAs)
 		if err := g.Save(opts.Golden); err != nil {
-			Fail("writing golden outcomes: " + err.Error())
+			return fmt.Errorf("writing golden outcomes: %w", err)
 		}
 		fmt.Fprintf(opts.Log, "golden outcomes written to %s\n", opts.Golden)
-		return
+		return nil
 	}
 	g, err := report.LoadGolden(opts.Golden)
 	if err != nil {
-		Fail(err.Error())
+		return err
 	}
 	res, err := g.Check(outcomes, opts.Complete, opts.GoldenAs)
 	if err != nil {
-		Fail(err.Error())
+		return err
 	}
 	if len(res.NotCompared) > 0 {
 		fmt.Fprintf(opts.Log, "not compared with the golden table %s, which has no outcomes of: %s\n", opts.Golden, strings.Join(res.NotCompared, ", "))
@@ -187,8 +211,8 @@ func checkGolden(opts Options, outcomes []report.Outcome) {
 		compareWith(opts, g, outcomes, from, to)
 	}
 	if len(res.Diffs) > 0 {
-		Fail(fmt.Sprintf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
-			len(res.Diffs), opts.Golden, strings.Join(res.Diffs, "\n  ")))
+		return fmt.Errorf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
+			len(res.Diffs), opts.Golden, strings.Join(res.Diffs, "\n  "))
 	}
 	switch {
 	case len(res.Compared) == 0:
@@ -198,6 +222,7 @@ func checkGolden(opts Options, outcomes []report.Outcome) {
 	default:
 		fmt.Fprintf(opts.Log, "every outcome of %s matches the golden table %s (a narrowed run: outcomes it did not run were not checked)\n", strings.Join(res.Compared, ", "), opts.Golden)
 	}
+	return nil
 }
 
 // compareWith prints how target from's outcomes differ from to's golden

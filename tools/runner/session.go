@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
@@ -73,6 +74,8 @@ type session struct {
 	clients   map[string]*steps.Clients
 	// profileVars are the driver profile's variables, for every case.
 	profileVars spec.Vars
+	// timing is where each cell's time went, by state key.
+	timing map[string]*CellTiming
 	// private holds the kubeconfigs handed to other ginkgo processes:
 	// never the output folder, which people share (CI artifacts,
 	// certification bundles). Made by process 1, removed by stop.
@@ -83,6 +86,7 @@ type session struct {
 func newSession(opts Options) *session {
 	return &session{profileVars: opts.Profile.Vars(),
 		opts: opts, states: map[string]*cellState{},
+		timing:  map[string]*CellTiming{},
 		started: map[string]cluster.Cluster{}, providers: map[string]cluster.Provider{}, live: map[string]cluster.Cluster{}, clients: map[string]*steps.Clients{},
 	}
 }
@@ -106,6 +110,9 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	key := stateKey(t.Name, cell.Name)
 	st := &cellState{Target: t.Name, Cell: cell.Name, Gates: cluster.CellGates(cell)}
 	s.states[key] = st
+	tm := &CellTiming{Target: t.Name, Cell: cell.Name, Began: time.Now()}
+	s.timing[key] = tm
+	defer func() { tm.StartSeconds = time.Since(tm.Began).Seconds() }()
 	c, err := cluster.StartCell(ctx, t.Provider, cell.Name, st.Gates, cluster.CellReleased(cell))
 	if errors.Is(err, cluster.ErrUnsupported) {
 		st.Unsupported = err.Error()
@@ -129,7 +136,9 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 			st.NoFakeNodes = err.Error()
 		}
 	}
+	nodeBegan := time.Now()
 	s.addNode(ctx, t, cell, c, st)
+	tm.NodeSeconds = time.Since(nodeBegan).Seconds()
 	st.Cluster = c.Name()
 	if bl, ok := c.(cluster.BinaryLister); ok {
 		st.Binaries = bl.Binaries()
@@ -250,8 +259,17 @@ func (s *session) cluster(target, cellName string) (*cellState, cluster.Cluster,
 
 func (s *session) stop(ctx context.Context) {
 	for cell, c := range s.started {
+		if sl, ok := c.(cluster.SchedulerLatency); ok {
+			if l, err := sl.SchedulerLatency(ctx); err == nil && s.timing[cell] != nil {
+				s.timing[cell].Scheduler = &l
+			}
+		}
+		began := time.Now()
 		if err := s.providers[cell].Stop(ctx, c); err != nil {
 			s.logf("cell %s: stopping: %v", cell, err)
+		}
+		if tm := s.timing[cell]; tm != nil {
+			tm.StopSeconds = time.Since(began).Seconds()
 		}
 	}
 	if s.private != "" {
@@ -259,6 +277,30 @@ func (s *session) stop(ctx context.Context) {
 			s.logf("removing the run's private folder: %v", err)
 		}
 	}
+}
+
+// caseBegins notes the first case of a cell, for its timing.
+func (s *session) caseBegins(target, cell string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tm := s.timing[stateKey(target, cell)]; tm != nil && tm.FirstCase.IsZero() {
+		tm.FirstCase = time.Now()
+	}
+}
+
+// timings lists the cells' timings in start order.
+func (s *session) timings() []CellTiming {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []CellTiming
+	for _, t := range s.opts.Targets {
+		for _, c := range plan.Cells(s.opts.Plan) {
+			if tm := s.timing[stateKey(t.Name, c.Name)]; tm != nil {
+				out = append(out, *tm)
+			}
+		}
+	}
+	return out
 }
 
 func (s *session) logf(format string, args ...any) {

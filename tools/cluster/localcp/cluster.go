@@ -2,6 +2,7 @@ package localcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -28,9 +29,17 @@ type Cluster struct {
 	private    string // the credentials' folder, removed by stop
 	kubeconfig string
 	etcdURL    string
-	apiPort    int
+	// apiPort is the proxy's port, which clients know; the API server
+	// itself listens on a port of its own per run.
+	apiPort int
+	proxy   *apiProxy
+	// schedPort is the running scheduler's health and metrics port.
+	schedPort int
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// procMu orders the writes of procs and started by launches that run
+	// side by side, under mu.
+	procMu  sync.Mutex
 	gates   cluster.GateState
 	procs   map[cluster.Component]*process
 	started []int // every pid ever started, for leak checks
@@ -140,12 +149,15 @@ func (c *Cluster) start(ctx context.Context) error {
 		return err
 	}
 	c.pki = pki
-	ports, err := freePorts(3)
+	ports, err := freePorts(2)
 	if err != nil {
 		return err
 	}
 	etcdClient, etcdPeer := ports[0], ports[1]
-	c.apiPort = ports[2]
+	if c.proxy, err = newAPIProxy(); err != nil {
+		return err
+	}
+	c.apiPort = c.proxy.port()
 	c.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
 	c.kubeconfig = filepath.Join(private, "kubeconfig")
 	if err := writeKubeconfig(c.kubeconfig, apiserverURL(c.apiPort), pki.CAPEM, pki.AdminToken); err != nil {
@@ -156,10 +168,14 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.launch(ctx, Etcd, etcdArgv, plainProbe(c.etcdURL+"/health"), 30*time.Second); err != nil {
 		return err
 	}
-	for _, comp := range cluster.Components {
-		if err := c.launchComponent(ctx, comp); err != nil {
-			return err
-		}
+	if err := c.launchComponent(ctx, cluster.APIServer); err != nil {
+		return err
+	}
+	// The scheduler and the controller manager need only the API server:
+	// started together, the scheduler is ready while the controller
+	// manager still builds its controllers.
+	if err := c.launchClients(ctx); err != nil {
+		return err
 	}
 	return c.waitDefaultServiceAccount(ctx)
 }
@@ -180,28 +196,53 @@ func (c *Cluster) waitDefaultServiceAccount(ctx context.Context) error {
 	return nil
 }
 
+// launchClients starts the scheduler and the controller manager side by
+// side and waits for both. Caller holds c.mu.
+func (c *Cluster) launchClients(ctx context.Context) error {
+	comps := []cluster.Component{cluster.Scheduler, cluster.ControllerManager}
+	errs := make([]error, len(comps))
+	var wg sync.WaitGroup
+	for i, comp := range comps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.launchComponent(ctx, comp)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // launchComponent renders the command line of comp from the current gates
 // and starts it. Caller holds c.mu.
 func (c *Cluster) launchComponent(ctx context.Context, comp cluster.Component) error {
 	gates := c.gates[comp]
 	switch comp {
 	case cluster.APIServer:
+		ports, err := freePorts(1)
+		if err != nil {
+			return err
+		}
 		args := apiserverArgs(apiserverParams{
 			pki:              c.pki,
 			certDir:          filepath.Join(c.private, "pki"),
 			etcdURL:          c.etcdURL,
-			port:             c.apiPort,
+			port:             ports[0],
 			gates:            gates,
 			storageMediaType: c.opts.StorageMediaType,
 			extra:            c.opts.APIServerExtraFlags,
 		})
 		// /readyz rather than /healthz: it also waits for the bootstrap
 		// RBAC roles and priority levels the other components rely on.
-		pr, err := caProbe(apiserverURL(c.apiPort)+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
+		pr, err := caProbe(apiserverURL(ports[0])+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
 		if err != nil {
 			return err
 		}
-		return c.launch(ctx, comp, args, pr, 90*time.Second)
+		if err := c.launch(ctx, comp, args, pr, 90*time.Second); err != nil {
+			return err
+		}
+		c.proxy.setBackend(ports[0])
+		return nil
 	case cluster.Scheduler:
 		cfgPath := filepath.Join(c.dir, "kube-scheduler-config.yaml")
 		cfg, err := renderSchedulerConfig(c.kubeconfig, c.opts.SchedulerContentType)
@@ -218,6 +259,7 @@ func (c *Cluster) launchComponent(ctx context.Context, comp cluster.Component) e
 		// /readyz includes the informer and event-handler sync, so a pod
 		// created right after this returns is scheduled without delay.
 		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/readyz", ports[0]))
+		c.schedPort = ports[0]
 		return c.launch(ctx, comp, schedulerArgs(cfgPath, ports[0], gates), pr, 60*time.Second)
 	case cluster.ControllerManager:
 		ports, err := freePorts(1)
@@ -246,8 +288,10 @@ func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []str
 	if err != nil {
 		return err
 	}
+	c.procMu.Lock()
 	c.procs[comp] = p
 	c.started = append(c.started, p.pid)
+	c.procMu.Unlock()
 	if err := waitHealthy(ctx, p, pr, timeout); err != nil {
 		p.stop(stopGrace(comp))
 		return err
@@ -266,7 +310,11 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 		return fmt.Errorf("local: cannot restart %q in cell %s: not a running control-plane component", comp, c.cell)
 	}
 	began := time.Now()
-	c.procs[comp].stop(stopGrace(comp))
+	prev := c.procs[comp]
+	if comp != cluster.APIServer {
+		// Two schedulers or controller managers would both act.
+		prev.stop(stopGrace(comp))
+	}
 	old, had := c.gates[comp]
 	c.gates[comp] = maps.Clone(gates)
 	if err := c.launchComponent(ctx, comp); err != nil {
@@ -275,12 +323,20 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 		} else {
 			delete(c.gates, comp)
 		}
+		if comp == cluster.APIServer {
+			// The old API server still serves, and the proxy still
+			// points at it: the cell keeps its gates.
+			c.procs[comp] = prev
+		}
 		return fmt.Errorf("local: restarting %s in cell %s with gates %q: %w", comp, c.cell, gates.Flag(), err)
 	}
-	c.log.Printf("local: %s restarted in %.1fs with gates %q (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.cell)
 	if comp == cluster.APIServer {
-		return c.refreshClients(ctx)
+		// The proxy sends new connections to the new API server already;
+		// stopping the old one cuts the rest, whose clients reconnect.
+		// Its state is in etcd, so the kill loses nothing.
+		prev.stop(0)
 	}
+	c.log.Printf("local: %s restarted in %.1fs with gates %q (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.cell)
 	return nil
 }
 
@@ -290,15 +346,19 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 // which the scheduler sees no nodes; a fresh start waits for its caches
 // (readyz) and takes about 1 s and 6 s. Called with c.mu held.
 func (c *Cluster) refreshClients(ctx context.Context) error {
+	var wg sync.WaitGroup
 	for _, comp := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager} {
-		p, ok := c.procs[comp]
-		if !ok {
-			continue
+		if p, ok := c.procs[comp]; ok {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p.stop(stopGrace(comp))
+			}()
 		}
-		p.stop(stopGrace(comp))
-		if err := c.launchComponent(ctx, comp); err != nil {
-			return fmt.Errorf("local: restarting %s after kube-apiserver in cell %s: %w", comp, c.cell, err)
-		}
+	}
+	wg.Wait()
+	if err := c.launchClients(ctx); err != nil {
+		return fmt.Errorf("local: restarting the scheduler and the controller manager after kube-apiserver in cell %s: %w", c.cell, err)
 	}
 	return nil
 }
@@ -321,6 +381,9 @@ func (c *Cluster) stop() {
 			p.stop(stopGrace(comp))
 			delete(c.procs, comp)
 		}
+	}
+	if c.proxy != nil {
+		c.proxy.close()
 	}
 	if c.private != "" {
 		if err := os.RemoveAll(c.private); err != nil {

@@ -72,14 +72,19 @@ type Provider struct {
 }
 
 var (
-	_ cluster.Provider     = (*Provider)(nil)
-	_ cluster.NodeAdder    = (*Provider)(nil)
-	_ cluster.Cluster      = (*Cluster)(nil)
-	_ cluster.Restarter    = (*Cluster)(nil)
-	_ cluster.MixedStarter = (*Provider)(nil)
-	_ cluster.RunInspector = (*Cluster)(nil)
-	_ cluster.BinaryLister = (*Cluster)(nil)
+	_ cluster.Provider      = (*Provider)(nil)
+	_ cluster.NodeAdder     = (*Provider)(nil)
+	_ cluster.Cluster       = (*Cluster)(nil)
+	_ cluster.Restarter     = (*Cluster)(nil)
+	_ cluster.MixedStarter  = (*Provider)(nil)
+	_ cluster.RunInspector  = (*Cluster)(nil)
+	_ cluster.BinaryLister  = (*Cluster)(nil)
+	_ cluster.SeparateCells = (*Provider)(nil)
 )
+
+// SeparateCells implements cluster.SeparateCells: every cell runs its own
+// processes on its own ports and folders.
+func (p *Provider) SeparateCells() {}
 
 // New returns a provider; nothing runs until Start.
 func New(opts Options) *Provider {

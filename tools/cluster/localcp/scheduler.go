@@ -51,7 +51,9 @@ func renderSchedulerConfig(kubeconfig, contentType string) ([]byte, error) {
 }
 
 func schedulerArgs(configPath string, port int, gates cluster.Gates) []string {
-	return append([]string{"--config=" + configPath}, servingArgs(port, gates)...)
+	// /metrics without a token, on loopback only: benchmarks read the
+	// scheduler's own latency beside the suite's.
+	return append([]string{"--config=" + configPath, "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"}, servingArgs(port, gates)...)
 }
 
 // servingArgs are the flags the scheduler and the controller manager share:

@@ -47,7 +47,7 @@ func localBinaries(ctx context.Context, c Config) (*Built, error) {
 	default:
 		return nil, fmt.Errorf("--bin-encoding %q: want protobuf or json", c.Local.BinEncoding)
 	}
-	released, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Local.Version, CacheDir: c.Local.CacheDir, Log: c.Log})
+	released, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Local.Version, CacheDir: c.Local.CacheDir, ReleaseURL: k8sbuild.ReleaseURL(), Log: c.Log})
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}

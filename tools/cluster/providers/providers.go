@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/draconform/draconform/tools/cluster"
@@ -137,7 +138,7 @@ func Build(ctx context.Context, c Config) (*Built, error) {
 		if c.Local.HasBinaries() {
 			return localBinaries(ctx, c)
 		}
-		bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Local.Version, CacheDir: c.Local.CacheDir, Log: c.Log})
+		bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Local.Version, CacheDir: c.Local.CacheDir, ReleaseURL: k8sbuild.ReleaseURL(), Log: c.Log})
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
@@ -194,12 +195,32 @@ func prototype(ctx context.Context, c Config, v variant) (*Built, error) {
 	if v := c.Local.Version; v != "" && v != build.BaseVersion {
 		return nil, fmt.Errorf("the prototype is built from Kubernetes %s, not %s", build.BaseVersion, v)
 	}
-	vanilla, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: build.BaseVersion, CacheDir: c.Local.CacheDir, Log: c.Log})
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes binaries: %w", err)
+	// The vanilla build (etcd, the controller manager, the kubelet) and the
+	// prototype's run side by side where memory allows: two cores stay
+	// busy through each one's links and slow packages.
+	var vanilla string
+	var verr error
+	vdone := make(chan struct{})
+	go func() {
+		defer close(vdone)
+		vanilla, verr = k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: build.BaseVersion, CacheDir: c.Local.CacheDir, ReleaseURL: k8sbuild.ReleaseURL(), Log: c.Log})
+	}()
+	wait := func() error { <-vdone; return verr }
+	if !k8sbuild.ConcurrentBuilds() {
+		if err := wait(); err != nil {
+			return nil, fmt.Errorf("kubernetes binaries: %w", err)
+		}
 	}
-	opts := build.Options{CacheDir: c.Local.CacheDir, VanillaBinDir: vanilla, Mutant: v.Build, Static: v.static, Log: c.Log}
+	_, cacheDir, err := k8sbuild.Dirs("", c.Local.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	opts := build.Options{CacheDir: c.Local.CacheDir, VanillaBinDir: filepath.Join(cacheDir, build.BaseVersion, "bin"), WaitVanilla: wait,
+		Mutant: v.Build, Static: v.static, Log: c.Log}
 	bin, err := build.Ensure(ctx, opts)
+	if werr := wait(); werr != nil {
+		return nil, fmt.Errorf("kubernetes binaries: %w", werr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("prototype binaries: %w", err)
 	}
@@ -227,4 +248,31 @@ func prototype(ctx context.Context, c Config, v variant) (*Built, error) {
 // whatever the control plane, since KEP-6406 does not touch the kubelet.
 func nodeOptions(c Config, vanillaBinDir string) *localcp.NodeBuildOptions {
 	return &localcp.NodeBuildOptions{CacheDir: c.Local.CacheDir, KubeletBinDir: vanillaBinDir, OutDir: c.OutDir, Log: c.Log}
+}
+
+// Embedded says whether any of cfgs is an embedded provider, whose nodes
+// run the container runtime EnsureRuntime builds.
+func Embedded(cfgs []Config) bool {
+	for _, c := range cfgs {
+		switch c.Name {
+		case "kubeconfig", "kind":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// EnsureRuntime builds (or finds) the embedded node's container runtime
+// (containerd, runc, the CNI plugins), so that it can build beside the
+// Kubernetes binaries rather than after them.
+func EnsureRuntime(ctx context.Context, c Config) error {
+	root, cacheDir, err := k8sbuild.Dirs("", c.Local.CacheDir)
+	if err != nil {
+		return err
+	}
+	if _, err := localcp.EnsureRuntimeBinaries(ctx, root, cacheDir, c.Log); err != nil {
+		return fmt.Errorf("the node's container runtime: %w", err)
+	}
+	return nil
 }

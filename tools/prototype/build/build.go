@@ -48,6 +48,10 @@ type Options struct {
 	// VanillaBinDir holds the released etcd and kube-controller-manager the
 	// prototype runs unchanged. Default <CacheDir>/v1.37.2/bin.
 	VanillaBinDir string
+	// WaitVanilla, when set, waits for a build of VanillaBinDir running
+	// beside this one; Ensure calls it before it takes etcd and the
+	// controller manager from there.
+	WaitVanilla func() error
 	// Mutant names a deliberately non-conformant variant (see Mutants) to
 	// build instead of the prototype, for proving the suite rejects it. It
 	// gives another key.
@@ -161,21 +165,32 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 	key := Key(o)
 	c := k8sbuild.Cache{KeyDir: filepath.Join(o.CacheDir, "prototype-"+key), Names: Binaries, Who: "prototype", Log: o.Log}
 	start := time.Now()
-	binDir, built, err := c.Ensure(ctx, func(ctx context.Context, scratch string, _ []string) error {
+	binDir, didBuild, err := c.Ensure(ctx, func(ctx context.Context, scratch string, _ []string) error {
 		vanilla := []string{"etcd", "kube-controller-manager"}
-		if m := k8sbuild.Missing(o.VanillaBinDir, vanilla); len(m) > 0 {
-			return fmt.Errorf("prototype: vanilla %s missing in %s (build them first: go run ./tools/cmd/draconform binaries)", strings.Join(m, ", "), o.VanillaBinDir)
-		}
 		work := filepath.Join(o.WorkDir, key)
 		fmt.Fprintf(o.Log, "prototype: key %s (%d edit groups%s); work dir %s\n", key, len(EditSet(o)), map[bool]string{true: ", mutant " + o.Mutant}[o.Mutant != ""], work)
 		modDir, err := prepare(ctx, o, work)
 		if err != nil {
 			return err
 		}
+		// One go build for both, so that their packages compile side by
+		// side and one links while the other still compiles.
+		var pkgs []string
 		for _, name := range built {
-			if err := goBuild(ctx, o.Log, modDir, scratch, "k8s.io/kubernetes/cmd/"+name, o.Static); err != nil {
-				return err
+			pkgs = append(pkgs, "k8s.io/kubernetes/cmd/"+name)
+		}
+		if err := goBuild(ctx, o.Log, modDir, scratch, o.Static, pkgs...); err != nil {
+			return err
+		}
+		// The vanilla build may run beside this one; its etcd and
+		// controller manager are needed only now.
+		if o.WaitVanilla != nil {
+			if err := o.WaitVanilla(); err != nil {
+				return fmt.Errorf("prototype: the vanilla binaries it runs beside: %w", err)
 			}
+		}
+		if m := k8sbuild.Missing(o.VanillaBinDir, vanilla); len(m) > 0 {
+			return fmt.Errorf("prototype: vanilla %s missing in %s (build them first: go run ./tools/cmd/draconform binaries)", strings.Join(m, ", "), o.VanillaBinDir)
 		}
 		for _, name := range vanilla {
 			if err := linkOrCopy(filepath.Join(o.VanillaBinDir, name), filepath.Join(scratch, name)); err != nil {
@@ -187,7 +202,7 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if built {
+	if didBuild {
 		fmt.Fprintf(o.Log, "prototype: binaries ready in %s (%s in all)\n", binDir, time.Since(start).Round(time.Second))
 	} else {
 		fmt.Fprintf(o.Log, "prototype: using %s\n", binDir)
@@ -369,7 +384,7 @@ func writeDiff(path string, files []string, roots, orig map[Module]string) {
 	_ = os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string, static bool) error {
+func goBuild(ctx context.Context, log io.Writer, modDir, outDir string, static bool, pkgs ...string) error {
 	env := []string{"GOWORK=off"}
 	if static {
 		env = append(env, staticEnv)
@@ -377,6 +392,10 @@ func goBuild(ctx context.Context, log io.Writer, modDir, outDir, pkg string, sta
 	// -trimpath keeps the work dir (which has the key in it) out of the
 	// build cache's action IDs, so that a variant of the patch recompiles
 	// only what its edits touch.
-	return k8sbuild.GoBuild{ModuleDir: modDir, Env: env, Flags: []string{"-trimpath"}, Packages: []string{pkg},
-		OutDir: outDir, Who: "prototype", What: filepath.Base(pkg), Log: log}.Run(ctx)
+	var names []string
+	for _, p := range pkgs {
+		names = append(names, filepath.Base(p))
+	}
+	return k8sbuild.GoBuild{ModuleDir: modDir, Env: env, Flags: []string{"-trimpath"}, Packages: pkgs,
+		OutDir: outDir, Who: "prototype", What: strings.Join(names, " and "), Log: log}.Run(ctx)
 }

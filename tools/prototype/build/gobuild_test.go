@@ -21,7 +21,7 @@ func TestGoBuildEnvironment(t *testing.T) {
 		}
 		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 		t.Setenv("CGO_ENABLED", "1")
-		if err := goBuild(context.Background(), io.Discard, t.TempDir(), "/out", "k8s.io/kubernetes/cmd/kube-scheduler", static); err != nil {
+		if err := goBuild(context.Background(), io.Discard, t.TempDir(), "/out", static, "k8s.io/kubernetes/cmd/kube-scheduler"); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(record)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
+	"github.com/draconform/draconform/tools/app"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/plan"
@@ -31,7 +33,27 @@ var (
 	outDir     = flag.String("draconform.out", "", "output directory (default: <repo>/_output/e2e)")
 	cells      = flag.String("draconform.cells", "", "comma-separated cells (default: all)")
 	golden     = flag.String("draconform.golden", filepath.Join("..", "..", "..", "docs", "golden-outcomes.json"), "golden outcomes the run must match (empty: none)")
+	parallel   = flag.Int("draconform.parallel", 0, "on the embedded providers, cells at once, each in a process of its own, as draconform run does it (0: as many as it chooses); 1 runs every cell in this process, under ginkgo (and its CLI's -p)")
 )
+
+// TestMain lets this test binary stand in for draconform when a sharded run
+// starts its cells as processes of its own binary: they get `run ...`.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		os.Exit(app.Run(context.Background(), os.Args[1:], app.Streams{Out: os.Stdout, Err: os.Stderr}))
+	}
+	os.Exit(m.Run())
+}
+
+// embedded says whether every provider of the run starts its own clusters.
+func embedded(providers string) bool {
+	for _, p := range strings.Split(providers, ",") {
+		if p == "kubeconfig" || p == "kind" {
+			return false
+		}
+	}
+	return true
+}
 
 func TestConformance(t *testing.T) {
 	if testing.Short() {
@@ -54,6 +76,22 @@ func TestConformance(t *testing.T) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
+	if *parallel != 1 && embedded(*provider) && *kubeconfig == "" {
+		// As `make conformance` runs it: each cell in a process of its
+		// own, side by side, the parent merging their reports.
+		args := []string{"run", "--provider", *provider, "--k8s-version", *version, "--out", out, "--parallel", strconv.Itoa(*parallel)}
+		if *golden != "" {
+			args = append(args, "--golden", *golden)
+		}
+		if *cells != "" {
+			args = append(args, "--cells", *cells)
+		}
+		if code := app.Run(ctx, args, app.Streams{Out: os.Stdout, Err: os.Stdout}); code != 0 {
+			t.Errorf("draconform %s: exit %d", strings.Join(args, " "), code)
+		}
+		scanOutput(t, out, began)
+		return
+	}
 	var targets []runner.Target
 	for _, name := range strings.Split(*provider, ",") {
 		p, err := providers.New(ctx, providers.Config{Name: name, OutDir: filepath.Join(out, name), Log: os.Stdout,
@@ -76,8 +114,13 @@ func TestConformance(t *testing.T) {
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, "draconform")
-	// The output folder is what CI uploads and bundles are made from: no
-	// kubeconfig, key or token of the run may be in it.
+	scanOutput(t, out, began)
+}
+
+// scanOutput fails on any credential in the run's output folder: it is what
+// CI uploads and bundles are made from.
+func scanOutput(t *testing.T, out string, began time.Time) {
+	t.Helper()
 	leaks, err := secretscan.Scan(out, began)
 	if err != nil {
 		t.Fatal(err)

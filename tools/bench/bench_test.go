@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/report"
+	"github.com/draconform/draconform/tools/runner"
+)
+
+func TestQuantileAndMedian(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3}
+	if got := Median(xs); got != 3 {
+		t.Errorf("Median = %v, want 3", got)
+	}
+	if got := Median([]float64{4, 1, 3, 2}); got != 2.5 {
+		t.Errorf("Median of an even count = %v, want 2.5", got)
+	}
+	if got := Quantile(xs, 0.9); got != 5 {
+		t.Errorf("p90 = %v, want 5", got)
+	}
+	if got := Quantile(nil, 0.5); got != 0 {
+		t.Errorf("quantile of nothing = %v, want 0", got)
+	}
+	if xs[0] != 5 {
+		t.Error("Median sorted its argument in place")
+	}
+}
+
+func TestDownsampleAveragesEachStep(t *testing.T) {
+	s := []Sample{{At: 1 * time.Second, Busy: 1}, {At: 2 * time.Second, Busy: 0}, {At: 3 * time.Second, Busy: 0.5}, {At: 9 * time.Second, Busy: 1}}
+	got := Downsample(s, 2*time.Second)
+	want := []float64{0.5, 0.5, 0.5, 0.5, 1}
+	if len(got) != len(want) {
+		t.Fatalf("Downsample = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Downsample = %v, want %v", got, want)
+		}
+	}
+}
+
+// A run folder as a sharded run leaves it: timings and ginkgo's report.
+func writeRun(t *testing.T, began time.Time) string {
+	t.Helper()
+	dir := t.TempDir()
+	tm := runner.RunTimings{Began: began, Parallel: 4, Cells: []runner.CellTiming{
+		{Target: "local", Cell: "a", StartSeconds: 4, FirstCase: began.Add(5 * time.Second), Scheduler: &cluster.Latency{Pods: 10, Seconds: 0.5}},
+		{Target: "local", Cell: "b", StartSeconds: 6, NodeSeconds: 2, FirstCase: began.Add(7 * time.Second), Scheduler: &cluster.Latency{Pods: 10, Seconds: 1.5}},
+	}}
+	data, _ := json.Marshal(tm)
+	if err := os.WriteFile(filepath.Join(dir, runner.TimingsFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(secs float64, serial bool, measurements ...string) types.SpecReport {
+		sp := types.SpecReport{LeafNodeType: types.NodeTypeIt, State: types.SpecStatePassed, RunTime: time.Duration(secs * float64(time.Second)), IsSerial: serial}
+		for _, m := range measurements {
+			sp.ReportEntries = append(sp.ReportEntries, types.ReportEntry{Name: report.EntryMeasurement, Value: types.WrapEntryValue(m)})
+		}
+		return sp
+	}
+	rep := types.Report{SpecReports: types.SpecReports{
+		spec(0.2, false), spec(0.4, false), spec(3, false), spec(0.3, false, "scheduling attempts for pod p over 5s: 2"),
+		spec(12, true, "restart: kube-apiserver with gates {DRAExtendedResourceCapacity=false} ready in 4.50s", "restart: kube-apiserver back to the cell's gates {} ready in 3.50s"),
+		{LeafNodeType: types.NodeTypeIt, State: types.SpecStateSkipped},
+	}}
+	data, _ = json.Marshal([]types.Report{rep})
+	if err := os.WriteFile(filepath.Join(dir, report.JSONFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestReadRunFindsWhereTheTimeWent(t *testing.T) {
+	began := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	dir := writeRun(t, began.Add(time.Second))
+	r, err := ReadRun(dir, began, 30*time.Second, []Sample{{Busy: 0.5, RSS: 100}, {Busy: 1, RSS: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FirstCaseSeconds != 6 {
+		t.Errorf("first case at %vs, want 6 (the earliest cell's, from the command's start)", r.FirstCaseSeconds)
+	}
+	if r.Cases != 5 {
+		t.Errorf("cases = %d, want 5 (the skipped one is no case that ran)", r.Cases)
+	}
+	if r.CaseMedian != 0.35 && r.CaseMedian != 0.3 {
+		t.Errorf("median plain case %v, want the median of 0.2, 0.3, 0.4, 3 without the restart case", r.CaseMedian)
+	}
+	if r.SchedulerPerPod != 0.1 {
+		t.Errorf("scheduler per pod %v, want 2 s over 20 pods", r.SchedulerPerPod)
+	}
+	if len(r.Restarts) != 2 || r.Restarts[0].Component != "kube-apiserver" || r.Restarts[0].Seconds != 4.5 {
+		t.Errorf("restarts = %+v, want the two measured", r.Restarts)
+	}
+	if len(r.RestartCases) != 1 || r.RestartCases[0] != 12 {
+		t.Errorf("restart cases = %v, want [12]", r.RestartCases)
+	}
+	if r.PeakRSS != 300 || r.MeanBusy != 0.75 {
+		t.Errorf("peak %d, busy %v; want 300 and 0.75", r.PeakRSS, r.MeanBusy)
+	}
+	if r.Parallel != 4 || len(r.CellStart) != 2 || r.CellStart[1].NodeSeconds != 2 {
+		t.Errorf("parallel %d, cell starts %+v", r.Parallel, r.CellStart)
+	}
+}
+
+func TestReadRunWithoutTimingsSaysSo(t *testing.T) {
+	if _, err := ReadRun(t.TempDir(), time.Now(), time.Second, nil); err == nil || !strings.Contains(err.Error(), runner.TimingsFile) {
+		t.Errorf("want an error naming %s, got %v", runner.TimingsFile, err)
+	}
+}
+
+func TestMarkdownComparesWithThePreviousFigures(t *testing.T) {
+	old := &Warm{Date: "2026-12-01", Commit: "aaa", Runs: []Run{{WallSeconds: 200, Golden: true}}}
+	now := &Warm{Date: "2026-12-02", Commit: "bbb", Runs: []Run{{WallSeconds: 50, Golden: true}, {WallSeconds: 40, Golden: true}, {WallSeconds: 70, Golden: true}}}
+	res := Results{}.With("2 cores", old, nil).With("2 cores", now, nil)
+	md := Markdown(res)
+	for _, want := range []string{"| wall time of the matrix | 50.0 s | 200.0 s |", "commit aaa", "every run's outcomes matched the golden table"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	now.Runs[1].Golden = false
+	if md := Markdown(Results{Warm: now}); !strings.Contains(md, "did not match the golden table") {
+		t.Errorf("a run that missed the golden table is not flagged:\n%s", md)
+	}
+}
+
+func TestColdShowsCPUOverTimeWithMilestones(t *testing.T) {
+	c := &Cold{Date: "2026-12-02", Commit: "ccc", Command: "make conformance", Seconds: 65, Golden: true, CPUStep: 20,
+		CPU: []float64{0.5, 1, 1, 0.25}, Milestones: []Milestone{{What: "vanilla built", Seconds: 30}}}
+	md := Markdown(Results{Cold: c})
+	for _, want := range []string{"First result in 1:05", "0:20 100% " + strings.Repeat("█", 40) + "  ← vanilla built", "0:00  50% "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestTreeRSSCountsThisProcess(t *testing.T) {
+	if rss := treeRSS(os.Getpid()); rss <= 0 {
+		t.Errorf("treeRSS of this test process = %d, want > 0", rss)
+	}
+}

@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown renders results as docs/bench.md.
+func Markdown(r Results) string {
+	var b strings.Builder
+	b.WriteString("# draconform benchmarks\n\n")
+	b.WriteString("Written by `make bench` (warm: the whole matrix, both implementations, binaries built) and `make bench-cold` (a newcomer's first `make conformance`: clean clone, empty Go and binary caches). Figures, not assertions: nothing fails on a slow machine. The README quotes them.\n\n")
+	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine)
+	if r.Warm != nil {
+		warm(&b, *r.Warm, prevWarm(r))
+	}
+	if r.Cold != nil {
+		cold(&b, *r.Cold, prevCold(r))
+	}
+	return b.String()
+}
+
+func prevWarm(r Results) *Warm {
+	if r.Previous == nil || r.Previous.Warm == nil || r.Warm == nil || r.Previous.Warm.Date == r.Warm.Date && r.Previous.Warm.Commit == r.Warm.Commit {
+		return nil
+	}
+	return r.Previous.Warm
+}
+
+func prevCold(r Results) *Cold {
+	if r.Previous == nil || r.Previous.Cold == nil || r.Cold == nil || r.Previous.Cold.Date == r.Cold.Date && r.Previous.Cold.Commit == r.Cold.Commit {
+		return nil
+	}
+	return r.Previous.Cold
+}
+
+// WarmSummary is the warm figures the README quotes.
+type WarmSummary struct {
+	Runs                     int
+	Wall, FirstCase          float64
+	CellStartMedian, CellMax float64
+	CaseMedian, CaseP90      float64
+	SchedulerPerPod, Ratio   float64
+	RestartMedian            float64
+	PeakRSS                  int64
+	AllGolden                bool
+}
+
+// Summarize reduces warm runs to medians.
+func Summarize(w Warm) WarmSummary {
+	var s WarmSummary
+	s.Runs = len(w.Runs)
+	s.AllGolden = len(w.Runs) > 0
+	var walls, firsts, cases, p90s, sched, restarts, starts []float64
+	for _, r := range w.Runs {
+		walls = append(walls, r.WallSeconds)
+		firsts = append(firsts, r.FirstCaseSeconds)
+		cases = append(cases, r.CaseMedian)
+		p90s = append(p90s, r.CaseP90)
+		if r.SchedulerPerPod > 0 {
+			sched = append(sched, r.SchedulerPerPod)
+		}
+		for _, rs := range r.Restarts {
+			restarts = append(restarts, rs.Seconds)
+		}
+		for _, c := range r.CellStart {
+			starts = append(starts, c.Seconds)
+			s.CellMax = max(s.CellMax, c.Seconds)
+		}
+		s.PeakRSS = max(s.PeakRSS, r.PeakRSS)
+		s.AllGolden = s.AllGolden && r.Golden
+	}
+	s.Wall, s.FirstCase = Median(walls), Median(firsts)
+	s.CellStartMedian = Median(starts)
+	s.CaseMedian, s.CaseP90 = Median(cases), Median(p90s)
+	s.SchedulerPerPod = Median(sched)
+	if s.SchedulerPerPod > 0 {
+		s.Ratio = s.CaseMedian / s.SchedulerPerPod
+	}
+	s.RestartMedian = Median(restarts)
+	return s
+}
+
+func warm(b *strings.Builder, w Warm, prev *Warm) {
+	s := Summarize(w)
+	fmt.Fprintf(b, "## The matrix, binaries built (`make bench`)\n\n%s, commit %s, `draconform run %s`, %d runs.\n\n", w.Date, w.Commit, strings.Join(w.Args, " "), s.Runs)
+	golden := "every run's outcomes matched the golden table"
+	if !s.AllGolden {
+		golden = "**some run's outcomes did not match the golden table: these figures are of a broken run**"
+	}
+	fmt.Fprintf(b, "%s.\n\n", golden)
+	var p *WarmSummary
+	if prev != nil {
+		ps := Summarize(*prev)
+		p = &ps
+		fmt.Fprintf(b, "Compared with the previous figures (%s, commit %s, %d runs).\n\n", prev.Date, prev.Commit, ps.Runs)
+	}
+	b.WriteString("| median of the runs | now |")
+	if p != nil {
+		b.WriteString(" before |")
+	}
+	b.WriteString("\n|---|---|")
+	if p != nil {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	row := func(name string, now, before string) {
+		fmt.Fprintf(b, "| %s | %s |", name, now)
+		if p != nil {
+			fmt.Fprintf(b, " %s |", before)
+		}
+		b.WriteString("\n")
+	}
+	pv := func(f func(WarmSummary) string) string {
+		if p == nil {
+			return ""
+		}
+		return f(*p)
+	}
+	row("wall time of the matrix", secs(s.Wall), pv(func(x WarmSummary) string { return secs(x.Wall) }))
+	row("time to the first case", secs(s.FirstCase), pv(func(x WarmSummary) string { return secs(x.FirstCase) }))
+	row("a cell's cluster start (median / slowest)", secs(s.CellStartMedian)+" / "+secs(s.CellMax), pv(func(x WarmSummary) string { return secs(x.CellStartMedian) + " / " + secs(x.CellMax) }))
+	row("a case that restarts nothing (median / p90)", secs(s.CaseMedian)+" / "+secs(s.CaseP90), pv(func(x WarmSummary) string { return secs(x.CaseMedian) + " / " + secs(x.CaseP90) }))
+	row("the scheduler's own time per pod (queue to bound)", secs(s.SchedulerPerPod), pv(func(x WarmSummary) string { return secs(x.SchedulerPerPod) }))
+	row("ratio of the two", fmt.Sprintf("%.0f×", s.Ratio), pv(func(x WarmSummary) string { return fmt.Sprintf("%.0f×", x.Ratio) }))
+	row("a component restart, until ready", secs(s.RestartMedian), pv(func(x WarmSummary) string { return secs(x.RestartMedian) }))
+	row("peak memory of the run's processes", mib(s.PeakRSS), pv(func(x WarmSummary) string { return mib(x.PeakRSS) }))
+	b.WriteString("\n### Each run\n\n| run | wall | first case | cases | cells at once | CPU busy | peak memory | golden |\n|---|---|---|---|---|---|---|---|\n")
+	for i, r := range w.Runs {
+		fmt.Fprintf(b, "| %d | %s | %s | %d | %d | %.0f%% | %s | %v |\n", i+1, secs(r.WallSeconds), secs(r.FirstCaseSeconds), r.Cases, r.Parallel, 100*r.MeanBusy, mib(r.PeakRSS), r.Golden)
+	}
+	m := MedianRun(w.Runs)
+	b.WriteString("\n### Where the median run's time went\n\nCluster start per cell (control plane, then the kubelet node where the cell's cases need one, then the capability probe):\n\n| cell | start | of which the node |\n|---|---|---|\n")
+	for _, c := range m.CellStart {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", c.Cell, secs(c.Seconds), secs(c.NodeSeconds))
+	}
+	b.WriteString("\nComponent restarts (each from the stop to the restarted component's readiness; an API server restart counts until it serves again):\n\n| component | restarts | median | all |\n|---|---|---|---|\n")
+	by := restartsBy(m.Restarts)
+	for _, comp := range sortedKeys(by) {
+		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", comp, len(by[comp]), secs(Median(by[comp])), join(by[comp]))
+	}
+	fmt.Fprintf(b, "\nThe cases that restart a component took %s in all (%s).\n\n", secs(sum(m.RestartCases)), join(m.RestartCases))
+}
+
+func sum(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+func cold(b *strings.Builder, c Cold, prev *Cold) {
+	fmt.Fprintf(b, "## A newcomer's first result (`make bench-cold`)\n\n%s, commit %s: `%s` in a clean clone with empty Go module, Go build and binary caches.\n\n", c.Date, c.Commit, c.Command)
+	fmt.Fprintf(b, "**First result in %s** (golden outcomes matched: %v); peak memory %s.", mmss(c.Seconds), c.Golden, mib(c.PeakRSS))
+	if prev != nil {
+		fmt.Fprintf(b, " Before: %s (%s, commit %s).", mmss(prev.Seconds), prev.Date, prev.Commit)
+	}
+	b.WriteString("\n\n| when | what |\n|---|---|\n")
+	for _, m := range c.Milestones {
+		fmt.Fprintf(b, "| %s | %s |\n", mmss(m.Seconds), m.What)
+	}
+	var busy float64
+	for _, f := range c.CPU {
+		busy += f
+	}
+	if len(c.CPU) > 0 {
+		busy /= float64(len(c.CPU))
+	}
+	fmt.Fprintf(b, "\nCPU use over time, both cores together (mean %.0f%%; one row per %.0f s):\n\n```\n", 100*busy, c.CPUStep)
+	for i, f := range c.CPU {
+		at := float64(i) * c.CPUStep
+		note := ""
+		for _, m := range c.Milestones {
+			if m.Seconds >= at && m.Seconds < at+c.CPUStep {
+				note += "  ← " + m.What
+			}
+		}
+		fmt.Fprintf(b, "%s %3.0f%% %s%s\n", mmss(at), 100*f, bar(f, 40), note)
+	}
+	b.WriteString("```\n")
+}
+
+func mmss(s float64) string {
+	return fmt.Sprintf("%d:%02d", int(s)/60, int(s)%60)
+}

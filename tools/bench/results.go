@@ -1,0 +1,123 @@
+package bench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+)
+
+// Results are what docs/bench.json keeps: the last warm and cold figures,
+// and the ones they replaced, for the comparison.
+type Results struct {
+	Machine string `json:"machine"`
+	Warm    *Warm  `json:"warm,omitempty"`
+	Cold    *Cold  `json:"cold,omitempty"`
+	// Previous are the figures these replaced (their own Previous dropped).
+	Previous *Results `json:"previous,omitempty"`
+}
+
+// Warm is N runs of the matrix with the binaries built.
+type Warm struct {
+	Date   string   `json:"date"`
+	Commit string   `json:"commit"`
+	Args   []string `json:"args"`
+	Runs   []Run    `json:"runs"`
+}
+
+// Cold is one `make conformance` from a clean clone with empty caches.
+type Cold struct {
+	Date       string      `json:"date"`
+	Commit     string      `json:"commit"`
+	Command    string      `json:"command"`
+	Seconds    float64     `json:"seconds"`
+	Golden     bool        `json:"golden"`
+	Milestones []Milestone `json:"milestones"`
+	// CPU is the machine's busy fraction, one sample per CPUStep.
+	CPU     []float64 `json:"cpu"`
+	CPUStep float64   `json:"cpuStepSeconds"`
+	PeakRSS int64     `json:"peakRSSBytes"`
+}
+
+// Milestone is when a cold run reached a step, by its output.
+type Milestone struct {
+	What    string  `json:"what"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Load reads results, empty when the file does not exist.
+func Load(path string) (Results, error) {
+	var r Results
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Save writes results.
+func (r Results) Save(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// With returns r with new warm or cold figures, keeping what they replace
+// as Previous.
+func (r Results) With(machine string, w *Warm, c *Cold) Results {
+	prev := r
+	prev.Previous = nil
+	out := r
+	out.Machine = machine
+	out.Previous = &prev
+	if w != nil {
+		out.Warm = w
+	}
+	if c != nil {
+		out.Cold = c
+	}
+	return out
+}
+
+// Downsample averages samples into buckets of step.
+func Downsample(samples []Sample, step time.Duration) []float64 {
+	var out []float64
+	var sum float64
+	var n int
+	next := step
+	for _, s := range samples {
+		for s.At > next {
+			if n > 0 {
+				out = append(out, sum/float64(n))
+			} else if len(out) > 0 {
+				out = append(out, out[len(out)-1])
+			}
+			sum, n = 0, 0
+			next += step
+		}
+		sum += s.Busy
+		n++
+	}
+	if n > 0 {
+		out = append(out, sum/float64(n))
+	}
+	return out
+}
+
+// bar draws a fraction as a bar of width cells.
+func bar(f float64, width int) string {
+	n := int(f*float64(width) + 0.5)
+	n = min(max(n, 0), width)
+	return strings.Repeat("█", n) + strings.Repeat("·", width-n)
+}

@@ -1,0 +1,70 @@
+package localcp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
+
+var _ cluster.SchedulerLatency = (*Cluster)(nil)
+
+// SchedulerLatency implements cluster.SchedulerLatency from the running
+// scheduler's /metrics: scheduler_pod_scheduling_sli_duration_seconds
+// runs from a pod's first entry into the queue to its binding, the
+// scheduler's own share of a case's wait for a pod.
+func (c *Cluster) SchedulerLatency(ctx context.Context) (cluster.Latency, error) {
+	c.mu.Lock()
+	port := c.schedPort
+	c.mu.Unlock()
+	if port == 0 {
+		return cluster.Latency{}, fmt.Errorf("local: cell %s runs no scheduler", c.cell)
+	}
+	pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", port))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pr.url, nil)
+	if err != nil {
+		return cluster.Latency{}, err
+	}
+	resp, err := pr.client.Do(req)
+	if err != nil {
+		return cluster.Latency{}, fmt.Errorf("local: reading the scheduler's metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return cluster.Latency{}, fmt.Errorf("local: the scheduler's metrics: %s: %s", resp.Status, body)
+	}
+	return parseSLI(resp.Body)
+}
+
+// parseSLI sums the SLI histogram's _sum and _count over its labels.
+func parseSLI(r io.Reader) (cluster.Latency, error) {
+	const name = "scheduler_pod_scheduling_sli_duration_seconds"
+	var l cluster.Latency
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		metric, value, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		base, _, _ := strings.Cut(metric, "{")
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			continue
+		}
+		switch base {
+		case name + "_sum":
+			l.Seconds += v
+		case name + "_count":
+			l.Pods += int(v)
+		}
+	}
+	return l, sc.Err()
+}
