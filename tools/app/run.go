@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -107,8 +108,9 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 		cfgs = append(cfgs, cfg)
 		names = append(names, target)
 	}
-	// The builds are independent: side by side (with the node's runtime,
-	// which the first node needs), a cold start keeps both cores busy.
+	// The builds are independent; side by side (with the node's runtime)
+	// only where k8sbuild.ConcurrentBuilds says so, since one after
+	// another they share the build cache.
 	built := make([]*providers.Built, len(cfgs))
 	errs := make([]error, len(cfgs)+1)
 	var wg sync.WaitGroup
@@ -179,8 +181,14 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.IntVar(&r.parallel, "parallel", 0, "cells run at once, each in a process of its own with its own cluster, on the embedded providers (default: two per core, as memory allows; 1: every cell in this process)")
 	fs.StringVar(&r.shardOut, "shard-out", "", "run as one cell of a run split over processes, writing the cell's report to this file (set by draconform run itself)")
 	fs.StringVar(&r.runID, "run-id", "", "the run's id, which names what it creates (default: a new one; set by draconform run for its cells)")
+	fs.BoolVar(&r.prov.local.NodeBuilt, "node-built", false, "the node's binaries are built in the output folder already (set by draconform run for its cells)")
 	_ = fs.MarkHidden("shard-out")
 	_ = fs.MarkHidden("run-id")
+	fs.StringVar(&r.caseIDs, "case-ids", "", "comma-separated ids of the cases to run, suite/case@cell (set by draconform run for a part of a cell)")
+	_ = fs.MarkHidden("node-built")
+	fs.StringVar(&r.prov.local.Part, "part", "", "which part of a cell split over processes this is, e.g. 2of3 (set by draconform run)")
+	_ = fs.MarkHidden("case-ids")
+	_ = fs.MarkHidden("part")
 	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
 	return func(ctx context.Context, _ []string, s Streams) int {
 		var err error
@@ -211,6 +219,7 @@ type runRequest struct {
 	parallel int
 	shardOut string
 	runID    string
+	caseIDs  string
 }
 
 // narrowed says whether a filter selects part of the suites.
@@ -234,6 +243,10 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		}
 	}
 	cases := plan.Expand(b, r.filter.filter())
+	if r.caseIDs != "" {
+		ids := strings.Split(r.caseIDs, ",")
+		cases = slices.DeleteFunc(cases, func(c plan.Case) bool { return !slices.Contains(ids, c.ID) })
+	}
 	if len(cases) == 0 {
 		fmt.Fprintln(s.Err, "draconform: no case matches the --cells/--suite selection")
 		return "", 1

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -16,77 +15,10 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/localcp"
-	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/runner"
 )
-
-// shard is one cell of one implementation, run by a process of its own.
-type shard struct {
-	provider, target, cell string
-	weight                 int
-}
-
-func (sh shard) key() string  { return sh.target + "/" + sh.cell }
-func (sh shard) slug() string { return sh.target + "-" + sh.cell }
-
-// autoParallel is how many cells run at once when --parallel is not given:
-// two per core, since a cell's processes mostly wait (on each other, on
-// etcd's fsync, on the kubelet); and no more than memory allows at about
-// 1.5 GiB per cell with its node.
-func autoParallel() int {
-	n := 2 * runtime.NumCPU()
-	if mem := k8sbuild.MemTotal(); mem > 0 {
-		n = min(n, max(1, int(mem/(1536<<20))))
-	}
-	return max(n, 1)
-}
-
-// separable says whether every target may run its cells in processes of
-// their own.
-func separable(targets []runner.Target) bool {
-	for _, t := range targets {
-		if _, ok := t.Provider.(cluster.SeparateCells); !ok {
-			return false
-		}
-	}
-	return len(targets) > 0
-}
-
-// planShards lists the shards of a run, the longest first, so that the
-// cells with restarts and nodes do not start last and set the wall time.
-func planShards(cases []plan.Case, targets []runner.Target, providerNames []string) []shard {
-	var out []shard
-	for i, t := range targets {
-		for _, cell := range plan.Cells(cases) {
-			sh := shard{provider: providerNames[i], target: t.Name, cell: cell.Name}
-			node := false
-			for _, c := range cases {
-				if c.Cell.Name != cell.Name || (c.Target != "" && c.Target != t.Name) {
-					continue
-				}
-				// Rough costs in seconds, measured: a case 1, a restart 5,
-				// a kubelet node 10.
-				sh.weight++
-				if c.Serial {
-					sh.weight += 5
-				}
-				node = node || c.Case.Requires.Kubelet()
-			}
-			if sh.weight == 0 {
-				continue
-			}
-			if node {
-				sh.weight += 10
-			}
-			out = append(out, sh)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].weight > out[j].weight })
-	return out
-}
 
 // shardArgs are the command line of one shard: the run's own selection and
 // options, narrowed to one implementation and one cell.
@@ -115,6 +47,12 @@ func (r runRequest) shardArgs(sh shard, outDir, shardOut, runID string) []string
 	if r.verbose {
 		args = append(args, "--verbose")
 	}
+	if r.prov.local.NodeBuilt {
+		args = append(args, "--node-built")
+	}
+	if len(sh.ids) > 0 {
+		args = append(args, "--case-ids", strings.Join(sh.ids, ","), "--part", fmt.Sprintf("%dof%d", sh.part, sh.parts))
+	}
 	return args
 }
 
@@ -132,72 +70,102 @@ type shardResult struct {
 // and verdicts. It returns the exit code.
 func runShards(ctx context.Context, r runRequest, opts runner.Options, providerNames []string, n int, s Streams) int {
 	began := time.Now()
-	shards := planShards(opts.Plan, opts.Targets, providerNames)
+	shards := planShards(opts.Plan, opts.Targets, providerNames, cellSupport(ctx, opts))
 	dir := filepath.Join(opts.OutDir, "shards")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
-	if code := ensureNodeBinaries(ctx, opts, s); code != 0 {
+	built, code := ensureNodeBinaries(ctx, opts, s)
+	if code != 0 {
 		return code
 	}
+	// The cells' nodes run what was just built: a cell that rebuilt it
+	// would rewrite the image archives another cell is importing.
+	r.prov.local.NodeBuilt = built
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform: finding draconform's own binary:", err)
 		return 1
 	}
 	n = min(n, len(shards))
-	fmt.Fprintf(s.Out, "draconform: %d cells, each in a process of its own, %d at a time (--parallel); their logs: %s\n", len(shards), n, dir)
+	cellCount := map[string]bool{}
+	for _, sh := range shards {
+		cellCount[sh.key()] = true
+	}
+	fmt.Fprintf(s.Out, "draconform: %d cells in %d processes, each on a cluster of its own (long cells split into parts), %d at a time (--parallel); their logs: %s\n", len(cellCount), len(shards), n, dir)
 	results := make([]shardResult, len(shards))
-	sem := make(chan struct{}, n)
+	// n workers take the shards in the planned order, costliest first; a
+	// goroutine per shard racing for a slot would start them in any order.
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range shards {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for i, sh := range shards {
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = shardResult{shard: sh, err: ctx.Err()}
-				return
+			for i := range next {
+				res := runShard(ctx, self, r, shards[i], opts, dir)
+				results[i] = res
+				mu.Lock()
+				done++
+				fmt.Fprintf(s.Out, "[%2d/%d] %s\n", done, len(shards), res.summary())
+				mu.Unlock()
 			}
-			defer func() { <-sem }()
-			res := runShard(ctx, self, r, sh, opts, dir)
-			results[i] = res
-			mu.Lock()
-			done++
-			fmt.Fprintf(s.Out, "[%2d/%d] %s\n", done, len(shards), res.summary())
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
+	for i := range results {
+		if results[i].target == "" {
+			results[i] = shardResult{shard: shards[i], err: fmt.Errorf("not run: %w", context.Cause(ctx))}
+		}
+	}
 
 	var parts []runner.Shard
 	var cells []runner.CellFacts
 	var timings []runner.CellTiming
 	var header strings.Builder
 	var failed []string
-	// In the order the cells are listed, not the order they finished.
-	byKey := map[string]shardResult{}
+	// In the order the cells are listed, not the order they finished; a
+	// cell's parts in order, its facts and header from the first.
+	byKey := map[string][]shardResult{}
 	for _, res := range results {
-		byKey[res.key()] = res
+		byKey[res.key()] = append(byKey[res.key()], res)
 	}
 	for i, t := range opts.Targets {
 		for _, cell := range plan.Cells(opts.Plan) {
-			res, ok := byKey[t.Name+"/"+cell.Name]
-			if !ok {
-				continue
+			list := byKey[t.Name+"/"+cell.Name]
+			sort.Slice(list, func(a, b int) bool { return list[a].part < list[b].part })
+			first := true
+			for _, res := range list {
+				if res.err != nil {
+					failed = append(failed, fmt.Sprintf("%s (provider %s): %v", res.name(), providerNames[i], res.err))
+					continue
+				}
+				parts = append(parts, res.out)
+				for _, tm := range res.out.Timings {
+					if res.parts > 1 {
+						tm.Part = res.part
+					}
+					timings = append(timings, tm)
+				}
+				if first {
+					cells = append(cells, res.out.Cells...)
+					header.WriteString(res.out.Header)
+					first = false
+				}
 			}
-			if res.err != nil {
-				failed = append(failed, fmt.Sprintf("%s (provider %s): %v", res.key(), providerNames[i], res.err))
-				continue
-			}
-			parts = append(parts, res.out)
-			cells = append(cells, res.out.Cells...)
-			timings = append(timings, res.out.Timings...)
-			header.WriteString(res.out.Header)
 		}
 	}
 	merged := runner.MergeReports(parts, began)
@@ -205,7 +173,7 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 		fmt.Fprintln(s.Err, "draconform:", err)
 	}
 	errs := runner.Finish(opts, merged, cells, header.String())
-	code := 0
+	code = 0
 	if !merged.SuiteSucceeded || len(errs) > 0 || len(failed) > 0 {
 		code = 1
 	}
@@ -215,7 +183,7 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 	for _, err := range errs {
 		fmt.Fprintln(s.Err, "draconform:", err)
 	}
-	fmt.Fprintf(s.Out, "draconform: %s in %.1fs (%d cells, %d at a time)\n", tally(merged), time.Since(began).Seconds(), len(shards), n)
+	fmt.Fprintf(s.Out, "draconform: %s in %.1fs (%d processes for %d cells, %d at a time)\n", tally(merged), time.Since(began).Seconds(), len(shards), len(byKey), n)
 	return code
 }
 
@@ -251,9 +219,9 @@ func runShard(ctx context.Context, self string, r runRequest, sh shard, opts run
 
 func (res shardResult) summary() string {
 	if res.err != nil {
-		return fmt.Sprintf("%s FAILED after %.1fs: %v", res.key(), res.seconds, res.err)
+		return fmt.Sprintf("%s FAILED after %.1fs: %v", res.name(), res.seconds, res.err)
 	}
-	line := fmt.Sprintf("%s: %s in %.1fs", res.key(), tally(res.out.Report), res.seconds)
+	line := fmt.Sprintf("%s: %s in %.1fs", res.name(), tally(res.out.Report), res.seconds)
 	for _, tm := range res.out.Timings {
 		line += fmt.Sprintf(" (cluster up in %.1fs)", tm.StartSeconds)
 	}
@@ -286,13 +254,13 @@ func tally(r types.Report) string {
 
 // ensureNodeBinaries builds the node's container runtime before the shards
 // start, so that they do not queue on its build lock one after another.
-func ensureNodeBinaries(ctx context.Context, opts runner.Options, s Streams) int {
+func ensureNodeBinaries(ctx context.Context, opts runner.Options, s Streams) (built bool, code int) {
 	kubelet := false
 	for _, c := range opts.Plan {
 		kubelet = kubelet || c.Case.Requires.Kubelet()
 	}
 	if !kubelet {
-		return 0
+		return false, 0
 	}
 	for _, t := range opts.Targets {
 		np, ok := t.Provider.(interface {
@@ -303,10 +271,11 @@ func ensureNodeBinaries(ctx context.Context, opts runner.Options, s Streams) int
 		}
 		if _, err := np.NodeBinaries(ctx); err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
-			return 1
+			return false, 1
 		}
+		built = true
 	}
-	return 0
+	return built, 0
 }
 
 // logTail is the last n lines of a file, for an error.

@@ -13,29 +13,70 @@ import (
 	"github.com/draconform/draconform/tools/runner"
 )
 
-func TestShardsCoverEveryCellOfEveryTargetLongestFirst(t *testing.T) {
+func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
 	b, err := loader.Load(suites.FS, fixtures.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := plan.Expand(b, plan.Filter{})
 	targets := []runner.Target{{Name: "local"}, {Name: "local-binaries"}}
-	shards := planShards(cases, targets, []string{"local", "local"})
-	cells := plan.Cells(cases)
-	if len(shards) != 2*len(cells) {
-		t.Fatalf("%d shards for %d cells on 2 targets", len(shards), len(cells))
+	// local-binaries cannot start capacity-on: its cases take one process.
+	startable := func(target string, c *plan.Case) bool { return target != "local-binaries" || c.Cell.Name != "capacity-on" }
+	shards := planShards(cases, targets, []string{"local", "local"}, startable)
+	byCell := map[string][]plan.Case{}
+	for _, c := range cases {
+		byCell[c.Cell.Name] = append(byCell[c.Cell.Name], c)
 	}
-	seen := map[string]bool{}
+	split := false
+	for _, target := range []string{"local", "local-binaries"} {
+		for cell, want := range byCell {
+			var got []string
+			whole := 0
+			for _, sh := range shards {
+				if sh.target != target || sh.cell != cell {
+					continue
+				}
+				if sh.provider != "local" {
+					t.Errorf("shard %s runs --provider %s, want local", sh.name(), sh.provider)
+				}
+				if len(sh.ids) == 0 {
+					whole++
+					continue
+				}
+				split = true
+				got = append(got, sh.ids...)
+				for _, c := range want {
+					if c.Case.Requires.Kubelet() && slices.Contains(sh.ids, c.ID) && sh.part != 1 {
+						t.Errorf("%s: kubelet case %s in part %d: only part 1 starts a node", sh.name(), c.ID, sh.part)
+					}
+				}
+			}
+			if whole > 0 {
+				if whole > 1 || len(got) > 0 {
+					t.Errorf("%s/%s: whole in %d shards and in parts %q", target, cell, whole, got)
+				}
+				continue
+			}
+			slices.Sort(got)
+			var ids []string
+			for _, c := range want {
+				ids = append(ids, c.ID)
+			}
+			slices.Sort(ids)
+			if !slices.Equal(got, ids) {
+				t.Errorf("%s/%s: parts run %d cases, the cell has %d: %q", target, cell, len(got), len(ids), got)
+			}
+		}
+	}
+	if !split {
+		t.Error("no cell was split into parts, yet capacity-on has over 70 cases")
+	}
 	for i, sh := range shards {
-		if seen[sh.key()] {
-			t.Errorf("shard %s twice", sh.key())
+		if i > 0 && sh.cost > shards[i-1].cost {
+			t.Errorf("shard %s (cost %.1f) after a cheaper one (%.1f)", sh.name(), sh.cost, shards[i-1].cost)
 		}
-		seen[sh.key()] = true
-		if i > 0 && sh.weight > shards[i-1].weight {
-			t.Errorf("shard %s (weight %d) after a lighter one (%d)", sh.key(), sh.weight, shards[i-1].weight)
-		}
-		if sh.target == "local-binaries" && sh.provider != "local" {
-			t.Errorf("target %s runs --provider %s, want local", sh.target, sh.provider)
+		if sh.target == "local-binaries" && sh.cell == "capacity-on" && (sh.parts != 1 || sh.cost != 0) {
+			t.Errorf("%s: a cell the target cannot start is split or costed: %+v", sh.name(), sh)
 		}
 	}
 }
@@ -47,11 +88,11 @@ func TestShardArgsKeepTheRunsSelectionAndNarrowToOneCell(t *testing.T) {
 	r.prov.local.Version = "v1.37.2"
 	r.prov.local.BinDir = "/bins"
 	r.prov.local.BinEncoding = "json"
-	args := r.shardArgs(shard{provider: "local", target: "local-binaries", cell: "capacity-on"}, "/out", "/out/shards/x.json", "run1")
+	args := r.shardArgs(shard{provider: "local", target: "local-binaries", cell: "capacity-on", part: 2, parts: 3, ids: []string{"a/b@capacity-on", "a/c@capacity-on"}}, "/out", "/out/shards/x.json", "run1")
 	line := strings.Join(args, " ")
 	for _, want := range []string{"run --provider local --cells capacity-on --out /out --shard-out /out/shards/x.json --run-id run1 --parallel 1",
 		"--case-timeout 3m0s", "--suites my-suites", "--suite kep6406-api", "--focus kep6406", "--label-filter !restart",
-		"--driver-profile p.yaml", "--bin-dir /bins", "--bin-encoding json", "--verbose"} {
+		"--driver-profile p.yaml", "--bin-dir /bins", "--bin-encoding json", "--verbose", "--case-ids a/b@capacity-on,a/c@capacity-on --part 2of3"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("shard args lack %q: %s", want, line)
 		}

@@ -212,6 +212,11 @@ var ErrUnsupported = fmt.Errorf("not supported by this provider")
 // not.
 type SeparateCells interface {
 	SeparateCells()
+	// CellUnsupported says, without starting anything, why the provider
+	// cannot start a cell with these gates (a gate its binaries do not
+	// know), or "" when it can: such a cell's cases only skip, so a run
+	// plans no time for them.
+	CellUnsupported(ctx context.Context, gates GateState, released []Component) (string, error)
 }
 
 // SchedulerLatency is a cluster that can say how long its scheduler took to

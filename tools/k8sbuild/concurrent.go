@@ -12,10 +12,15 @@ import (
 const concurrentBuildMemory = 8 << 30
 
 // ConcurrentBuilds says whether independent builds (vanilla Kubernetes, the
-// prototype, the node's runtime) may run side by side: where memory allows,
-// unless DRACONFORM_SERIAL_BUILDS=1 asks for one at a time.
+// prototype, the node's runtime) run side by side: only when
+// DRACONFORM_CONCURRENT_BUILDS=1 asks for it and memory allows. Each go
+// build already keeps every core busy, and side by side they compile the
+// packages they share twice instead of taking them from the build cache:
+// measured on 2 cores from empty caches, the three builds side by side took
+// 23 min 5 s (both cores busy throughout), against about 14 min one after
+// another (docs/bench.md).
 func ConcurrentBuilds() bool {
-	if os.Getenv("DRACONFORM_SERIAL_BUILDS") == "1" {
+	if os.Getenv("DRACONFORM_CONCURRENT_BUILDS") != "1" {
 		return false
 	}
 	return MemTotal() >= concurrentBuildMemory

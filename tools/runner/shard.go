@@ -27,6 +27,9 @@ type Shard struct {
 type CellTiming struct {
 	Target string `json:"target"`
 	Cell   string `json:"cell"`
+	// Part numbers the process of a cell split over several, from 1; 0
+	// when the cell ran whole.
+	Part int `json:"part,omitempty"`
 	// Began is when the cell's process began its cluster.
 	Began        time.Time `json:"began"`
 	StartSeconds float64   `json:"startSeconds"`

@@ -58,7 +58,7 @@ func newCluster(opts Options, log *k8sbuild.SyncWriter, name, cell string, gates
 		log:   log,
 		name:  name,
 		cell:  cell,
-		dir:   filepath.Join(opts.OutDir, cell),
+		dir:   filepath.Join(opts.OutDir, cell+opts.CellDirSuffix),
 		gates: gates.Clone(),
 		procs: map[cluster.Component]*process{},
 	}

@@ -11,6 +11,18 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 )
 
+// CellUnsupported implements cluster.SeparateCells.
+func (p *Provider) CellUnsupported(ctx context.Context, gates cluster.GateState, released []cluster.Component) (string, error) {
+	set := map[cluster.Component]bool{}
+	for _, comp := range released {
+		set[comp] = true
+	}
+	if len(set) > 0 && p.opts.ReleasedBinDir == "" {
+		return "no released Kubernetes binaries", nil
+	}
+	return p.unsupportedGates(ctx, gates, func(comp cluster.Component) string { return p.opts.binary(comp, set) })
+}
+
 // unsupportedGates returns the gates of g that some component's binary does
 // not know, as a sentence, or "" when all are known.
 func (p *Provider) unsupportedGates(ctx context.Context, g cluster.GateState, binary func(cluster.Component) string) (string, error) {

@@ -2,8 +2,10 @@ package localcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/draconform/draconform/drivers/deploy"
@@ -64,13 +66,23 @@ type NodeBuildOptions struct {
 	// DriverMutant builds the test driver as a deliberately broken variant
 	// (drivers/mutant), for draconform mutation; empty for the real one.
 	DriverMutant string
-	Log          io.Writer
+	// Reuse takes what an earlier EnsureNodeBinaries of this run recorded
+	// in OutDir (builtRecord) instead of building again.
+	Reuse bool
+	Log   io.Writer
 }
+
+// builtRecord is the file in OutDir that lists what EnsureNodeBinaries
+// built there, for Reuse.
+const builtRecord = "node-binaries.json"
 
 // EnsureNodeBinaries builds (or finds) everything a node runs.
 func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.Reuse {
+		return reuseNodeBinaries(o.OutDir)
 	}
 	if o.RepoRoot == "" {
 		root, err := k8sbuild.FindRepoRoot()
@@ -112,6 +124,40 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 	for _, im := range images {
 		if err := ociarchive.Write(im.archive, im.img); err != nil {
 			return NodeBinaries{}, err
+		}
+	}
+	if err := writeBuiltRecord(o.OutDir, b); err != nil {
+		return NodeBinaries{}, err
+	}
+	return b, nil
+}
+
+func writeBuiltRecord(dir string, b NodeBinaries) error {
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the node's binaries: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, builtRecord), data, 0o644); err != nil {
+		return fmt.Errorf("recording the node's binaries: %w", err)
+	}
+	return nil
+}
+
+// reuseNodeBinaries reads what EnsureNodeBinaries recorded in dir, and
+// checks that it is all there.
+func reuseNodeBinaries(dir string) (NodeBinaries, error) {
+	var b NodeBinaries
+	path := filepath.Join(dir, builtRecord)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return b, fmt.Errorf("the node's binaries were to be built already: %w", err)
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		return b, fmt.Errorf("reading %s: %w", path, err)
+	}
+	for _, f := range []string{b.Kubelet, b.RuntimeDir, b.ToolsDir, b.PauseArchive, b.DriverArchive} {
+		if _, err := os.Stat(f); err != nil {
+			return b, fmt.Errorf("the node's binaries recorded in %s: %w", path, err)
 		}
 	}
 	return b, nil

@@ -25,6 +25,10 @@ const Etcd cluster.Component = "etcd"
 // Options configures a Provider.
 type Options struct {
 	BinDir string // holds etcd, kube-apiserver, kube-scheduler, kube-controller-manager
+	// CellDirSuffix is added to each cell's folder name in OutDir: a cell
+	// split over processes gives each part a folder of its own, since a
+	// part's scheduler would read another's config from a shared one.
+	CellDirSuffix string
 	// Binaries names a binary per component (etcd included) in place of
 	// BinDir's: a contributor's or a vendor's build beside released ones.
 	Binaries map[cluster.Component]string

@@ -52,7 +52,7 @@ func localBinaries(ctx context.Context, c Config) (*Built, error) {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
 	return built(c, func() (cluster.Provider, error) {
-		return localcp.New(localcp.Options{BinDir: released, Binaries: bins, Versions: versions, ReleasedBinDir: released, OutDir: c.OutDir,
+		return localcp.New(localcp.Options{BinDir: released, Binaries: bins, Versions: versions, ReleasedBinDir: released, OutDir: c.OutDir, CellDirSuffix: c.Local.cellDirSuffix(),
 			Version: "bin", SchedulerContentType: contentType, StorageMediaType: storage, Log: c.Log, Node: nodeOptions(c, released), APIServerExtraFlags: c.Local.APIServerFlags}), nil
 	}), nil
 }

@@ -65,6 +65,21 @@ type LocalOptions struct {
 	// policy, an admission configuration, as a test of the cluster's
 	// safety sets them.
 	APIServerFlags []string
+	// NodeBuilt says that this run's parent process built the node's
+	// binaries into OutDir already: a cell run in a process of its own
+	// uses them as they are, since rebuilding them there would rewrite
+	// files another cell's node is running.
+	NodeBuilt bool
+	// Part names the part of a cell split over processes that this
+	// process runs ("2of3"); its cell folders take it as a suffix.
+	Part string
+}
+
+func (o LocalOptions) cellDirSuffix() string {
+	if o.Part == "" {
+		return ""
+	}
+	return "-part" + o.Part
 }
 
 // HasBinaries says whether o gives the local provider binaries of its own.
@@ -143,7 +158,7 @@ func Build(ctx context.Context, c Config) (*Built, error) {
 			return nil, fmt.Errorf("kubernetes binaries: %w", err)
 		}
 		return built(c, func() (cluster.Provider, error) {
-			return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, Version: c.Local.Version, Log: c.Log, Node: nodeOptions(c, bin), APIServerExtraFlags: c.Local.APIServerFlags}), nil
+			return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, CellDirSuffix: c.Local.cellDirSuffix(), Version: c.Local.Version, Log: c.Log, Node: nodeOptions(c, bin), APIServerExtraFlags: c.Local.APIServerFlags}), nil
 		}), nil
 	case "kind":
 		if err := kind.CheckDocker(ctx, kind.ExecRunner); err != nil {
@@ -239,7 +254,7 @@ func prototype(ctx context.Context, c Config, v variant) (*Built, error) {
 		node.DriverMutant, version = v.Driver, version+"-driver-"+v.Driver
 	}
 	return built(c, func() (cluster.Provider, error) {
-		return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, Version: version, Log: c.Log,
+		return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, CellDirSuffix: c.Local.cellDirSuffix(), Version: version, Log: c.Log,
 			SchedulerContentType: contentType, StorageMediaType: storage, Node: node, APIServerExtraFlags: c.Local.APIServerFlags}), nil
 	}), nil
 }
@@ -247,7 +262,7 @@ func prototype(ctx context.Context, c Config, v variant) (*Built, error) {
 // nodeOptions gives an embedded provider its node: the v1.37.2 kubelet,
 // whatever the control plane, since KEP-6406 does not touch the kubelet.
 func nodeOptions(c Config, vanillaBinDir string) *localcp.NodeBuildOptions {
-	return &localcp.NodeBuildOptions{CacheDir: c.Local.CacheDir, KubeletBinDir: vanillaBinDir, OutDir: c.OutDir, Log: c.Log}
+	return &localcp.NodeBuildOptions{CacheDir: c.Local.CacheDir, KubeletBinDir: vanillaBinDir, OutDir: c.OutDir, Log: c.Log, Reuse: c.Local.NodeBuilt}
 }
 
 // Embedded says whether any of cfgs is an embedded provider, whose nodes
