@@ -21,7 +21,9 @@ func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
 	cases := plan.Expand(b, plan.Filter{})
 	targets := []runner.Target{{Name: "local"}, {Name: "local-binaries"}}
 	// local-binaries cannot start capacity-on: its cases take one process.
-	startable := func(target string, c *plan.Case) bool { return target != "local-binaries" || c.Cell.Name != "capacity-on" }
+	startable := func(target string, c *plan.Case) bool {
+		return target != "local-binaries" || c.Cell.Name != "capacity-on"
+	}
 	shards := planShards(cases, targets, []string{"local", "local"}, startable)
 	byCell := map[string][]plan.Case{}
 	for _, c := range cases {
