@@ -340,29 +340,6 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 	return nil
 }
 
-// refreshClients restarts the scheduler and the controller manager, gates
-// unchanged, after the API server came back. On their own they reconnect,
-// but relisting with watch-list backoff took them up to 40 s here, during
-// which the scheduler sees no nodes; a fresh start waits for its caches
-// (readyz) and takes about 1 s and 6 s. Called with c.mu held.
-func (c *Cluster) refreshClients(ctx context.Context) error {
-	var wg sync.WaitGroup
-	for _, comp := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager} {
-		if p, ok := c.procs[comp]; ok {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				p.stop(stopGrace(comp))
-			}()
-		}
-	}
-	wg.Wait()
-	if err := c.launchClients(ctx); err != nil {
-		return fmt.Errorf("local: restarting the scheduler and the controller manager after kube-apiserver in cell %s: %w", c.cell, err)
-	}
-	return nil
-}
-
 // stop ends every process, clients before servers so that none of them
 // logs a storm of connection errors on the way out.
 func (c *Cluster) stop() {

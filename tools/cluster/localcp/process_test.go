@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,5 +115,17 @@ func TestFreePortsDistinct(t *testing.T) {
 			t.Fatalf("ports %v are not distinct positive numbers", ports)
 		}
 		seen[p] = true
+	}
+}
+
+func TestComponentEnvTunesTheCollectorUnlessTheUserDid(t *testing.T) {
+	got := componentEnv([]string{"PATH=/bin"})
+	if !slices.Contains(got, "GOGC=400") || !slices.Contains(got, "GOMEMLIMIT=1GiB") || !slices.Contains(got, "PATH=/bin") {
+		t.Errorf("componentEnv = %q", got)
+	}
+	for _, own := range []string{"GOGC=50", "GOMEMLIMIT=4GiB"} {
+		if got := componentEnv([]string{"PATH=/bin", own}); len(got) != 2 {
+			t.Errorf("with %s set, componentEnv = %q: the user's setting must stand alone", own, got)
+		}
 	}
 }
