@@ -72,7 +72,7 @@ func ReadRun(dir string, began time.Time, wall time.Duration, samples []Sample) 
 	var first time.Time
 	var schedSeconds float64
 	for _, c := range tm.Cells {
-		r.CellStart = append(r.CellStart, CellStart{Cell: c.Target + "/" + c.Cell, Seconds: c.StartSeconds, NodeSeconds: c.NodeSeconds})
+		r.CellStart = append(r.CellStart, CellStart{Cell: c.Name(), Seconds: c.StartSeconds, NodeSeconds: c.NodeSeconds})
 		if !c.FirstCase.IsZero() && (first.IsZero() || c.FirstCase.Before(first)) {
 			first = c.FirstCase
 		}

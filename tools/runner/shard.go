@@ -43,6 +43,14 @@ type CellTiming struct {
 	Scheduler *cluster.Latency `json:"scheduler,omitempty"`
 }
 
+// Name is the cell the timing is of, with its part when the cell was split.
+func (t CellTiming) Name() string {
+	if t.Part > 0 {
+		return fmt.Sprintf("%s/%s (part %d)", t.Target, t.Cell, t.Part)
+	}
+	return t.Target + "/" + t.Cell
+}
+
 func writeShard(path string, sh Shard) error {
 	data, err := json.Marshal(sh)
 	if err != nil {
