@@ -59,6 +59,8 @@ func Actions() []Action {
 			Check: func(c Checker, st *spec.Step) { c.Need(st.Pos, *st.Delete) }},
 		{Field: "Restart", Build: func(st *spec.Step) Step { return &Restart{Spec: st.Restart} }, Check: checkRestart, Serial: true},
 		{Field: "Sleep", Build: func(st *spec.Step) Step { return &Sleep{Spec: st.Sleep} }, Check: checkSleep},
+		{Field: "SchedulerSeesClasses", Build: func(st *spec.Step) Step { return &SchedulerSeesClasses{Spec: st.SchedulerSeesClasses} },
+			Check: checkSchedulerSeesClasses},
 		{Field: "Assert", Build: func(st *spec.Step) Step { return &Assert{Spec: st.Assert} }, Check: checkAssert},
 		{Field: "ExpectScheduled", Build: func(st *spec.Step) Step { return &ExpectScheduled{Spec: st.ExpectScheduled} }, Check: checkExpectScheduled},
 		{Field: "ExpectUnschedulable", Build: func(st *spec.Step) Step { return &ExpectUnschedulable{Spec: st.ExpectUnschedulable} },

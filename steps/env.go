@@ -69,6 +69,8 @@ type Env struct {
 	// of them.
 	classVersions map[string][]map[string]any
 	measurements  []string
+	// probes counts the case's class barriers, which name their objects.
+	probes int
 }
 
 // EnvConfig is what a case instance starts from; NewEnv derives its names
@@ -149,6 +151,14 @@ func (e *Env) Measure(text string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.measurements = append(e.measurements, text)
+}
+
+// nextProbe numbers a class barrier of the case.
+func (e *Env) nextProbe() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.probes++
+	return e.probes
 }
 
 // Measurements are the figures the case's steps measured, in order.

@@ -87,7 +87,7 @@ var malformedSpecs = []struct {
 	{
 		name:  "step with two actions",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
-		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectRunning)`},
+		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectRunning)`},
 	},
 	{
 		name:  "sleep without a reason, too long",

@@ -19,6 +19,8 @@ type Step struct {
 
 	Restart *Restart `yaml:"restart" doc:"restart one component with other gates (serial; the cell's gates come back after the case)"`
 	Sleep   *Sleep   `yaml:"sleep" doc:"wait a fixed time, when only time tells objects apart (creationTimestamp has one-second resolution); say why"`
+	// SchedulerSeesClasses is a barrier, not a wait for time.
+	SchedulerSeesClasses *SchedulerSeesClasses `yaml:"schedulerSeesClasses" doc:"wait until kube-scheduler has seen every DeviceClass write the case made so far: before a pod whose claim depends on which class won"`
 
 	Assert              *Assert              `yaml:"assert" doc:"a stored object matches a partial tree"`
 	ExpectScheduled     *ExpectScheduled     `yaml:"expectScheduled" doc:"a pod gets bound to a node"`
@@ -154,6 +156,15 @@ type ExpectNoHotLoop struct {
 type Sleep struct {
 	For Duration `yaml:"for" doc:"how long, at most 10s"`
 	Why string   `yaml:"why" doc:"what the wait is for, shown in progress output"`
+}
+
+// SchedulerSeesClasses waits until kube-scheduler's view of DeviceClasses
+// has caught up with the case's writes. A class change and the next pod
+// reach the scheduler through different watches, so a pod created right
+// after a delete may still be matched to the deleted class: a real, rare
+// outcome on a loaded machine, and not the behaviour a case means to pin.
+type SchedulerSeesClasses struct {
+	Within Duration `yaml:"within" doc:"bound on the wait (default 30s)"`
 }
 
 // ExpectNoClaim asserts that no claim belongs to a pod.
