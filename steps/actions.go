@@ -24,6 +24,11 @@ type Action struct {
 	// Serial steps change what every case on the cluster sees (a
 	// component restart): ginkgo runs their case alone.
 	Serial bool
+	// Alone steps watch the cluster as a whole (kube-scheduler's attempts
+	// at a pod, which any other case's new node, slice or class sets off
+	// again): their case changes nothing others see, but needs the
+	// cluster to itself.
+	Alone bool
 }
 
 // Checker is what an Action's Check may ask of the loader.
@@ -73,7 +78,7 @@ func Actions() []Action {
 		{Field: "ExpectDistinct", Build: func(st *spec.Step) Step { return &Devices{Pods: st.ExpectDistinct} },
 			Check: func(c Checker, st *spec.Step) { checkDevices(c, st.Pos, st.ExpectDistinct) }},
 		{Field: "ExpectEvent", Build: func(st *spec.Step) Step { return &ExpectEvent{Spec: st.ExpectEvent} }, Check: checkExpectEvent},
-		{Field: "ExpectNoHotLoop", Build: func(st *spec.Step) Step { return &ExpectNoHotLoop{Spec: st.ExpectNoHotLoop} }, Check: checkExpectNoHotLoop},
+		{Field: "ExpectNoHotLoop", Build: func(st *spec.Step) Step { return &ExpectNoHotLoop{Spec: st.ExpectNoHotLoop} }, Check: checkExpectNoHotLoop, Alone: true},
 		{Field: "ExpectRunning", Build: func(st *spec.Step) Step { return &ExpectRunning{Spec: st.ExpectRunning} }, Check: checkExpectRunning},
 	}
 }
@@ -113,9 +118,20 @@ func Build(st *spec.Step) (Step, error) {
 
 // Serial says whether any step of c makes it run alone.
 func Serial(c *spec.Case) bool {
-	for i := range c.Steps {
-		for _, a := range SetActions(&c.Steps[i]) {
-			if a.Serial {
+	return anyAction(c.Steps, func(a Action) bool { return a.Serial })
+}
+
+// Alone says whether a case needs the cluster to itself: it restarts a
+// component, or watches the cluster as a whole.
+func Alone(c *spec.Case) bool {
+	alone := func(a Action) bool { return a.Serial || a.Alone }
+	return anyAction(c.Steps, alone) || (c.Gap != nil && anyAction(c.Gap.Closed, alone))
+}
+
+func anyAction(list []spec.Step, pred func(Action) bool) bool {
+	for i := range list {
+		for _, a := range SetActions(&list[i]) {
+			if pred(a) {
 				return true
 			}
 		}

@@ -179,6 +179,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.profile, "driver-profile", "", "a DriverProfile file naming your DRA driver, its shareable devices and what one share takes, for the driver-profile cases (default: draconform's test driver)")
 	fs.BoolVar(&r.sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin: after the run, hand the reports to Sonobuoy ($SONOBUOY_RESULTS_DIR, then its done file)")
 	fs.IntVar(&r.parallel, "parallel", 0, "cells run at once, each in a process of its own with its own cluster, on the embedded providers (default: two per core, as memory allows; 1: every cell in this process)")
+	fs.IntVar(&r.caseParallel, "case-parallel", 0, "cases of a cell run at once on its cluster (default 4; 1 with --verbose, so that steps print as they run); cases that restart a component run alone, and cases that need the kubelet node one at a time")
 	fs.StringVar(&r.shardOut, "shard-out", "", "run as one cell of a run split over processes, writing the cell's report to this file (set by draconform run itself)")
 	fs.StringVar(&r.runID, "run-id", "", "the run's id, which names what it creates (default: a new one; set by draconform run for its cells)")
 	fs.BoolVar(&r.prov.local.NodeBuilt, "node-built", false, "the node's binaries are built in the output folder already (set by draconform run for its cells)")
@@ -217,9 +218,26 @@ type runRequest struct {
 	// parallel is --parallel; shardOut and runID are set when this run is
 	// one cell of a sharded run.
 	parallel int
-	shardOut string
+	// caseParallel is --case-parallel.
+	caseParallel int
+	shardOut     string
 	runID    string
 	caseIDs  string
+}
+
+// defaultCaseParallel is how many cases of a cell run at once: they mostly
+// wait for the scheduler and the watches, so a few overlap on 2 cores.
+const defaultCaseParallel = 4
+
+// casesAtOnce is --case-parallel, or its default.
+func (r runRequest) casesAtOnce() int {
+	switch {
+	case r.caseParallel > 0:
+		return r.caseParallel
+	case r.verbose:
+		return 1
+	}
+	return defaultCaseParallel
 }
 
 // narrowed says whether a filter selects part of the suites.
@@ -281,7 +299,8 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 	}
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
-		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut}
+		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
+		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce()}
 	parallel := r.parallel
 	if parallel == 0 {
 		parallel = autoParallel()
@@ -293,12 +312,11 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 	// client-go's reflectors log through klog when a watch a step no longer
 	// needs is cancelled; that noise would bury the report.
 	klog.SetLogger(logr.Discard())
-	runner.Register(opts)
-	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
-	if r.focus != "" {
-		suiteCfg.FocusStrings = []string{r.focus}
+	if err := runner.Register(opts); err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return outDir, 2
 	}
-	suiteCfg.LabelFilter = r.labels
+	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
 	suiteCfg.Timeout = 4 * time.Hour
 	reporterCfg.Verbose = r.verbose
 	reporterCfg.Succinct = !r.verbose

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/k8sbuild"
@@ -107,13 +108,13 @@ func cellSupport(ctx context.Context, opts runner.Options) func(target string, c
 // cluster, so restart cases may go to any part. startable says whether a
 // target can start a cell at all: the cases of one it cannot only skip,
 // in one cheap process.
-func planShards(cases []plan.Case, targets []runner.Target, providerNames []string, startable func(string, *plan.Case) bool) []shard {
+func planShards(cases []plan.Case, targets []runner.Target, providerNames []string, startable func(string, *plan.Case) bool, selected func(plan.Case) bool, width int) []shard {
 	var out []shard
 	for i, t := range targets {
 		for _, cell := range plan.Cells(cases) {
 			var mine []plan.Case
 			for _, c := range cases {
-				if c.Cell.Name == cell.Name && (c.Target == "" || c.Target == t.Name) {
+				if c.Cell.Name == cell.Name && (c.Target == "" || c.Target == t.Name) && selected(c.ForTarget(t.Name)) {
 					mine = append(mine, c)
 				}
 			}
@@ -125,22 +126,45 @@ func planShards(cases []plan.Case, targets []runner.Target, providerNames []stri
 				out = append(out, base)
 				continue
 			}
-			out = append(out, splitCell(base, mine)...)
+			out = append(out, splitCell(base, mine, width)...)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].cost > out[j].cost })
 	return out
 }
 
-func caseCost(c plan.Case) float64 {
-	if c.Serial {
+// caseCost is what a case adds to its process's wall time, where width
+// cases run at once: a case that needs the cluster to itself adds all it
+// takes (the windows it watches, a restart), another a share of its time.
+func caseCost(c plan.Case, width int) float64 {
+	switch {
+	case c.Serial:
 		return costRestart
+	case c.Alone:
+		return costCase + watchedSeconds(c)
 	}
-	return costCase
+	return costCase / float64(max(1, min(width, costOverlap)))
+}
+
+// costOverlap is how many cases at once make a cell go faster on 2 cores:
+// beyond it, they wait for the CPU rather than for each other.
+const costOverlap = 2
+
+// watchedSeconds are the windows a case's steps watch for (expectNoHotLoop's
+// over:, 20 s by default).
+func watchedSeconds(c plan.Case) float64 {
+	var d time.Duration
+	for _, st := range c.Case.Steps {
+		if st.ExpectNoHotLoop != nil {
+			d += max(time.Duration(st.ExpectNoHotLoop.Over), 20*time.Second)
+		}
+	}
+	return d.Seconds()
 }
 
 // splitCell gives one cell's cases to as many parts as its cost needs.
-func splitCell(base shard, cases []plan.Case) []shard {
+func splitCell(base shard, cases []plan.Case, width int) []shard {
+	caseCost := func(c plan.Case) float64 { return caseCost(c, width) }
 	total, node := costStart, false
 	for _, c := range cases {
 		total += caseCost(c)

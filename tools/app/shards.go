@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +26,7 @@ import (
 func (r runRequest) shardArgs(sh shard, outDir, shardOut, runID string) []string {
 	args := []string{"run", "--provider", sh.provider, "--cells", sh.cell, "--out", outDir,
 		"--shard-out", shardOut, "--run-id", runID, "--parallel", "1",
-		"--case-timeout", r.caseTimeout.String()}
+		"--case-timeout", r.caseTimeout.String(), "--case-parallel", strconv.Itoa(r.casesAtOnce())}
 	add := func(flag, v string) {
 		if v != "" {
 			args = append(args, flag, v)
@@ -70,7 +71,16 @@ type shardResult struct {
 // and verdicts. It returns the exit code.
 func runShards(ctx context.Context, r runRequest, opts runner.Options, providerNames []string, n int, s Streams) int {
 	began := time.Now()
-	shards := planShards(opts.Plan, opts.Targets, providerNames, cellSupport(ctx, opts))
+	selected, err := runner.Selection(opts.Focus, opts.LabelFilter)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return 2
+	}
+	shards := planShards(opts.Plan, opts.Targets, providerNames, cellSupport(ctx, opts), selected, opts.CaseParallel)
+	if len(shards) == 0 {
+		fmt.Fprintln(s.Err, "draconform: no case matches --focus and --label-filter")
+		return 1
+	}
 	dir := filepath.Join(opts.OutDir, "shards")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
@@ -262,20 +272,38 @@ func ensureNodeBinaries(ctx context.Context, opts runner.Options, s Streams) (bu
 	if !kubelet {
 		return false, 0
 	}
+	// Implementations differ in the control plane, not the node: one
+	// build serves every target whose node runs the same binaries.
+	byKey := map[string]localcp.NodeBinaries{}
 	for _, t := range opts.Targets {
-		np, ok := t.Provider.(interface {
-			NodeBinaries(context.Context) (localcp.NodeBinaries, error)
-		})
+		np, ok := t.Provider.(nodeBuilder)
 		if !ok {
 			continue
 		}
-		if _, err := np.NodeBinaries(ctx); err != nil {
+		key := np.NodeBuildKey()
+		if bins, ok := byKey[key]; ok && key != "" {
+			if err := np.AdoptNodeBinaries(bins); err != nil {
+				fmt.Fprintln(s.Err, "draconform:", err)
+				return false, 1
+			}
+			continue
+		}
+		bins, err := np.NodeBinaries(ctx)
+		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return false, 1
 		}
+		byKey[key] = bins
 		built = true
 	}
 	return built, 0
+}
+
+// nodeBuilder is a provider whose nodes run binaries the run builds.
+type nodeBuilder interface {
+	NodeBinaries(context.Context) (localcp.NodeBinaries, error)
+	NodeBuildKey() string
+	AdoptNodeBinaries(localcp.NodeBinaries) error
 }
 
 // logTail is the last n lines of a file, for an error.

@@ -24,7 +24,8 @@ func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
 	startable := func(target string, c *plan.Case) bool {
 		return target != "local-binaries" || c.Cell.Name != "capacity-on"
 	}
-	shards := planShards(cases, targets, []string{"local", "local"}, startable)
+	all := func(plan.Case) bool { return true }
+	shards := planShards(cases, targets, []string{"local", "local"}, startable, all, defaultCaseParallel)
 	byCell := map[string][]plan.Case{}
 	for _, c := range cases {
 		byCell[c.Cell.Name] = append(byCell[c.Cell.Name], c)
@@ -83,6 +84,64 @@ func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
 	}
 }
 
+func TestShardsOnlyForCellsWithSelectedCases(t *testing.T) {
+	b, err := loader.Load(suites.FS, fixtures.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := plan.Expand(b, plan.Filter{})
+	selected, err := runner.Selection("kep6406-skew", "provider:prototype")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := []runner.Target{{Name: "local"}, {Name: "prototype"}}
+	all := func(string, *plan.Case) bool { return true }
+	shards := planShards(cases, targets, []string{"local", "prototype"}, all, selected, defaultCaseParallel)
+	if len(shards) == 0 {
+		t.Fatal("no shard for the skew suite's cells on the prototype")
+	}
+	for _, sh := range shards {
+		if sh.target != "prototype" {
+			t.Errorf("shard %s: --label-filter provider:prototype selects no case of %s", sh.name(), sh.target)
+		}
+		skew := func(c plan.Case) bool { return c.Cell.Name == sh.cell && c.Suite.Name == "kep6406-skew" }
+		if !slices.ContainsFunc(cases, skew) {
+			t.Errorf("shard %s: no kep6406-skew case runs in cell %s", sh.name(), sh.cell)
+		}
+	}
+	if _, err := runner.Selection("(", ""); err == nil {
+		t.Error("a --focus that is no regular expression must be refused")
+	}
+	if _, err := runner.Selection("", "a &&"); err == nil {
+		t.Error("a --label-filter that does not parse must be refused")
+	}
+}
+
+func TestHotLoopCasesCostTheirWindowAndOthersAShare(t *testing.T) {
+	b, err := loader.Load(suites.FS, fixtures.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hot, plain *plan.Case
+	for _, c := range plan.Expand(b, plan.Filter{}) {
+		switch {
+		case c.Alone && !c.Serial && hot == nil:
+			hot = &c
+		case !c.Alone && plain == nil:
+			plain = &c
+		}
+	}
+	if hot == nil || plain == nil {
+		t.Fatal("the suites have no hot-loop case, or no plain one")
+	}
+	if got := caseCost(*hot, 4); got < 20 {
+		t.Errorf("%s watches the scheduler for 20 s, costed %.1f s", hot.ID, got)
+	}
+	if one, four := caseCost(*plain, 1), caseCost(*plain, 4); four >= one {
+		t.Errorf("%s costs %.2f s run alone and %.2f s with others: running beside others must cost less", plain.ID, one, four)
+	}
+}
+
 func TestShardArgsKeepTheRunsSelectionAndNarrowToOneCell(t *testing.T) {
 	r := runRequest{focus: "kep6406", labels: "!restart", caseTimeout: 3 * time.Minute, profile: "p.yaml", verbose: true}
 	r.specs.suites = "my-suites"
@@ -94,7 +153,7 @@ func TestShardArgsKeepTheRunsSelectionAndNarrowToOneCell(t *testing.T) {
 	line := strings.Join(args, " ")
 	for _, want := range []string{"run --provider local --cells capacity-on --out /out --shard-out /out/shards/x.json --run-id run1 --parallel 1",
 		"--case-timeout 3m0s", "--suites my-suites", "--suite kep6406-api", "--focus kep6406", "--label-filter !restart",
-		"--driver-profile p.yaml", "--bin-dir /bins", "--bin-encoding json", "--verbose", "--case-ids a/b@capacity-on,a/c@capacity-on --part 2of3"} {
+		"--driver-profile p.yaml", "--bin-dir /bins", "--bin-encoding json", "--verbose", "--case-parallel 1", "--case-ids a/b@capacity-on,a/c@capacity-on --part 2of3"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("shard args lack %q: %s", want, line)
 		}

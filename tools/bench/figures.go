@@ -110,9 +110,9 @@ func ReadRun(dir string, began time.Time, wall time.Duration, samples []Sample) 
 				}
 			}
 			if restarted || sp.IsSerial {
-				r.RestartCases = append(r.RestartCases, sp.RunTime.Seconds())
+				r.RestartCases = append(r.RestartCases, report.CaseSeconds(sp))
 			} else {
-				plain = append(plain, sp.RunTime.Seconds())
+				plain = append(plain, report.CaseSeconds(sp))
 			}
 		}
 	}

@@ -28,6 +28,9 @@ type Case struct {
 	// Serial cases restart components, which every other case on the
 	// cluster would see, so ginkgo runs them alone.
 	Serial bool
+	// Alone cases need the cluster to themselves: Serial ones, and those
+	// that watch it as a whole (the scheduler's attempts at a pod).
+	Alone bool
 	// Target is the implementation the case runs on (a provider: local,
 	// prototype, kubeconfig); the runner sets it when a run has several.
 	Target string
@@ -117,6 +120,7 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 		Cell:        cell,
 		KEP:         kep,
 		Serial:      c.Requires.Restart || steps.Serial(c),
+		Alone:       c.Requires.Restart || steps.Alone(c),
 		APIVersions: apiVersions(c),
 	}
 	pc.Labels = []string{"suite:" + s.Name, "cell:" + cell.Name}

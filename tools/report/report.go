@@ -53,6 +53,9 @@ const (
 	EntryDiagnostics = "diagnostics"
 	EntryNote        = "outcome"
 	EntryMeasurement = "measurement"
+	// EntrySeconds is how long the case itself took, where its spec
+	// only waited for a case run beside others.
+	EntrySeconds = "case seconds"
 	// EntryInapplicable marks a skip as Inapplicable.
 	EntryInapplicable = "inapplicable"
 )
@@ -87,6 +90,21 @@ func (o Outcome) Column() string {
 	return o.Target + "/" + o.Cell
 }
 
+// CaseSeconds is how long a case took: what it recorded, else its spec's
+// run time (a report from before cases ran beside each other).
+func CaseSeconds(s types.SpecReport) float64 {
+	for _, e := range s.ReportEntries {
+		if e.Name != EntrySeconds {
+			continue
+		}
+		var v float64
+		if _, err := fmt.Sscan(e.StringRepresentation(), &v); err == nil {
+			return v
+		}
+	}
+	return s.RunTime.Seconds()
+}
+
 // Outcomes extracts the cases from a ginkgo report.
 func Outcomes(r types.Report) []Outcome {
 	var out []Outcome
@@ -104,7 +122,7 @@ func Outcomes(r types.Report) []Outcome {
 		if !found {
 			continue // not a draconform case
 		}
-		o := Outcome{ID: k.ID(), Target: k.Target, Suite: k.Suite, Cell: k.Cell, Contested: k.Contested, Known: k.Known, Seconds: s.RunTime.Seconds()}
+		o := Outcome{ID: k.ID(), Target: k.Target, Suite: k.Suite, Cell: k.Cell, Contested: k.Contested, Known: k.Known, Seconds: CaseSeconds(s)}
 		switch {
 		case s.State.Is(types.SpecStatePassed):
 			o.State = Passed

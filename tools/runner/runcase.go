@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -20,133 +21,176 @@ import (
 	"github.com/draconform/draconform/tools/spec"
 )
 
+// runCase is a case's ginkgo spec: it takes the result of the case if it
+// ran beforehand beside others (see casePool), or runs it now, and hands
+// the result to ginkgo.
 func runCase(ctx SpecContext, s *session, c plan.Case) {
-	AddReportEntry(report.EntryKey, c.Key(), ReportEntryVisibilityNever)
+	r, err := s.pool.result(ctx, c)
+	if err != nil {
+		Fail(err.Error())
+	}
+	if r == nil {
+		r = execCase(ctx, s, c, true)
+	}
+	r.replay()
+}
+
+// execCase runs one case and records what it did. live writes its log
+// through to ginkgo as it goes (a case run inside its own spec).
+func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResult {
+	r := newCaseResult(live)
+	began := time.Now()
+	defer func() {
+		r.seconds = time.Since(began).Seconds()
+		r.add(report.EntrySeconds, r.seconds, true)
+	}()
+	r.add(report.EntryKey, c.Key(), true)
 	s.caseBegins(c.Target, c.Cell.Name)
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {
 	case err != nil:
-		cause(report.CauseCellStart)
-		Fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
+		r.cause(report.CauseCellStart)
+		return r.fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
 	case st.Unsupported != "":
-		cause(report.CauseCellUnsupport)
-		inapplicable()
-		Skip(st.Unsupported)
+		r.cause(report.CauseCellUnsupport)
+		r.inapplicable()
+		return r.skipped(st.Unsupported)
 	case st.Failed != "":
 		if st.FailedCause != "" {
-			cause(st.FailedCause)
+			r.cause(st.FailedCause)
 		} else {
-			cause(report.CauseCellStart)
+			r.cause(report.CauseCellStart)
 		}
-		Fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
+		return r.fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
 	case st.Refused != "":
-		cause(report.CauseStartRefused)
-		AddReportEntry(report.EntryNote, "the control plane refused to start with this cell's gates (accepted): "+st.Refused)
-		GinkgoWriter.Printf("outcome: the control plane refused to start with these gates: %s\n", st.Refused)
-		return
+		r.cause(report.CauseStartRefused)
+		r.add(report.EntryNote, "the control plane refused to start with this cell's gates (accepted): "+st.Refused, false)
+		r.printf("outcome: the control plane refused to start with these gates: %s\n", st.Refused)
+		return r
 	case st.Contradicted != "":
 		// Skipping here would hand a green run to a control plane that,
 		// say, loses the field with its gate on.
-		cause(report.CauseContradicted)
-		Fail("cell " + c.Cell.Name + ": the cluster is not in the state its gates promise, so no case of the cell can pass: " + st.Contradicted)
+		r.cause(report.CauseContradicted)
+		return r.fail("cell " + c.Cell.Name + ": the cluster is not in the state its gates promise, so no case of the cell can pass: " + st.Contradicted)
 	}
 	if c.Case.Requires.Kubelet() && st.NodeFailed != "" {
-		cause(report.CauseNodeStart)
-		Fail("cell " + c.Cell.Name + ": the kubelet node this case needs failed to start: " + st.NodeFailed)
+		r.cause(report.CauseNodeStart)
+		return r.fail("cell " + c.Cell.Name + ": the kubelet node this case needs failed to start: " + st.NodeFailed)
 	}
 	if u := unmet(c, st, s.opts.Profile); u.reason != "" {
 		if c.Case.Requires.Kubelet() && st.NoNode != "" {
 			u.reason += "; " + st.NoNode
 		}
-		cause(u.cause)
+		r.cause(u.cause)
 		if u.inapplicable {
-			inapplicable()
+			r.inapplicable()
 		}
-		Skip(u.reason)
+		return r.skipped(u.reason)
 	}
-	env, err := newEnv(s, c, st, cl, clients)
+	env, err := newEnv(s, c, st, cl, clients, r)
 	if err != nil {
-		Fail(err.Error())
+		return r.fail(err.Error())
 	}
-	DeferCleanup(func(ctx SpecContext) {
-		if CurrentSpecReport().Failed() {
-			path, derr := writeDiagnostics(ctx, env, c, s.opts.OutDir)
-			if derr != nil {
-				GinkgoWriter.Printf("diagnostics incomplete: %v\n", derr)
-			}
-			if path != "" {
-				AddReportEntry(report.EntryDiagnostics, path)
-				GinkgoWriter.Printf("diagnostics of %s: %s\n", c.Title(), path)
-			}
+	defer finishCase(ctx, s, c, env, r)
+	caseCtx, cancel := context.WithTimeout(ctx, s.opts.CaseTimeout)
+	defer cancel()
+	if err := caseSteps(caseCtx, env, c, r); err != nil {
+		if caseCtx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("the case ran past --case-timeout (%s): %w", s.opts.CaseTimeout, err)
 		}
-		if err := env.RunCleanup(ctx); err != nil {
-			GinkgoWriter.Printf("cleanup of %s: %v\n", c.ID, err)
-		}
-		// After the clean-up, which measures the restores of restarts.
-		for _, m := range env.Measurements() {
-			AddReportEntry(report.EntryMeasurement, m)
-		}
-	}, NodeTimeout(cleanupBound(c)))
+		return r.fail(err.Error())
+	}
+	return r
+}
+
+// caseSteps makes the case's namespace and given objects, runs its steps
+// (and a gap's closed steps where the steps pinning it fail), then checks
+// the capacity invariant.
+func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, r *caseResult) error {
 	if err := createNamespace(ctx, env); err != nil {
-		Fail(err.Error())
+		return err
 	}
 	for i := range c.Case.Given {
 		use := &c.Case.Given[i]
-		run(ctx, env, &steps.Write{Verb: "create", Spec: &spec.Write{ObjectUse: *use}}, "given", use.Pos)
-	}
-	if err := runSteps(ctx, env, c.Case.Steps, "step"); err != nil {
-		if c.Case.Gap == nil {
-			Fail(err.Error())
+		if err := try(ctx, env, r, &steps.Write{Verb: "create", Spec: &spec.Write{ObjectUse: *use}}, "given", use.Pos); err != nil {
+			return err
 		}
-		gapClosed(ctx, env, c.Case.Gap, err)
+	}
+	if err := runSteps(ctx, env, r, c.Case.Steps, "step"); err != nil {
+		if c.Case.Gap == nil {
+			return err
+		}
+		if err := gapClosed(ctx, env, r, c.Case.Gap, err); err != nil {
+			return err
+		}
 	} else if c.Case.Gap != nil {
-		AddReportEntry(report.EntryGap, "present")
-		AddReportEntry(report.EntryNote, "gap present: "+c.Case.Gap.Present)
+		r.add(report.EntryGap, "present", false)
+		r.add(report.EntryNote, "gap present: "+c.Case.Gap.Present, false)
 	}
 	if slices.Contains(c.Cell.Released, string(cluster.Scheduler)) {
 		// A scheduler that predates the KEP cannot carry the field; what
 		// it does instead is what the cell's cases pin.
-		GinkgoWriter.Printf("invariant not checked: this cell's kube-scheduler is a released binary that predates KEP-6406\n")
-		return
+		r.printf("invariant not checked: this cell's kube-scheduler is a released binary that predates KEP-6406\n")
+		return nil
 	}
-	run(ctx, env, steps.CapacityInvariant{}, "invariant", c.Case.Pos)
+	return try(ctx, env, r, steps.CapacityInvariant{}, "invariant", c.Case.Pos)
+}
+
+// finishCase writes a failed case's diagnostics, then cleans up, in a
+// context of its own: a case cut short by its timeout or an interrupt
+// must still leave nothing behind.
+func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r *caseResult) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBound(c))
+	defer cancel()
+	if r.failure != "" {
+		path, derr := writeDiagnostics(cctx, env, c, s.opts.OutDir)
+		if derr != nil {
+			r.printf("diagnostics incomplete: %v\n", derr)
+		}
+		if path != "" {
+			r.add(report.EntryDiagnostics, path, false)
+			r.printf("diagnostics of %s: %s\n", c.Title(), path)
+		}
+	}
+	if err := env.RunCleanup(cctx); err != nil {
+		r.printf("cleanup of %s: %v\n", c.ID, err)
+	}
+	// After the clean-up, which measures the restores of restarts.
+	for _, m := range env.Measurements() {
+		r.add(report.EntryMeasurement, m, false)
+	}
 }
 
 // gapClosed runs a gap's closed steps after the steps that pin the gap
 // failed: the cluster passes if it closed the gap the way the KEP would
 // have it, and fails only if it does neither.
-func gapClosed(ctx context.Context, env *steps.Env, gap *spec.Gap, pinned error) {
-	GinkgoWriter.Printf("the steps pinning the gap failed; checking that this cluster closed it:\n%v\n", pinned)
-	if err := runSteps(ctx, env, gap.Closed, "gap.closed step"); err != nil {
-		Fail(fmt.Sprintf("this cluster neither has the gap the case pins (%s) nor closed it:\nthe steps pinning the gap failed: %v\nand gap.closed failed: %v", gap.Present, pinned, err))
+func gapClosed(ctx context.Context, env *steps.Env, r *caseResult, gap *spec.Gap, pinned error) error {
+	r.printf("the steps pinning the gap failed; checking that this cluster closed it:\n%v\n", pinned)
+	if err := runSteps(ctx, env, r, gap.Closed, "gap.closed step"); err != nil {
+		return fmt.Errorf("this cluster neither has the gap the case pins (%s) nor closed it:\nthe steps pinning the gap failed: %v\nand gap.closed failed: %v", gap.Present, pinned, err)
 	}
-	AddReportEntry(report.EntryGap, "closed")
-	AddReportEntry(report.EntryNote, "gap closed in this cluster (the steps pinning it failed: "+oneLine(pinned.Error(), 400)+")")
+	r.add(report.EntryGap, "closed", false)
+	r.add(report.EntryNote, "gap closed in this cluster (the steps pinning it failed: "+oneLine(pinned.Error(), 400)+")", false)
+	return nil
 }
 
 // runSteps runs steps in order and returns the first failure.
-func runSteps(ctx context.Context, env *steps.Env, list []spec.Step, what string) error {
+func runSteps(ctx context.Context, env *steps.Env, r *caseResult, list []spec.Step, what string) error {
 	for i := range list {
 		sp := &list[i]
 		step, err := steps.Build(sp)
 		if err != nil {
 			return err
 		}
-		if err := try(ctx, env, step, fmt.Sprintf("%s %d", what, i+1), sp.Pos); err != nil {
+		if err := try(ctx, env, r, step, fmt.Sprintf("%s %d", what, i+1), sp.Pos); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func run(ctx context.Context, env *steps.Env, step steps.Step, what string, pos spec.Pos) {
-	if err := try(ctx, env, step, what, pos); err != nil {
-		Fail(err.Error())
-	}
-}
-
-func try(ctx context.Context, env *steps.Env, step steps.Step, what string, pos spec.Pos) error {
-	By(fmt.Sprintf("%s: %s (%s:%d)", what, step.Describe(), pos.File, pos.Line))
+func try(ctx context.Context, env *steps.Env, r *caseResult, step steps.Step, what string, pos spec.Pos) error {
+	r.step(fmt.Sprintf("%s: %s (%s:%d)", what, step.Describe(), pos.File, pos.Line))
 	if err := step.Run(ctx, env); err != nil {
 		if why := cluster.Outage(ctx, env.Cluster); why != "" {
 			// Said first: the step's own words would read as the
@@ -216,16 +260,16 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 }
 
 // cause records why the case ends as it is about to, for the golden table.
-func cause(why string) { AddReportEntry(report.EntryCause, why) }
+func (r *caseResult) cause(why string) { r.add(report.EntryCause, why, false) }
 
 // inapplicable records that the case is skipped because it does not apply
 // to this cluster, which verdicts leave out.
-func inapplicable() { AddReportEntry(report.EntryInapplicable, true) }
+func (r *caseResult) inapplicable() { r.add(report.EntryInapplicable, true, false) }
 
-func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients *steps.Clients) (*steps.Env, error) {
+func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients *steps.Clients, log io.Writer) (*steps.Env, error) {
 	env, err := steps.NewEnv(steps.EnvConfig{
 		Cluster: cl, Clients: clients, RunID: s.opts.RunID, CaseHash: c.Hash(), BaseGates: st.Gates,
-		ProfileVars: s.profileVars, SuiteVars: c.Suite.Vars, CaseVars: c.Case.Vars, Fixtures: s.opts.Bundle.Fixtures, Log: GinkgoWriter,
+		ProfileVars: s.profileVars, SuiteVars: c.Suite.Vars, CaseVars: c.Case.Vars, Fixtures: s.opts.Bundle.Fixtures, Log: log,
 		FakeNodes: c.FakeNodes,
 	})
 	if err != nil {

@@ -60,6 +60,15 @@ type Options struct {
 	// Profile is the driver the driverProfile cases run on; nil means
 	// draconform's test driver.
 	Profile *spec.DriverProfile
+	// Focus (a regular expression over a case's suite and title) and
+	// LabelFilter (ginkgo's label syntax) select cases. The runner selects
+	// them itself rather than ginkgo, so that it knows which cases to run
+	// ahead of their specs.
+	Focus, LabelFilter string
+	// CaseParallel is how many cases of this process run at once, beside
+	// each other on their cells' clusters; 0 or 1 runs them one at a time,
+	// each in its spec.
+	CaseParallel int
 	// ShardOut, when set, makes this run one shard of a run split over
 	// processes (see Shard): it writes its ginkgo report and cells there,
 	// and the parent writes the reports and checks the golden table.
@@ -91,7 +100,8 @@ func Finish(opts Options, r types.Report, cells []CellFacts, header string) []er
 }
 
 // Register builds the ginkgo tree for opts. Call it once, before RunSpecs.
-func Register(opts Options) {
+// It fails for a focus or label filter that does not parse.
+func Register(opts Options) error {
 	if opts.CaseTimeout == 0 {
 		opts.CaseTimeout = 5 * time.Minute
 	}
@@ -102,6 +112,20 @@ func Register(opts Options) {
 		}
 		opts.Profile = p
 	}
+	sel, err := newSelection(opts.Focus, opts.LabelFilter)
+	if err != nil {
+		return err
+	}
+	var selected []plan.Case
+	for _, group := range bySuite(opts.Plan) {
+		for _, t := range opts.Targets {
+			for _, c := range group {
+				if c := c.ForTarget(t.Name); sel.matches(c) {
+					selected = append(selected, c)
+				}
+			}
+		}
+	}
 	s := newSession(opts)
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		return s.start(ctx)
@@ -109,8 +133,13 @@ func Register(opts Options) {
 		if err := s.adopt(data); err != nil {
 			Fail("reading the clusters process 1 started: " + err.Error())
 		}
+		// Under ginkgo -p each process runs the specs ginkgo hands it;
+		// only a lone process knows every case it will run.
+		if suiteCfg, _ := GinkgoConfiguration(); opts.CaseParallel > 1 && suiteCfg.ParallelTotal == 1 {
+			s.pool = startPool(s, selected, opts.CaseParallel)
+		}
 	}, NodeTimeout(15*time.Minute))
-	SynchronizedAfterSuite(func() {}, func(ctx SpecContext) {
+	SynchronizedAfterSuite(func() { s.pool.stop() }, func(ctx SpecContext) {
 		s.stop(ctx)
 	}, NodeTimeout(2*time.Minute))
 	ReportAfterSuite("draconform report", func(r types.Report) {
@@ -126,19 +155,19 @@ func Register(opts Options) {
 			Fail(err.Error())
 		}
 	})
-	for _, group := range bySuite(opts.Plan) {
+	for _, group := range bySuite(selected) {
 		suite := group[0].Suite
-		entries := make([]TableEntry, 0, len(group)*len(opts.Targets))
-		for _, t := range opts.Targets {
-			for _, c := range group {
-				c := c.ForTarget(t.Name)
-				args := []any{Label(c.Labels...), SpecTimeout(opts.CaseTimeout)}
-				if c.Serial {
-					args = append(args, Serial)
-				}
-				args = append(args, c)
-				entries = append(entries, Entry(c.Title(), args...))
+		entries := make([]TableEntry, 0, len(group))
+		for _, c := range group {
+			// No spec timeout: a case bounds its steps by CaseTimeout and
+			// its clean-up apart, and a spec may wait for a case that runs
+			// beside others.
+			args := []any{Label(c.Labels...)}
+			if c.Alone {
+				args = append(args, Serial)
 			}
+			args = append(args, c)
+			entries = append(entries, Entry(c.Title(), args...))
 		}
 		Describe(suite.Name, func() {
 			DescribeTable(suite.Description, func(ctx SpecContext, c plan.Case) {
@@ -146,6 +175,7 @@ func Register(opts Options) {
 			}, entries)
 		})
 	}
+	return nil
 }
 
 func bySuite(cases []plan.Case) [][]plan.Case {

@@ -76,6 +76,9 @@ type session struct {
 	profileVars spec.Vars
 	// timing is where each cell's time went, by state key.
 	timing map[string]*CellTiming
+	// pool runs the cases ahead of their specs, beside each other; nil
+	// runs each case in its spec.
+	pool *casePool
 	// private holds the kubeconfigs handed to other ginkgo processes:
 	// never the output folder, which people share (CI artifacts,
 	// certification bundles). Made by process 1, removed by stop.

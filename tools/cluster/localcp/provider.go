@@ -5,6 +5,7 @@
 package localcp
 
 import (
+	"os"
 	"context"
 	"errors"
 	"fmt"
@@ -241,6 +242,36 @@ func (p *Provider) NodeBinaries(ctx context.Context) (NodeBinaries, error) {
 	}
 	p.nodeBins = &bins
 	return bins, nil
+}
+
+// NodeBuildKey says which node binaries the provider's node runs: two
+// providers of a run with equal keys run the same, so one build serves
+// both (AdoptNodeBinaries). Empty when the provider has no node.
+func (p *Provider) NodeBuildKey() string {
+	if p.opts.Node == nil {
+		return ""
+	}
+	return p.opts.Node.KubeletBinDir + "\x00" + p.opts.Node.DriverMutant
+}
+
+// AdoptNodeBinaries makes the provider's nodes run bins, built by another
+// provider of this run with an equal NodeBuildKey, instead of building
+// them again; it records them in the provider's output folder, where the
+// run's cells look for them (NodeBuildOptions.Reuse).
+func (p *Provider) AdoptNodeBinaries(bins NodeBinaries) error {
+	p.nodeMu.Lock()
+	defer p.nodeMu.Unlock()
+	if p.opts.Node == nil {
+		return fmt.Errorf("local: this provider was set up without a node: %w", cluster.ErrUnsupported)
+	}
+	if err := os.MkdirAll(p.opts.Node.OutDir, 0o755); err != nil {
+		return fmt.Errorf("local: the node's folder: %w", err)
+	}
+	if err := writeBuiltRecord(p.opts.Node.OutDir, bins); err != nil {
+		return err
+	}
+	p.nodeBins = &bins
+	return nil
 }
 
 func (p *Provider) forget(c *Cluster) {

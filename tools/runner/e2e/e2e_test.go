@@ -108,10 +108,12 @@ func TestConformance(t *testing.T) {
 	}
 	suiteCfg, _ := ginkgo.GinkgoConfiguration()
 	narrowed := *cells != "" || len(suiteCfg.FocusStrings) > 0 || len(suiteCfg.SkipStrings) > 0 || suiteCfg.LabelFilter != ""
-	runner.Register(runner.Options{
+	if err := runner.Register(runner.Options{
 		Bundle: b, Plan: plan.Expand(b, filter), Targets: targets, OutDir: out,
 		RunID: runner.NewRunID(), Log: os.Stdout, Golden: *golden, Complete: !narrowed,
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, "draconform")
 	scanOutput(t, out, began)

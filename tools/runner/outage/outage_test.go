@@ -56,8 +56,10 @@ func TestAPIServerKilledMidCase(t *testing.T) {
 	}
 	defer providers.Closer(p, os.Stdout)()
 	rec := &recording{Provider: p, t: t, ctx: ctx, left: map[string][]string{}, killed: make(chan string, 1)}
-	runner.Register(runner.Options{Bundle: b, Plan: plan.Expand(b, plan.Filter{}), Targets: []runner.Target{{Name: "local", Provider: rec}},
-		OutDir: out, RunID: runner.NewRunID(), Log: os.Stdout})
+	if err := runner.Register(runner.Options{Bundle: b, Plan: plan.Expand(b, plan.Filter{}), Targets: []runner.Target{{Name: "local", Provider: rec}},
+		OutDir: out, RunID: runner.NewRunID(), Log: os.Stdout}); err != nil {
+		t.Fatal(err)
+	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
 	reporterCfg.Succinct = true
