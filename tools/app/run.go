@@ -221,8 +221,8 @@ type runRequest struct {
 	// caseParallel is --case-parallel.
 	caseParallel int
 	shardOut     string
-	runID    string
-	caseIDs  string
+	runID        string
+	caseIDs      string
 }
 
 // defaultCaseParallel is how many cases of a cell run at once: they mostly

@@ -19,9 +19,9 @@ func poolCase(id string, alone, kubelet bool) plan.Case {
 
 // tracker records how many cases, and how many kubelet cases, ran at once.
 type tracker struct {
-	mu                          sync.Mutex
+	mu                           sync.Mutex
 	now, nowKubelet, most, mostK int
-	ended                       map[string]time.Time
+	ended                        map[string]time.Time
 }
 
 func (tr *tracker) run(hold time.Duration) func(context.Context, plan.Case) *caseResult {

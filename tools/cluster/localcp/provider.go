@@ -5,12 +5,12 @@
 package localcp
 
 import (
-	"os"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
