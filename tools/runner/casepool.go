@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/draconform/draconform/tools/plan"
@@ -72,11 +73,22 @@ func startPoolWith(cases []plan.Case, width int, run func(context.Context, plan.
 			// order of their specs.
 			select {
 			case slots <- struct{}{}:
+				defer func() { <-slots }()
 			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				// select picks at random among ready cases: a slot freed
+				// by the interrupt must not start a case.
 				f.r = newCaseResult(false).fail("the run was interrupted before this case began")
 				return
 			}
-			defer func() { <-slots }()
+			// A panic in a step would end the whole process here, where
+			// ginkgo cannot catch it as it does in a spec: it fails the case.
+			defer func() {
+				if v := recover(); v != nil {
+					f.r = newCaseResult(false).fail(fmt.Sprintf("panic while running the case: %v\n%s", v, debug.Stack()))
+				}
+			}()
 			f.r = run(ctx, c)
 		}()
 	}

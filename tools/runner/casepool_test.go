@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,6 +107,11 @@ func TestPoolStopInterruptsCasesStillWaiting(t *testing.T) {
 	}
 	tr := &tracker{ended: map[string]time.Time{}}
 	p := startPoolWith(cases, 1, tr.run(time.Hour))
+	for running := false; !running; time.Sleep(5 * time.Millisecond) {
+		tr.mu.Lock()
+		running = tr.now == 1
+		tr.mu.Unlock()
+	}
 	done := make(chan struct{})
 	go func() { p.stop(); close(done) }()
 	select {
@@ -169,5 +175,15 @@ func TestSelectionMatchesAsGinkgoWould(t *testing.T) {
 		if got := sel.matches(c); got != tc.want {
 			t.Errorf("focus %q, labels %q: matches %v, want %v", tc.focus, tc.labels, got, tc.want)
 		}
+	}
+}
+
+func TestPoolTurnsAPanicIntoTheCasesFailure(t *testing.T) {
+	c := poolCase("panics", false, false)
+	p := startPoolWith([]plan.Case{c}, 1, func(context.Context, plan.Case) *caseResult { panic("a step's bug") })
+	defer p.stop()
+	r, err := p.result(context.Background(), c)
+	if err != nil || r == nil || !strings.Contains(r.failure, "a step's bug") {
+		t.Fatalf("a panicking case: %+v, %v; want it failed with the panic's value", r, err)
 	}
 }
