@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,23 +150,30 @@ func (c *Cluster) start(ctx context.Context) error {
 		return err
 	}
 	c.pki = pki
-	ports, err := freePorts(2)
-	if err != nil {
-		return err
-	}
-	etcdClient, etcdPeer := ports[0], ports[1]
 	if c.proxy, err = newAPIProxy(); err != nil {
 		return err
 	}
 	c.apiPort = c.proxy.port()
-	c.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
 	c.kubeconfig = filepath.Join(private, "kubeconfig")
 	if err := writeKubeconfig(c.kubeconfig, apiserverURL(c.apiPort), pki.CAPEM, pki.AdminToken); err != nil {
 		return err
 	}
-
-	etcdArgv := etcdArgs(filepath.Join(private, "etcd"), etcdClient, etcdPeer)
-	if err := c.launch(ctx, Etcd, etcdArgv, plainProbe(c.etcdURL+"/health"), 30*time.Second); err != nil {
+	err = retryPortTaken(c, string(Etcd), func() error {
+		ports, err := freePorts(2)
+		if err != nil {
+			return err
+		}
+		etcdClient, etcdPeer := ports[0], ports[1]
+		// A try that lost its port may have begun the data folder with
+		// that port in its member's URLs.
+		if err := os.RemoveAll(filepath.Join(private, "etcd")); err != nil {
+			return fmt.Errorf("clearing etcd's data folder: %w", err)
+		}
+		c.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
+		etcdArgv := etcdArgs(filepath.Join(private, "etcd"), etcdClient, etcdPeer)
+		return c.launch(ctx, Etcd, etcdArgv, plainProbe(c.etcdURL+"/health"), 30*time.Second)
+	})
+	if err != nil {
 		return err
 	}
 	if err := c.launchComponent(ctx, cluster.APIServer); err != nil {
@@ -214,8 +222,36 @@ func (c *Cluster) launchClients(ctx context.Context) error {
 }
 
 // launchComponent renders the command line of comp from the current gates
-// and starts it. Caller holds c.mu.
+// and starts it, on new ports if another process took the ones it was
+// given. Caller holds c.mu.
 func (c *Cluster) launchComponent(ctx context.Context, comp cluster.Component) error {
+	return retryPortTaken(c, string(comp), func() error { return c.launchComponentOnce(ctx, comp) })
+}
+
+// portAttempts bounds the starts of a component whose port another process
+// took between freePorts and its bind: cells start side by side, each
+// asking the kernel for free ports.
+const portAttempts = 3
+
+// retryPortTaken runs start again, up to portAttempts times, while it fails
+// because a port was taken.
+func retryPortTaken(c *Cluster, what string, start func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := start()
+		if err == nil || attempt == portAttempts || !portTaken(err) {
+			return err
+		}
+		c.log.Printf("local: %s lost its port to another process before binding it (cell %s); starting it again on a new one", what, c.cell)
+	}
+}
+
+// portTaken says whether a start failed because its port was in use: the
+// component's log tail, which the error carries, says so.
+func portTaken(err error) bool {
+	return strings.Contains(err.Error(), "address already in use")
+}
+
+func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Component) error {
 	gates := c.gates[comp]
 	switch comp {
 	case cluster.APIServer:

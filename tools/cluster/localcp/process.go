@@ -2,6 +2,7 @@ package localcp
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -125,9 +126,14 @@ func logTail(path string, n int) string {
 	return "    " + strings.ReplaceAll(logtail.Lines(text, n), "\n", "\n    ")
 }
 
-// freePorts asks the kernel for n distinct unused loopback ports. Another
-// process may take one before ours binds; the start failure then shows it in
-// the log tail.
+// freePorts finds n distinct unused loopback ports. It takes them below the
+// kernel's ephemeral range where it can: a port the kernel hands out for
+// ":0" is free again once we close it, and with cells starting side by
+// side and their cases' watches coming and going, an outgoing connection
+// soon takes it as its local port before our component binds it (two
+// runs in five lost a cell so). Below the range only another listener can
+// take it, and a component that still loses its port starts again on a
+// new one (retryPortTaken).
 func freePorts(n int) ([]int, error) {
 	// Every listener stays open until all are chosen, so the ports differ.
 	ls := make([]net.Listener, 0, n)
@@ -136,11 +142,12 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
+	lo, hi := listenRange()
 	ports := make([]int, 0, n)
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := listenBelowEphemeral(lo, hi)
 		if err != nil {
-			return nil, fmt.Errorf("finding a free loopback port: %w", err)
+			return nil, err
 		}
 		ls = append(ls, l)
 		_, portStr, _ := net.SplitHostPort(l.Addr().String())
@@ -151,4 +158,41 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, port)
 	}
 	return ports, nil
+}
+
+// listenRange is where freePorts looks: from 10000 to the start of the
+// kernel's ephemeral range; empty where that range cannot be read or
+// leaves too little room below it.
+func listenRange() (lo, hi int) {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 1 {
+		return 0, 0
+	}
+	start, err := strconv.Atoi(f[0])
+	if err != nil || start < 11000 {
+		return 0, 0
+	}
+	return 10000, start
+}
+
+// listenBelowEphemeral listens on a random loopback port in [lo, hi), or
+// on one the kernel picks when that range is empty or every try is taken.
+func listenBelowEphemeral(lo, hi int) (net.Listener, error) {
+	for range 20 {
+		if hi <= lo {
+			break
+		}
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lo+rand.IntN(hi-lo))); err == nil {
+			return l, nil
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("finding a free loopback port: %w", err)
+	}
+	return l, nil
 }
