@@ -10,15 +10,21 @@ import (
 	"github.com/draconform/draconform/tools/spec"
 )
 
-// SchedulerSeesClasses is a barrier on kube-scheduler's DeviceClass watch.
-// It writes a probe: a device of its own driver on every node, a class
-// naming a new extended resource that selects that device, and a pod
-// asking for the resource. The scheduler can only synthesize the pod's
-// claim once its DeviceClass informer has delivered the probe class, and
-// an informer delivers events in the order the API server wrote them, to
-// the extended-resource cache first: so by then it has seen every class
-// write the case made before. Resources and classes of the case are left
-// alone: the probe's driver is the case's, prefixed.
+// SchedulerSeesClasses is a barrier on kube-scheduler's DeviceClass and
+// ResourceClaim watches. It writes a probe: two devices of its own driver on
+// every node, a class naming a new extended resource that selects them, a
+// hand-written claim for one of them, and a pod that asks for the resource
+// and uses the claim. The scheduler can only synthesize the pod's claim (in
+// PreBind) once its DeviceClass informer has delivered the probe class and
+// its ResourceClaim informer the probe claim; an informer delivers events in
+// the order the API server wrote them, to the extended-resource cache first:
+// so by then it has seen every class and claim write the case made before.
+// The probe pod is pinned to the case's nodes like any of its pods, so the
+// case's nodes are seen too. It matters beyond binding: kube-scheduler
+// records FailedScheduling as an event series keyed without the message, so
+// the message of a first attempt made on a stale view stays on the event.
+// Resources and classes of the case are left alone: the probe's driver is
+// the case's, prefixed.
 type SchedulerSeesClasses struct{ Spec *spec.SchedulerSeesClasses }
 
 // defaultSeenWithin bounds the barrier: one pod scheduled, as for expectations.
@@ -29,7 +35,7 @@ const maxSeenWithin = 2 * time.Minute
 
 // Describe implements Step.
 func (s *SchedulerSeesClasses) Describe() string {
-	return "kube-scheduler has seen the case's DeviceClass writes (a probe class served to a probe pod)"
+	return "kube-scheduler has seen the case's DeviceClass and ResourceClaim writes (a probe class and claim served to a probe pod)"
 }
 
 // Run implements Step.
@@ -81,7 +87,7 @@ func probeUses(local string) ([]*spec.ObjectUse, error) {
 			"spec": map[string]any{
 				"driver": driver, "allNodes": true,
 				"pool":    map[string]any{"name": "${prefix}-${name}", "generation": 1, "resourceSliceCount": 1},
-				"devices": []any{map[string]any{"name": "probe"}},
+				"devices": []any{map[string]any{"name": "probe-0"}, map[string]any{"name": "probe-1"}},
 			},
 		},
 		{
@@ -93,14 +99,23 @@ func probeUses(local string) ([]*spec.ObjectUse, error) {
 			},
 		},
 		{
+			"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+			"metadata": map[string]any{"name": "${name}"},
+			"spec": map[string]any{"devices": map[string]any{"requests": []any{map[string]any{
+				"name": "probe", "exactly": map[string]any{"deviceClassName": "${prefix}-${name}"},
+			}}}},
+		},
+		{
 			"apiVersion": "v1", "kind": "Pod",
 			"metadata": map[string]any{"name": "${name}"},
 			"spec": map[string]any{
+				"resourceClaims": []any{map[string]any{"name": "probe", "resourceClaimName": "${name}"}},
 				"containers": []any{map[string]any{
 					"name": "main", "image": "registry.k8s.io/pause:3.10",
 					"resources": map[string]any{
 						"requests": map[string]any{resource: "1"},
 						"limits":   map[string]any{resource: "1"},
+						"claims":   []any{map[string]any{"name": "probe"}},
 					},
 				}},
 			},

@@ -72,6 +72,19 @@ func TestSchedulerSeesClassesPassesOnceTheProbeClassIsServed(t *testing.T) {
 	if all, _, _ := unstructured.NestedBool(slice.Object, "spec", "allNodes"); !all {
 		t.Errorf("probe slice is not on every node: %v", slice.Object["spec"])
 	}
+	if devices, _, _ := unstructured.NestedSlice(slice.Object, "spec", "devices"); len(devices) != 2 {
+		t.Errorf("probe slice has %d devices, want 2 (one for the synthesized claim, one for the probe claim)", len(devices))
+	}
+	// The probe pod also uses a hand-written claim of the probe class, so
+	// that the scheduler must have seen the case's claims too.
+	claim := f.Get(mustLookup(t, f, "resourceclaim/"+probe))
+	if got := first(claim, "spec", "devices", "requests")["exactly"].(map[string]any)["deviceClassName"]; got != class.GetName() {
+		t.Errorf("probe claim asks for class %v, want the probe class %s", got, class.GetName())
+	}
+	pod := f.Get(mustLookup(t, f, "pod/"+probe))
+	if got := first(pod, "spec", "resourceClaims")["resourceClaimName"]; got != claim.GetName() {
+		t.Errorf("probe pod uses claim %v, want the probe claim %s", got, claim.GetName())
+	}
 	if got := class.GetLabels()[steps.RunLabel]; got == "" {
 		t.Errorf("probe class lacks the run label %s, so clean-up would not find it", steps.RunLabel)
 	}

@@ -91,4 +91,25 @@ func checkExpectEvent(c Checker, st *spec.Step) {
 	if st.ExpectEvent.AtMost < 0 {
 		c.Problem(st.Pos, "", "expectEvent: atMost: must not be negative")
 	}
+	if st.ExpectEvent.Reason == "FailedScheduling" && st.ExpectEvent.Message != "" && !seenBeforeCreate(c.Case(), st.ExpectEvent.Ref) {
+		c.Problem(st.Pos, "add - schedulerSeesClasses: {} before the pod's create",
+			"expectEvent: kube-scheduler keeps the message of a pod's first FailedScheduling (its event series is keyed without it), so the case must make sure the scheduler has seen its objects before %s is created", st.ExpectEvent.Ref)
+	}
+}
+
+// seenBeforeCreate reports whether a schedulerSeesClasses barrier comes
+// before the step that creates ref's object.
+func seenBeforeCreate(c *spec.Case, ref spec.Ref) bool {
+	_, name, _ := ref.Split()
+	barrier := false
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		if st.SchedulerSeesClasses != nil {
+			barrier = true
+		}
+		if st.Create != nil && st.Create.Name == name {
+			return barrier
+		}
+	}
+	return false
 }

@@ -106,6 +106,13 @@ var malformedSpecs = []struct {
 		},
 	},
 	{
+		name:  "scheduling event message with no barrier before the pod",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - schedulerSeesClasses: {}\n  - expectEvent: {ref: pod/p1, reason: FailedScheduling, message: m}\n"),
+		want: []string{
+			`suites/s.yaml:11: expectEvent: kube-scheduler keeps the message of a pod's first FailedScheduling (its event series is keyed without it), so the case must make sure the scheduler has seen its objects before pod/p1 is created (add - schedulerSeesClasses: {} before the pod's create)`,
+		},
+	},
+	{
 		name:  "undefined variable",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, message: \"${domian}/gpu\"}\n"),
 		want:  []string{`suites/s.yaml:10: undefined variable ${domian} (did you mean domain?)`},

@@ -20,7 +20,7 @@ type Step struct {
 	Restart *Restart `yaml:"restart" doc:"restart one component with other gates (serial; the cell's gates come back after the case)"`
 	Sleep   *Sleep   `yaml:"sleep" doc:"wait a fixed time, when only time tells objects apart (creationTimestamp has one-second resolution); say why"`
 	// SchedulerSeesClasses is a barrier, not a wait for time.
-	SchedulerSeesClasses *SchedulerSeesClasses `yaml:"schedulerSeesClasses" doc:"wait until kube-scheduler has seen every DeviceClass write the case made so far: before a pod whose claim depends on which class won"`
+	SchedulerSeesClasses *SchedulerSeesClasses `yaml:"schedulerSeesClasses" doc:"wait until kube-scheduler has seen every DeviceClass and ResourceClaim write the case made so far: before a pod whose claim depends on which class won, or whose first FailedScheduling message is checked"`
 
 	Assert              *Assert              `yaml:"assert" doc:"a stored object matches a partial tree"`
 	ExpectScheduled     *ExpectScheduled     `yaml:"expectScheduled" doc:"a pod gets bound to a node"`
@@ -163,6 +163,8 @@ type Sleep struct {
 // reach the scheduler through different watches, so a pod created right
 // after a delete may still be matched to the deleted class: a real, rare
 // outcome on a loaded machine, and not the behaviour a case means to pin.
+// So for a pod whose first attempt, made before its class or claim reached
+// the scheduler, leaves the message its FailedScheduling event keeps.
 type SchedulerSeesClasses struct {
 	Within Duration `yaml:"within" doc:"bound on the wait (default 30s)"`
 }
