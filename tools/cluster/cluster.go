@@ -150,6 +150,17 @@ type FakeNodePolicy interface {
 	FakeNodes() error
 }
 
+// Discardable is implemented by clusters the run starts for itself and
+// throws away after its cells, with everything in them (the embedded
+// control plane). There a case leaves its emptied namespace to go with the
+// cluster: deleting one costs the namespace controller a list and a delete
+// of every namespaced resource type the API server serves (about 60
+// requests), which made up close to half of an embedded API server's
+// requests, and nothing a case checks follows from it.
+type Discardable interface {
+	DiscardedByRun() bool
+}
+
 // Provider creates the cluster for one gate cell and tears it down.
 type Provider interface {
 	Name() string

@@ -289,11 +289,20 @@ func createNamespace(ctx context.Context, env *steps.Env) error {
 	if _, err := core.Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating namespace %s: %w", env.Namespace, err)
 	}
-	env.Defer("delete namespace "+env.Namespace, func(ctx context.Context) error {
+	what := "delete namespace " + env.Namespace
+	d, ok := env.Cluster.(cluster.Discardable)
+	discarded := ok && d.DiscardedByRun()
+	if discarded {
+		what = "delete the pods of namespace " + env.Namespace + " (the namespace goes with the cluster)"
+	}
+	env.Defer(what, func(ctx context.Context) error {
 		// The case's pods never run (their nodes have no kubelet to confirm
 		// a graceful deletion), so they go at once, and the namespace with them.
 		if err := core.Pods(env.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
 			return fmt.Errorf("deleting the pods of %s: %w", env.Namespace, err)
+		}
+		if discarded {
+			return nil
 		}
 		err := core.Namespaces().Delete(ctx, env.Namespace, metav1.DeleteOptions{})
 		if apierrors.IsNotFound(err) {
