@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,6 +119,7 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 			}
 		}
 	}()
+	env := shardEnv(os.Environ(), runtime.NumCPU(), n)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
@@ -126,7 +128,7 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res := runShard(ctx, self, r, shards[i], opts, dir)
+				res := runShard(ctx, self, r, shards[i], opts, dir, env)
 				results[i] = res
 				mu.Lock()
 				done++
@@ -198,7 +200,7 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 }
 
 // runShard runs one shard process and reads what it wrote.
-func runShard(ctx context.Context, self string, r runRequest, sh shard, opts runner.Options, dir string) shardResult {
+func runShard(ctx context.Context, self string, r runRequest, sh shard, opts runner.Options, dir string, env []string) shardResult {
 	res := shardResult{shard: sh, log: filepath.Join(dir, sh.slug()+".log")}
 	began := time.Now()
 	defer func() { res.seconds = time.Since(began).Seconds() }()
@@ -211,6 +213,7 @@ func runShard(ctx context.Context, self string, r runRequest, sh shard, opts run
 	}
 	defer logFile.Close()
 	cmd := exec.CommandContext(ctx, self, r.shardArgs(sh, opts.OutDir, out, opts.RunID)...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Interrupted, the shard stops its cluster and cleans up as on Ctrl-C;
 	// only if it hangs is it killed.
