@@ -178,7 +178,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
 	fs.StringVar(&r.profile, "driver-profile", "", "a DriverProfile file naming your DRA driver, its shareable devices and what one share takes, for the driver-profile cases (default: draconform's test driver)")
 	fs.BoolVar(&r.sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin: after the run, hand the reports to Sonobuoy ($SONOBUOY_RESULTS_DIR, then its done file)")
-	fs.IntVar(&r.parallel, "parallel", 0, "cells run at once, each in a process of its own with its own cluster, on the embedded providers (default: three per core, as memory allows; 1: every cell in this process)")
+	fs.IntVar(&r.parallel, "parallel", 0, "cells run at once, each in a process of its own with its own cluster, on the embedded providers (default: two per core, as memory allows; 1: every cell in this process)")
 	fs.IntVar(&r.caseParallel, "case-parallel", 0, "cases of a cell run at once on its cluster (default 4; 1 with --verbose, so that steps print as they run); cases that restart a component run alone, and cases that need the kubelet node one at a time")
 	fs.StringVar(&r.shardOut, "shard-out", "", "run as one cell of a run split over processes, writing the cell's report to this file (set by draconform run itself)")
 	fs.StringVar(&r.runID, "run-id", "", "the run's id, which names what it creates (default: a new one; set by draconform run for its cells)")

@@ -59,13 +59,13 @@ const (
 )
 
 // autoParallel is how many cells run at once when --parallel is not given:
-// three per core, since a cell's processes mostly wait (on each other, on
+// two per core, since a cell's processes mostly wait (on each other, on
 // etcd, on the kubelet); and no more than memory allows at about 1.5 GiB
-// per cell with its node. Measured here on 2 cores over the whole matrix
-// (2026-12-04, GOMAXPROCS shared out): 4 at a time 130 to 143 s, 6 at a
-// time 118 to 128 s, 8 at a time 137 s (the CPU then goes to contention).
+// per cell with its node. Three per core was tried on 2 cores (2026-12-04):
+// faster in four runs, slower in a 5-run bench and the pair after it; 8 at
+// a time was slower throughout.
 func autoParallel() int {
-	n := 3 * runtime.NumCPU()
+	n := 2 * runtime.NumCPU()
 	if mem := k8sbuild.MemTotal(); mem > 0 {
 		n = min(n, max(1, int(mem/(1536<<20))))
 	}
