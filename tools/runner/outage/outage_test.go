@@ -163,19 +163,25 @@ func (r *recording) outage(c cluster.Cluster, gates cluster.GateState) {
 }
 
 // Stop looks for every object carrying the run label (namespaces are given
-// a minute to finish terminating), then stops the cluster.
+// a minute to finish terminating), then stops the cluster. On a cluster the
+// run discards, a case leaves its emptied namespace to go with it: there
+// the case's pods must be gone instead.
 func (r *recording) Stop(ctx context.Context, c cluster.Cluster) error {
 	cell, _ := r.cells.Load(c)
 	dyn := dynamic.NewForConfigOrDie(c.RESTConfig())
 	sel := metav1.ListOptions{LabelSelector: steps.RunLabel}
+	kinds := []schema.GroupVersionResource{
+		{Version: "v1", Resource: "namespaces"}, {Version: "v1", Resource: "nodes"},
+		{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"}, {Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"},
+		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
+	}
+	if d, ok := c.(cluster.Discardable); ok && d.DiscardedByRun() {
+		kinds[0] = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	}
 	var left []string
 	_ = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		left = nil
-		for _, gvr := range []schema.GroupVersionResource{
-			{Version: "v1", Resource: "namespaces"}, {Version: "v1", Resource: "nodes"},
-			{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"}, {Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"},
-			{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
-		} {
+		for _, gvr := range kinds {
 			list, err := dyn.Resource(gvr).List(ctx, sel)
 			if err != nil {
 				left = append(left, fmt.Sprintf("%s: cannot list: %v", gvr.Resource, err))
