@@ -77,7 +77,19 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 2
 	}
+	// The node's binaries build while the providers read their binaries'
+	// gates for the plan: a second each, one after the other before.
+	type nodeBuild struct {
+		built bool
+		code  int
+	}
+	nodes := make(chan nodeBuild, 1)
+	go func() {
+		built, code := ensureNodeBinaries(ctx, opts, s)
+		nodes <- nodeBuild{built, code}
+	}()
 	shards := planShards(opts.Plan, opts.Targets, providerNames, cellSupport(ctx, opts), selected, opts.CaseParallel)
+	nb := <-nodes
 	if len(shards) == 0 {
 		fmt.Fprintln(s.Err, "draconform: no case matches --focus and --label-filter")
 		return 1
@@ -87,13 +99,12 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 1
 	}
-	built, code := ensureNodeBinaries(ctx, opts, s)
-	if code != 0 {
-		return code
+	if nb.code != 0 {
+		return nb.code
 	}
 	// The cells' nodes run what was just built: a cell that rebuilt it
 	// would rewrite the image archives another cell is importing.
-	r.prov.local.NodeBuilt = built
+	r.prov.local.NodeBuilt = nb.built
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform: finding draconform's own binary:", err)
@@ -185,7 +196,7 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 		fmt.Fprintln(s.Err, "draconform:", err)
 	}
 	errs := runner.Finish(opts, merged, cells, header.String())
-	code = 0
+	code := 0
 	if !merged.SuiteSucceeded || len(errs) > 0 || len(failed) > 0 {
 		code = 1
 	}

@@ -8,10 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/draconform/draconform/drivers/deploy"
 	"github.com/draconform/draconform/drivers/mutant"
 	"github.com/draconform/draconform/tools/k8sbuild"
-	"github.com/draconform/draconform/tools/ociarchive"
 )
 
 // NodeBinaries is what a node runs.
@@ -108,23 +106,10 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 		}
 		flags = []string{"-ldflags", flag}
 	}
-	if err := goBuild(ctx, o.RepoRoot, tools, []string{"CGO_ENABLED=0"}, flags, o.Log,
-		"./tools/cmd/draconform-runc", "./tools/cmd/draconform-pause", "./drivers/cmd/draconform-driver"); err != nil {
-		return NodeBinaries{}, err
-	}
 	b := NodeBinaries{Kubelet: kubelet, RuntimeDir: runtimeDir, ToolsDir: tools,
 		PauseArchive: filepath.Join(o.OutDir, "pause-image.tar"), DriverArchive: filepath.Join(o.OutDir, "testdriver-image.tar")}
-	images := []struct {
-		archive string
-		img     ociarchive.Image
-	}{
-		{b.PauseArchive, ociarchive.Image{Ref: PauseImage, Files: map[string]string{"/pause": filepath.Join(tools, "draconform-pause")}, Entrypoint: []string{"/pause"}}},
-		{b.DriverArchive, ociarchive.Image{Ref: deploy.DefaultImage, Files: map[string]string{"/draconform-driver": filepath.Join(tools, "draconform-driver")}, Entrypoint: []string{"/draconform-driver"}}},
-	}
-	for _, im := range images {
-		if err := ociarchive.Write(im.archive, im.img); err != nil {
-			return NodeBinaries{}, err
-		}
+	if err := prepareNodeTools(ctx, o, b, flags); err != nil {
+		return NodeBinaries{}, err
 	}
 	if err := writeBuiltRecord(o.OutDir, b); err != nil {
 		return NodeBinaries{}, err

@@ -1,10 +1,16 @@
 package localcp
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/drivers/deploy"
+	"github.com/draconform/draconform/tools/fsutil"
+	"github.com/draconform/draconform/tools/k8sbuild"
+	"github.com/draconform/draconform/tools/ociarchive"
 )
 
 // A cell run in a process of its own takes the node's binaries its parent
@@ -34,5 +40,84 @@ func TestReuseNodeBinariesReadsTheParentsRecord(t *testing.T) {
 	}
 	if _, err := reuseNodeBinaries(dir); err == nil || !strings.Contains(err.Error(), "driver.tar") {
 		t.Errorf("reuse with the driver's archive gone: %v", err)
+	}
+}
+
+// The node's own commands and their images are made in the cache and
+// linked into each run's folder: a second run finds the commands up to date
+// and does not link them again (go build keeps the file, touched, when it
+// skips the link), nor writes the images again; each run's folder holds the
+// cache's files; and an image whose binary changed is written anew, while
+// the earlier run keeps its own.
+func TestNodeToolsAndImagesAreMadeOnceAcrossRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the node's tools")
+	}
+	root, err := k8sbuild.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	o := NodeBuildOptions{RepoRoot: root, CacheDir: cache}
+	run := func() NodeBinaries {
+		out := t.TempDir()
+		b := NodeBinaries{ToolsDir: filepath.Join(out, "node-bin"), PauseArchive: filepath.Join(out, "pause.tar"), DriverArchive: filepath.Join(out, "driver.tar")}
+		if err := prepareNodeTools(context.Background(), o, b, nil); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	stat := func(p string) os.FileInfo {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	built := filepath.Join(cache, "node-tools", "driver")
+	first := run()
+	driver, driverImage := stat(filepath.Join(built, "draconform-driver")), stat(first.DriverArchive)
+	second := run()
+	if !os.SameFile(driver, stat(filepath.Join(built, "draconform-driver"))) {
+		t.Error("the second run linked the driver again")
+	}
+	if !os.SameFile(driverImage, stat(second.DriverArchive)) || !driverImage.ModTime().Equal(stat(second.DriverArchive).ModTime()) {
+		t.Error("the second run wrote the driver's image again")
+	}
+	for _, b := range []NodeBinaries{first, second} {
+		for _, pkg := range nodeTools {
+			name := k8sbuild.BinaryName(pkg)
+			if got := stat(filepath.Join(b.ToolsDir, name)); !os.SameFile(got, stat(filepath.Join(built, name))) || got.Mode().Perm()&0o100 == 0 {
+				t.Errorf("%s in %s is not the cache's program", name, b.ToolsDir)
+			}
+		}
+	}
+
+	// A rebuilt driver (go build renames a new file into place) gets a
+	// new image; the earlier run's stays as it was.
+	tmp := filepath.Join(built, "draconform-driver.new")
+	if err := fsutil.CopyFile(filepath.Join(built, "draconform-driver"), tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(tmp, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("changed")
+	f.Close()
+	if err := os.Rename(tmp, filepath.Join(built, "draconform-driver")); err != nil {
+		t.Fatal(err)
+	}
+	img := ociarchive.Image{Ref: deploy.DefaultImage, Files: map[string]string{"/draconform-driver": filepath.Join(built, "draconform-driver")}, Entrypoint: []string{"/draconform-driver"}}
+	cached, err := cachedImage(filepath.Join(built, "images"), img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(stat(cached), driverImage) {
+		t.Error("a changed driver kept its old image")
+	}
+	if !os.SameFile(stat(first.DriverArchive), driverImage) {
+		t.Error("the first run's image changed")
 	}
 }
