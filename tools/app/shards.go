@@ -88,6 +88,7 @@ func runShards(ctx context.Context, r runRequest, opts runner.Options, providerN
 		built, code := ensureNodeBinaries(ctx, opts, s)
 		nodes <- nodeBuild{built, code}
 	}()
+	recordBinaryFacts(ctx, opts, s)
 	shards := planShards(opts.Plan, opts.Targets, providerNames, cellSupport(ctx, opts), selected, opts.CaseParallel)
 	nb := <-nodes
 	if len(shards) == 0 {
@@ -311,6 +312,33 @@ func ensureNodeBinaries(ctx context.Context, opts runner.Options, s Streams) (bu
 		built = true
 	}
 	return built, 0
+}
+
+// recordBinaryFacts has every provider that can ask its binaries for their
+// versions and gates once, for all the run's processes, do so, the
+// providers at once. Failing only costs the cells the time to ask again.
+func recordBinaryFacts(ctx context.Context, opts runner.Options, s Streams) {
+	var wg sync.WaitGroup
+	for _, t := range opts.Targets {
+		fr, ok := t.Provider.(factsRecorder)
+		if !ok {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fr.RecordBinaryFacts(ctx); err != nil {
+				fmt.Fprintf(s.Err, "draconform: %s: %v (each cell asks its binaries itself)\n", t.Name, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// factsRecorder is a provider that records what its binaries say for the
+// run's other processes.
+type factsRecorder interface {
+	RecordBinaryFacts(context.Context) error
 }
 
 // nodeBuilder is a provider whose nodes run binaries the run builds.

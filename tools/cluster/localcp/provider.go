@@ -99,6 +99,7 @@ func New(opts Options) *Provider {
 	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
 	p := &Provider{opts: opts, log: k8sbuild.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}}
 	maps.Copy(p.versionCache, opts.Versions)
+	p.loadBinaryFacts()
 	return p
 }
 
