@@ -1,5 +1,6 @@
-// Package fsutil holds the file copy several packages need (the prototype's
-// source tree, certification bundles, Sonobuoy results).
+// Package fsutil holds the file copy and link several packages need (the
+// prototype's source tree, certification bundles, Sonobuoy results, the
+// node's tools and images).
 package fsutil
 
 import (
@@ -24,4 +25,16 @@ func CopyFile(from, to string, perm fs.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// LinkOrCopy makes to a hard link to from, or a copy (mode 0755: every
+// caller links programs or archives of them) where the two are on different
+// file systems. A file already at to is removed first, never written
+// through: it may be a link to another file.
+func LinkOrCopy(from, to string) error {
+	_ = os.Remove(to)
+	if err := os.Link(from, to); err == nil {
+		return nil
+	}
+	return CopyFile(from, to, 0o755)
 }

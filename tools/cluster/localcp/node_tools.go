@@ -56,7 +56,7 @@ func prepareNodeTools(ctx context.Context, o NodeBuildOptions, b NodeBinaries, f
 	}
 	for _, pkg := range nodeTools {
 		name := k8sbuild.BinaryName(pkg)
-		if err := linkOrCopy(filepath.Join(built, name), filepath.Join(b.ToolsDir, name)); err != nil {
+		if err := fsutil.LinkOrCopy(filepath.Join(built, name), filepath.Join(b.ToolsDir, name)); err != nil {
 			return fmt.Errorf("the node tool %s: %w", name, err)
 		}
 	}
@@ -73,7 +73,7 @@ func prepareNodeTools(ctx context.Context, o NodeBuildOptions, b NodeBinaries, f
 			return err
 		}
 		keep[filepath.Base(cached)] = true
-		if err := linkOrCopy(cached, im.archive); err != nil {
+		if err := fsutil.LinkOrCopy(cached, im.archive); err != nil {
 			return fmt.Errorf("the image %s: %w", im.img.Ref, err)
 		}
 	}
@@ -139,14 +139,4 @@ func pruneImages(dir string, keep map[string]bool) {
 			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-}
-
-// linkOrCopy makes dst a hard link to src, or a copy where the two are on
-// different file systems.
-func linkOrCopy(src, dst string) error {
-	_ = os.Remove(dst)
-	if err := os.Link(src, dst); err == nil {
-		return nil
-	}
-	return fsutil.CopyFile(src, dst, 0o755)
 }

@@ -193,7 +193,7 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 			return fmt.Errorf("prototype: vanilla %s missing in %s (build them first: go run ./tools/cmd/draconform binaries)", strings.Join(m, ", "), o.VanillaBinDir)
 		}
 		for _, name := range vanilla {
-			if err := linkOrCopy(filepath.Join(o.VanillaBinDir, name), filepath.Join(scratch, name)); err != nil {
+			if err := fsutil.LinkOrCopy(filepath.Join(o.VanillaBinDir, name), filepath.Join(scratch, name)); err != nil {
 				return fmt.Errorf("prototype: taking vanilla %s: %w", name, err)
 			}
 		}
@@ -351,15 +351,6 @@ func copyTree(from, to string) error {
 		}
 		return fsutil.CopyFile(path, dst, 0o644|fi.Mode().Perm()&0o111)
 	})
-}
-
-// linkOrCopy hard-links from to to, copying when they are on different file
-// systems.
-func linkOrCopy(from, to string) error {
-	if err := os.Link(from, to); err == nil {
-		return nil
-	}
-	return fsutil.CopyFile(from, to, 0o755)
 }
 
 // writeDiff records the patch as a unified diff for review; best effort.
