@@ -97,6 +97,10 @@ func TestControllerManagerArgsKeepClaimControllersAndDropNodeLifecycle(t *testin
 		"service-account-private-key-file": "sa.key",
 		"root-ca-file":                     "ca.crt",
 		"kubeconfig":                       "kc",
+		// Not throttled to Kubernetes' 20 QPS while it sets up one
+		// service account per controller (5 s of every start).
+		"kube-api-qps":   "100",
+		"kube-api-burst": "200",
 	} {
 		if got := flagValues(args, flag); !slices.Equal(got, []string{want}) {
 			t.Errorf("--%s = %q, want %q", flag, got, want)

@@ -99,6 +99,16 @@ func (p *process) stop(grace time.Duration) {
 	}
 }
 
+// kill ends the process and its group at once, for a process whose state is
+// thrown away with it.
+func (p *process) kill() {
+	if p == nil || p.exited() {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	<-p.done
+}
+
 // note appends a provider remark to the log, marked like the start header so
 // that it is not mistaken for the component's own output.
 func (p *process) note(msg string) {
