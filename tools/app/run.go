@@ -278,6 +278,15 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return "", 1
 	}
+	if r.shardOut == "" {
+		// A run's shards write into its folder under its lock.
+		unlock, err := lockOutput(outDir)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return "", 2
+		}
+		defer unlock()
+	}
 	targets, providerNames, stopAll, err := r.prov.targets(ctx, outDir, s)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
