@@ -134,6 +134,25 @@ func TestMarkdownComparesWithThePreviousFigures(t *testing.T) {
 	}
 }
 
+// A cold run between two warm ones leaves the warm figures compared with
+// the warm run before them, and the other way round.
+func TestEachKindKeepsItsOwnPreviousFigures(t *testing.T) {
+	warm1 := &Warm{Date: "2026-12-01", Commit: "aaa", Runs: []Run{{WallSeconds: 200, Golden: true}}}
+	warm2 := &Warm{Date: "2026-12-02", Commit: "bbb", Runs: []Run{{WallSeconds: 100, Golden: true}}}
+	cold1 := &Cold{Date: "2026-12-01", Commit: "aaa", Seconds: 1900}
+	cold2 := &Cold{Date: "2026-12-03", Commit: "ccc", Seconds: 1400}
+	res := Results{}.With("m", warm1, nil).With("m", nil, cold1).With("m", warm2, nil).With("m", nil, cold2)
+	if p := prevWarm(res); p == nil || p.Commit != "aaa" {
+		t.Errorf("after a cold run the warm figures compare with %+v, want the warm run at aaa", p)
+	}
+	if p := prevCold(res); p == nil || p.Commit != "aaa" {
+		t.Errorf("the cold figures compare with %+v, want the cold run at aaa", p)
+	}
+	if md := Markdown(res); !strings.Contains(md, "| wall time of the matrix | 100.0 s | 200.0 s |") {
+		t.Errorf("the warm table lost its comparison:\n%s", md)
+	}
+}
+
 func TestColdShowsCPUOverTimeWithMilestones(t *testing.T) {
 	c := &Cold{Date: "2026-12-02", Commit: "ccc", Command: "make conformance", Seconds: 65, Golden: true, CPUStep: 20,
 		CPU: []float64{0.5, 1, 1, 0.25}, Milestones: []Milestone{{What: "vanilla built", Seconds: 30}}}

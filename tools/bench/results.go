@@ -74,19 +74,25 @@ func (r Results) Save(path string) error {
 }
 
 // With returns r with new warm or cold figures, keeping what they replace
-// as Previous.
+// as Previous. A kind not measured now keeps its own previous figures: a
+// cold run must not make the warm figures lose what they compare with.
 func (r Results) With(machine string, w *Warm, c *Cold) Results {
-	prev := r
-	prev.Previous = nil
+	var prev Results
+	if r.Previous != nil {
+		prev = *r.Previous
+		prev.Previous = nil
+	}
 	out := r
 	out.Machine = machine
-	out.Previous = &prev
 	if w != nil {
+		prev.Machine, prev.Warm = r.Machine, r.Warm
 		out.Warm = w
 	}
 	if c != nil {
+		prev.Machine, prev.Cold = r.Machine, r.Cold
 		out.Cold = c
 	}
+	out.Previous = &prev
 	return out
 }
 
