@@ -1,13 +1,13 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // outputLockFile is held by the run writing an output folder. Two runs in one
@@ -25,10 +25,11 @@ func lockOutput(dir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the output folder's lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	unlock, held, err := k8sbuild.TryLock(f)
+	if unlock == nil {
 		holder, _ := os.ReadFile(path)
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if held {
 			who := "another process"
 			if pid := strings.TrimSpace(string(holder)); pid != "" {
 				who = "process " + pid
@@ -40,8 +41,5 @@ func lockOutput(dir string) (unlock func(), err error) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
+	return unlock, nil
 }

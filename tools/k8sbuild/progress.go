@@ -26,14 +26,11 @@ func Lock(ctx context.Context, path string, log io.Writer, who string) (unlock f
 	}
 	announced := false
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+		unlock, held, err := TryLock(f)
+		switch {
+		case unlock != nil:
+			return unlock, nil
+		case !held && !errors.Is(err, syscall.EINTR):
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
@@ -48,6 +45,20 @@ func Lock(ctx context.Context, path string, log io.Writer, who string) (unlock f
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// TryLock takes an exclusive flock on the file f without waiting. unlock,
+// when not nil, releases it and closes f; without it, f stays open for the
+// caller, and held says another open file has the lock.
+func TryLock(f *os.File) (unlock func(), held bool, err error) {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err != nil {
+		return nil, errors.Is(err, syscall.EWOULDBLOCK), err
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, false, nil
 }
 
 // Heartbeat writes msg every period until stop is called: go build is
