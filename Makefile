@@ -11,6 +11,11 @@ RUNS      ?= 20
 KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
 # The version a report or bundle records: go run stamps no VCS information.
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
+# Every Go build here compiles alike (tools/k8sbuild/recipe.go): draconform,
+# its tests and vet, and the Kubernetes builds it starts share the packages
+# they have in common in the build cache instead of compiling them twice.
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath -gcflags=all=-dwarf=false)
+export CGO_ENABLED := 0
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/app.version=$(VERSION)" ./tools/cmd/draconform
 
 .PHONY: bench bench-cold conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down

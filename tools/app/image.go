@@ -30,8 +30,8 @@ func imageCmd(fs *pflag.FlagSet) action {
 			return 1
 		}
 		defer os.RemoveAll(tmp)
-		// Static, so that it runs on an empty base.
-		err = k8sbuild.GoBuild{ModuleDir: root, Env: []string{"CGO_ENABLED=0"}, Flags: []string{"-trimpath"},
+		// Static (k8sbuild.CompileEnv), so that it runs on an empty base.
+		err = k8sbuild.GoBuild{ModuleDir: root,
 			Packages: []string{"./tools/cmd/draconform"}, OutDir: tmp, Who: "image", Quiet: true, Log: s.Out}.Run(ctx)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform image:", err)

@@ -61,10 +61,9 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 			"k8s.io/kubernetes/cmd/kube-scheduler", "k8s.io/kubernetes/cmd/kube-proxy", "k8s.io/kubernetes/cmd/kubelet",
 			"k8s.io/kubernetes/cmd/kubeadm", "k8s.io/kubernetes/cmd/kubectl"},
 		What: "Kubernetes " + nodeImageVersion + " for the kind node image (static, version-stamped)",
-		// The component images have no C library, and kubeadm compares its
-		// own version with the cluster's.
-		Env:   []string{"CGO_ENABLED=0"},
-		Flags: []string{"-trimpath", "-ldflags", versionLDFlags(nodeImageVersion)},
+		// kubeadm compares its own version with the cluster's. Static
+		// (k8sbuild.CompileEnv): the component images have no C library.
+		Flags: []string{"-ldflags=" + k8sbuild.LinkFlags + " " + versionLDFlags(nodeImageVersion)},
 	})
 	if err != nil {
 		return "", err
@@ -77,7 +76,6 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 		RepoRoot: root, Version: "coredns-" + corednsVersion, CacheDir: cache, Log: s.Err,
 		ModuleDir: filepath.Join(root, "tools", "corednsbin"), Packages: []string{"github.com/coredns/coredns"},
 		What: "CoreDNS " + corednsVersion + " for the kind node image (static)",
-		Env:  []string{"CGO_ENABLED=0"}, Flags: []string{"-trimpath", "-ldflags", "-s -w"},
 	})
 	if err != nil {
 		return "", err

@@ -10,10 +10,15 @@ import (
 )
 
 // Cache is one key's folder of binaries: <KeyDir>/bin holds Names once
-// filled, <KeyDir>/.lock serialises the processes that fill it.
+// filled, <KeyDir>/.lock serialises the processes that fill it, and
+// <KeyDir>/recipe says how they were made.
 type Cache struct {
 	KeyDir string
 	Names  []string
+	// Recipe (see Recipe) is how the binaries must have been made: when
+	// <KeyDir>/recipe says otherwise (or nothing: an older cache), every
+	// binary counts as missing. Empty: any will do.
+	Recipe string
 	// Who prefixes progress lines ("local", "prototype").
 	Who string
 	Log io.Writer
@@ -22,8 +27,18 @@ type Cache struct {
 // BinDir is where the cache's binaries live.
 func (c Cache) BinDir() string { return filepath.Join(c.KeyDir, "bin") }
 
-// Missing are the cache's binaries not yet in BinDir.
-func (c Cache) Missing() []string { return Missing(c.BinDir(), c.Names) }
+// Missing are the cache's binaries not yet in BinDir, or all of them when
+// they were made by another recipe.
+func (c Cache) Missing() []string {
+	if c.Recipe != "" {
+		if made, _ := os.ReadFile(c.recipeFile()); string(made) != c.Recipe {
+			return c.Names
+		}
+	}
+	return Missing(c.BinDir(), c.Names)
+}
+
+func (c Cache) recipeFile() string { return filepath.Join(c.KeyDir, "recipe") }
 
 // Ensure returns BinDir once every binary is there. When some are missing
 // it takes the lock and calls fill with a scratch folder that fill must
@@ -65,6 +80,11 @@ func (c Cache) Ensure(ctx context.Context, fill func(ctx context.Context, scratc
 	for _, name := range c.Names {
 		if err := os.Rename(filepath.Join(scratch, name), filepath.Join(binDir, name)); err != nil {
 			return "", false, fmt.Errorf("%s: installing %s into %s: %w", c.Who, name, binDir, err)
+		}
+	}
+	if c.Recipe != "" {
+		if err := os.WriteFile(c.recipeFile(), []byte(c.Recipe), 0o644); err != nil {
+			return "", false, fmt.Errorf("%s: recording how %s was built: %w", c.Who, binDir, err)
 		}
 	}
 	return binDir, true, nil

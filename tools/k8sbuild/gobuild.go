@@ -16,9 +16,10 @@ import (
 // GoBuild is one `go build -o OutDir/ Packages...` in a module.
 type GoBuild struct {
 	ModuleDir string
-	// Env is added to ours (CGO_ENABLED, GOWORK).
+	// Env is added to ours (CompileEnv), after it (CGO_ENABLED, GOWORK).
 	Env []string
-	// Flags go before -o (-trimpath, -ldflags).
+	// Flags go before -o, after CompileFlags and -ldflags=LinkFlags
+	// (-buildvcs=false, an -ldflags of its own).
 	Flags    []string
 	Packages []string
 	OutDir   string
@@ -46,10 +47,10 @@ func (g GoBuild) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: finding the go command: %w", g.Who, err)
 	}
-	args := append(append(append([]string{"build"}, g.Flags...), "-o", g.OutDir+string(filepath.Separator)), g.Packages...)
+	args := append(append(append([]string{"build"}, buildFlags(g.Flags)...), "-o", g.OutDir+string(filepath.Separator)), g.Packages...)
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = g.ModuleDir
-	cmd.Env = append(os.Environ(), g.Env...)
+	cmd.Env = append(os.Environ(), buildEnv(g.Env)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
@@ -67,7 +68,7 @@ func (g GoBuild) Run(ctx context.Context) error {
 		return nil
 	}
 	cmd.Stdout, cmd.Stderr = log, log
-	log.Printf("%s: (cd %s && %sgo %s)", g.Who, g.ModuleDir, envPrefix(g.Env), strings.Join(args, " "))
+	log.Printf("%s: (cd %s && %sgo %s)", g.Who, g.ModuleDir, envPrefix(buildEnv(g.Env)), shellJoin(args))
 	// go build is silent until it fails or ends; a heartbeat shows a long
 	// cold build is alive.
 	stop := Heartbeat(log, time.Minute, g.Who+": still building "+what)
@@ -78,6 +79,19 @@ func (g GoBuild) Run(ctx context.Context) error {
 	}
 	log.Printf("%s: built %s in %s", g.Who, what, time.Since(began).Round(time.Second))
 	return nil
+}
+
+// shellJoin quotes the arguments with spaces (-ldflags=-s -w), so that
+// the printed command can be pasted.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if strings.ContainsAny(a, " \t\"'") {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func envPrefix(env []string) string {

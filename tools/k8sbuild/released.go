@@ -35,9 +35,10 @@ type BuildOptions struct {
 	// What names the binaries in progress lines; default "Kubernetes
 	// <Version> binaries".
 	What string
-	// Env is added to the build's environment (CGO_ENABLED, GOFLAGS).
+	// Env is added to the build's environment after CompileEnv
+	// (CGO_ENABLED=1 where cgo is needed).
 	Env []string
-	// Flags go to go build before the packages (-ldflags, -trimpath).
+	// Flags go to go build after CompileFlags (an -ldflags of its own).
 	Flags []string
 	// ReleaseURL, when set, is where to download the binaries Kubernetes
 	// publishes for Version (see ReleaseURL()), checksum verified, instead
@@ -57,7 +58,7 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 		names = append(names, BinaryName(p))
 	}
 	log := NewSyncWriter(o.Log)
-	c := Cache{KeyDir: filepath.Join(o.CacheDir, o.Version), Names: names, Who: "local", Log: log}
+	c := Cache{KeyDir: filepath.Join(o.CacheDir, o.Version), Names: names, Recipe: Recipe(o.Flags, o.Env), Who: "local", Log: log}
 	binDir, _, err := c.Ensure(ctx, func(ctx context.Context, scratch string, missing []string) error {
 		pkgs := o.download(ctx, scratch, log)
 		if len(pkgs) == 0 {
@@ -114,12 +115,6 @@ func (o *BuildOptions) defaults() error {
 	}
 	if len(o.Packages) == 0 {
 		o.Packages = DefaultPackages()
-	}
-	if o.Flags == nil {
-		// As the prototype's build has it: the packages both compile
-		// alike (everything outside the patched modules) are then one
-		// build cache entry, compiled once.
-		o.Flags = []string{"-trimpath"}
 	}
 	if o.What == "" {
 		o.What = "Kubernetes " + o.Version + " binaries"

@@ -10,23 +10,43 @@ import (
 	"testing"
 )
 
+// Binaries made by today's recipe are reused; binaries of an older cache
+// (no recipe recorded) or of another recipe are built again.
 func TestEnsureBinariesReusesCache(t *testing.T) {
-	cache := t.TempDir()
-	bin := filepath.Join(cache, "v0.0.0", "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, pkg := range DefaultPackages() {
-		if err := os.WriteFile(filepath.Join(bin, BinaryName(pkg)), []byte("#!/bin/true\n"), 0o755); err != nil {
+	for _, tc := range []struct {
+		recipe string // "-" writes none
+		reuse  bool
+	}{
+		{Recipe(nil, nil), true},
+		{"-", false},
+		{"CGO_ENABLED=1 -trimpath", false},
+	} {
+		cache := t.TempDir()
+		bin := filepath.Join(cache, "v0.0.0", "bin")
+		if err := os.MkdirAll(bin, 0o755); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// A module dir that does not exist proves no build is attempted.
-	got, err := EnsureBinaries(context.Background(), BuildOptions{
-		RepoRoot: "/nonexistent", ModuleDir: "/nonexistent", CacheDir: cache, Version: "v0.0.0",
-	})
-	if err != nil || got != bin {
-		t.Fatalf("EnsureBinaries = %q, %v; want %q from cache", got, err, bin)
+		for _, pkg := range DefaultPackages() {
+			if err := os.WriteFile(filepath.Join(bin, BinaryName(pkg)), []byte("#!/bin/true\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tc.recipe != "-" {
+			if err := os.WriteFile(filepath.Join(cache, "v0.0.0", "recipe"), []byte(tc.recipe), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A module dir that does not exist: a build is attempted exactly
+		// when it fails.
+		got, err := EnsureBinaries(context.Background(), BuildOptions{
+			RepoRoot: "/nonexistent", ModuleDir: "/nonexistent", CacheDir: cache, Version: "v0.0.0",
+		})
+		if tc.reuse && (err != nil || got != bin) {
+			t.Errorf("recipe %q: EnsureBinaries = %q, %v; want %q from cache", tc.recipe, got, err, bin)
+		}
+		if !tc.reuse && (err == nil || !strings.Contains(err.Error(), "/nonexistent")) {
+			t.Errorf("recipe %q: EnsureBinaries = %q, %v; want a build of the binaries made otherwise", tc.recipe, got, err)
+		}
 	}
 }
 
@@ -80,6 +100,9 @@ func TestEnsureBinariesBuildsOnceUnderLock(t *testing.T) {
 		if fi, err := os.Stat(filepath.Join(cache, "proto", "bin", name)); err != nil || fi.Mode()&0o111 == 0 {
 			t.Errorf("binary %s not installed: %v", name, err)
 		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(cache, "proto", "recipe")); string(got) != Recipe(nil, nil) {
+		t.Errorf("recorded recipe %q, want %q: the next run would build again", got, Recipe(nil, nil))
 	}
 	if left, _ := filepath.Glob(filepath.Join(cache, "proto", "bin.tmp-*")); len(left) > 0 {
 		t.Errorf("scratch build dirs left behind: %v", left)

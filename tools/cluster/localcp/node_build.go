@@ -104,7 +104,7 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 		if err != nil {
 			return NodeBinaries{}, err
 		}
-		flags = []string{"-ldflags", flag}
+		flags = []string{"-ldflags=" + k8sbuild.LinkFlags + " " + flag}
 	}
 	b := NodeBinaries{Kubelet: kubelet, RuntimeDir: runtimeDir, ToolsDir: tools,
 		PauseArchive: filepath.Join(o.OutDir, "pause-image.tar"), DriverArchive: filepath.Join(o.OutDir, "testdriver-image.tar")}
@@ -165,11 +165,12 @@ func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, log i
 func BuildTools(ctx context.Context, repoRoot, dir string, log io.Writer, pkgs ...string) error {
 	// Without VCS stamping, the same sources give the same bytes whatever
 	// the checkout's state, so images keyed by content are not rebuilt.
-	return goBuild(ctx, repoRoot, dir, []string{"CGO_ENABLED=0"}, []string{"-buildvcs=false"}, log, pkgs...)
+	return goBuild(ctx, repoRoot, dir, []string{"-buildvcs=false"}, log, pkgs...)
 }
 
-// goBuild builds pkgs of the repository's own module into dir.
-func goBuild(ctx context.Context, repoRoot, dir string, env, flags []string, log io.Writer, pkgs ...string) error {
-	return k8sbuild.GoBuild{ModuleDir: repoRoot, Env: env, Flags: append([]string{"-trimpath"}, flags...),
+// goBuild builds pkgs of the repository's own module into dir, statically
+// (k8sbuild.CompileEnv).
+func goBuild(ctx context.Context, repoRoot, dir string, flags []string, log io.Writer, pkgs ...string) error {
+	return k8sbuild.GoBuild{ModuleDir: repoRoot, Flags: flags,
 		Packages: pkgs, OutDir: dir, Who: "local", Quiet: true, Log: log}.Run(ctx)
 }

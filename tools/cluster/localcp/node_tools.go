@@ -48,7 +48,7 @@ func prepareNodeTools(ctx context.Context, o NodeBuildOptions, b NodeBinaries, f
 		return err
 	}
 	defer unlock()
-	if err := goBuild(ctx, o.RepoRoot, built, []string{"CGO_ENABLED=0"}, flags, o.Log, nodeTools...); err != nil {
+	if err := goBuild(ctx, o.RepoRoot, built, flags, o.Log, nodeTools...); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(b.ToolsDir, 0o755); err != nil {

@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/ociarchive"
 )
 
@@ -26,13 +28,12 @@ func BuildImage(ctx context.Context, repoRoot, outDir, ldflags string) (string, 
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return "", 0, fmt.Errorf("creating %s: %w", outDir, err)
 	}
-	args := []string{"build", "-trimpath", "-o", bin}
-	if ldflags != "" {
-		args = append(args, "-ldflags", ldflags)
-	}
+	// Compiled as the embedded node's driver is (k8sbuild.CompileFlags), so
+	// that the packages it shares with draconform are compiled once.
+	args := append(append([]string{"build"}, k8sbuild.CompileFlags...), "-ldflags="+strings.TrimSpace(k8sbuild.LinkFlags+" "+ldflags), "-o", bin)
 	cmd := exec.CommandContext(ctx, "go", append(args, "./drivers/cmd/draconform-driver")...)
 	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), k8sbuild.CompileEnv)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", 0, fmt.Errorf("building the test driver: %w\n%s", err, out)
 	}

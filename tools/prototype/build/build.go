@@ -56,10 +56,10 @@ type Options struct {
 	// build instead of the prototype, for proving the suite rejects it. It
 	// gives another key.
 	Mutant string
-	// Static builds kube-apiserver and kube-scheduler with CGO_ENABLED=0,
-	// for images with no libc or dynamic loader (kind's distroless
-	// component images). It gives another key; the embedded default keeps
-	// the host's ordinary build, which is the one the suite was measured on.
+	// Static asks for kube-apiserver and kube-scheduler linked without
+	// cgo, for images with no libc or dynamic loader (kind's distroless
+	// component images). Every build is static now (k8sbuild.CompileEnv),
+	// so it names the variant and shares the embedded default's key.
 	Static bool
 	Log    io.Writer
 }
@@ -103,14 +103,8 @@ func EditSet(o Options) []Group {
 // the set of groups or a base version changes.
 func Key(o Options) string {
 	parts := []string{formatVersion, KubernetesVersion, StagingVersion, goModEditsText()}
-	if o.Static {
-		parts = append(parts, staticEnv)
-	}
 	return hashEdits(parts, EditSet(o))[:12]
 }
-
-// staticEnv is the build environment of a Static build.
-const staticEnv = "CGO_ENABLED=0"
 
 // Version is the provider's name for the binaries.
 func Version(o Options) string {
@@ -163,7 +157,7 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	key := Key(o)
-	c := k8sbuild.Cache{KeyDir: filepath.Join(o.CacheDir, "prototype-"+key), Names: Binaries, Who: "prototype", Log: o.Log}
+	c := k8sbuild.Cache{KeyDir: filepath.Join(o.CacheDir, "prototype-"+key), Names: Binaries, Recipe: k8sbuild.Recipe(nil, nil), Who: "prototype", Log: o.Log}
 	start := time.Now()
 	binDir, didBuild, err := c.Ensure(ctx, func(ctx context.Context, scratch string, _ []string) error {
 		vanilla := []string{"etcd", "kube-controller-manager"}
@@ -179,7 +173,7 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 		for _, name := range built {
 			pkgs = append(pkgs, "k8s.io/kubernetes/cmd/"+name)
 		}
-		if err := goBuild(ctx, o.Log, modDir, scratch, o.Static, pkgs...); err != nil {
+		if err := goBuild(ctx, o.Log, modDir, scratch, pkgs...); err != nil {
 			return err
 		}
 		// The vanilla build may run beside this one; its etcd and
@@ -375,18 +369,15 @@ func writeDiff(path string, files []string, roots, orig map[Module]string) {
 	_ = os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-func goBuild(ctx context.Context, log io.Writer, modDir, outDir string, static bool, pkgs ...string) error {
+func goBuild(ctx context.Context, log io.Writer, modDir, outDir string, pkgs ...string) error {
 	env := []string{"GOWORK=off"}
-	if static {
-		env = append(env, staticEnv)
-	}
-	// -trimpath keeps the work dir (which has the key in it) out of the
+	// -trimpath (k8sbuild.CompileFlags) keeps the work dir (which has the key in it) out of the
 	// build cache's action IDs, so that a variant of the patch recompiles
 	// only what its edits touch.
 	var names []string
 	for _, p := range pkgs {
 		names = append(names, filepath.Base(p))
 	}
-	return k8sbuild.GoBuild{ModuleDir: modDir, Env: env, Flags: []string{"-trimpath"}, Packages: pkgs,
+	return k8sbuild.GoBuild{ModuleDir: modDir, Env: env, Packages: pkgs,
 		OutDir: outDir, Who: "prototype", What: strings.Join(names, " and "), Log: log}.Run(ctx)
 }

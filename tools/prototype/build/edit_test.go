@@ -54,7 +54,7 @@ func TestApplyText(t *testing.T) {
 }
 
 func TestEveryMutantHasItsOwnKey(t *testing.T) {
-	seen := map[string]string{Key(Options{}): "the prototype", Key(Options{Static: true}): "the static prototype"}
+	seen := map[string]string{Key(Options{}): "the prototype"}
 	for _, m := range Mutants() {
 		k := Key(Options{Mutant: m.Name})
 		if len(k) != 12 {
