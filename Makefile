@@ -14,7 +14,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # Every Go build here compiles alike (tools/k8sbuild/recipe.go): draconform,
 # its tests and vet, and the Kubernetes builds it starts share the packages
 # they have in common in the build cache instead of compiling them twice.
-export GOFLAGS := $(strip $(GOFLAGS) -trimpath -gcflags=all=-dwarf=false)
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath '-gcflags=all=-dwarf=false -c=1')
 export CGO_ENABLED := 0
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/app.version=$(VERSION)" ./tools/cmd/draconform
 

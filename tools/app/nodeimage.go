@@ -68,7 +68,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 	if err != nil {
 		return "", err
 	}
-	runtimeDir, err := localcp.EnsureRuntimeBinaries(ctx, root, cache, s.Err)
+	runtimeDir, err := localcp.EnsureRuntimeBinaries(ctx, root, cache, true, s.Err)
 	if err != nil {
 		return "", err
 	}

@@ -12,12 +12,17 @@ import "strings"
 // versions must agree too (TestSuiteCompilesTheKubernetesBuildsPackages).
 //
 // -trimpath keeps folders (the prototype's work dir, a clone's path) out of
-// the packages' cache keys. -gcflags=all=-dwarf=false and -ldflags=-s -w
-// leave out the debug information no one reads here; Kubernetes' release
-// builds strip it as well (hack/lib/golang.sh: -trimpath, -s -w). Measured
-// on 2 cores: client-go compiled in 165 CPU-s instead of 186 to 193 (-12 %),
-// kube-apiserver linked in 8.7 CPU-s instead of 12.5 to 13.5.
-var CompileFlags = []string{"-trimpath", "-gcflags=all=-dwarf=false"}
+// the packages' cache keys. -dwarf=false and -ldflags=-s -w leave out the
+// debug information no one reads here; Kubernetes' release builds strip it
+// as well (hack/lib/golang.sh: -trimpath, -s -w). Measured on 2 cores:
+// client-go compiled in 165 CPU-s instead of 186 to 193 (-12 %),
+// kube-apiserver linked in 8.7 CPU-s instead of 12.5 to 13.5. -c=1: go
+// build already compiles a package per core, and each compile's own
+// backend workers on top of that cost more than they give here: client-go
+// in 152 and 170 CPU-s instead of 170 and 190, kube-apiserver from empty
+// caches in 373 s (715 CPU-s) instead of 412 s (795). On many cores the
+// few packages compiled alone at the end of a build take longer with it.
+var CompileFlags = []string{"-trimpath", "-gcflags=all=-dwarf=false -c=1"}
 
 // LinkFlags is the -ldflags value of a build that gives none of its own.
 const LinkFlags = "-s -w"

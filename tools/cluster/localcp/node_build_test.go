@@ -2,14 +2,17 @@ package localcp
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/draconform/draconform/drivers/deploy"
 	"github.com/draconform/draconform/tools/fsutil"
 	"github.com/draconform/draconform/tools/k8sbuild"
+	"github.com/draconform/draconform/tools/nodeimage"
 	"github.com/draconform/draconform/tools/ociarchive"
 )
 
@@ -119,5 +122,46 @@ func TestNodeToolsAndImagesAreMadeOnceAcrossRuns(t *testing.T) {
 	}
 	if !os.SameFile(stat(first.DriverArchive), driverImage) {
 		t.Error("the first run's image changed")
+	}
+}
+
+// The embedded node's runtime build leaves crictl out (kind nodes alone
+// need it); the node image's asks for it and finds the rest built. A fake
+// go on PATH records its builds and writes the binaries they name.
+func TestOnlyTheNodeImageBuildsCrictl(t *testing.T) {
+	bin, root, cache := t.TempDir(), t.TempDir(), t.TempDir()
+	record := filepath.Join(bin, "builds")
+	script := `#!/bin/sh
+echo "$*" >> ` + record + `
+out=""; prev=""
+for a in "$@"; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; done
+for a in "$@"; do case "$a" in github.com/*|sigs.k8s.io/*) n=$(basename "$a"); printf '#!/bin/true\n' > "$out$n"; chmod +x "$out$n";; esac; done
+`
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err := os.MkdirAll(filepath.Join(root, "tools", "nodebin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	builds := func() []string {
+		data, _ := os.ReadFile(record)
+		return strings.Split(strings.TrimSpace(string(data)), "\n")
+	}
+	for i, withCrictl := range []bool{false, true, false, true} {
+		dir, err := EnsureRuntimeBinaries(context.Background(), root, cache, withCrictl, io.Discard)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, Crictl)); (err == nil) != (i > 0) {
+			t.Errorf("call %d (crictl %v): crictl there: %v", i, withCrictl, err == nil)
+		}
+	}
+	got := builds()
+	if len(got) != 2 || strings.Contains(got[0], Crictl) || !strings.Contains(got[1], "cri-tools/cmd/crictl") {
+		t.Errorf("builds:\n%s\nwant one without crictl, then one with it, then none", strings.Join(got, "\n"))
+	}
+	if want := append(append([]string{}, RuntimeBinaries...), Crictl); !slices.Equal(nodeimage.RuntimeBinaries, want) {
+		t.Errorf("the node image takes %v from the runtime build, which makes %v", nodeimage.RuntimeBinaries, want)
 	}
 }

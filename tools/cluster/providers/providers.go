@@ -286,7 +286,7 @@ func EnsureRuntime(ctx context.Context, c Config) error {
 	if err != nil {
 		return err
 	}
-	if _, err := localcp.EnsureRuntimeBinaries(ctx, root, cacheDir, c.Log); err != nil {
+	if _, err := localcp.EnsureRuntimeBinaries(ctx, root, cacheDir, false, c.Log); err != nil {
 		return fmt.Errorf("the node's container runtime: %w", err)
 	}
 	return nil

@@ -30,7 +30,7 @@ func TestGoBuildEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.TrimSpace(string(data))
-	want := "CGO_ENABLED=0 GOWORK=off build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /out/ k8s.io/kubernetes/cmd/kube-scheduler"
+	want := "CGO_ENABLED=0 GOWORK=off build -trimpath -gcflags=all=-dwarf=false -c=1 -ldflags=-s -w -o /out/ k8s.io/kubernetes/cmd/kube-scheduler"
 	if got != want {
 		t.Errorf("the go command got\n  %s\nwant\n  %s", got, want)
 	}
