@@ -108,22 +108,18 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 		cfgs = append(cfgs, cfg)
 		names = append(names, target)
 	}
-	// The builds are independent; side by side only where
-	// k8sbuild.ConcurrentBuilds says so, since one after another they share
-	// the build cache. The node's runtime shares nothing with them and
-	// builds beside them (k8sbuild.RuntimeBeside); if it fails, the cells
-	// that need a node build it again and report why, as the others run.
+	// The builds are independent; side by side (with the node's runtime)
+	// only where k8sbuild.ConcurrentBuilds says so, since one after
+	// another they share the build cache.
 	built := make([]*providers.Built, len(cfgs))
-	errs := make([]error, len(cfgs))
+	errs := make([]error, len(cfgs)+1)
 	var wg sync.WaitGroup
 	concurrent := k8sbuild.ConcurrentBuilds()
-	if (concurrent || k8sbuild.RuntimeBeside()) && providers.Embedded(cfgs) {
+	if concurrent && providers.Embedded(cfgs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := providers.EnsureRuntime(ctx, cfgs[0]); err != nil && ctx.Err() == nil {
-				fmt.Fprintf(s.Err, "draconform: the node's runtime did not build beside the Kubernetes binaries (the cells that need a node will try again): %v\n", err)
-			}
+			errs[len(cfgs)] = providers.EnsureRuntime(ctx, cfgs[0])
 		}()
 	}
 	for i, cfg := range cfgs {

@@ -26,17 +26,6 @@ func ConcurrentBuilds() bool {
 	return MemTotal() >= concurrentBuildMemory
 }
 
-// RuntimeBeside says whether the node's runtime (tools/nodebin) builds
-// beside the Kubernetes builds. Unlike those, it has almost no compiled
-// package in common with them (its modules are other versions, down to
-// golang.org/x/sys, and it builds with cgo), so side by side it compiles
-// nothing twice, and it keeps the cores busy where a Kubernetes build links
-// one binary or fetches its modules (docs/bench.md, the cold run's CPU use
-// over time). Only memory stops it.
-func RuntimeBeside() bool {
-	return MemTotal() >= concurrentBuildMemory
-}
-
 // MemTotal is the machine's memory in bytes, from /proc/meminfo; 0 if
 // unknown.
 func MemTotal() int64 {
