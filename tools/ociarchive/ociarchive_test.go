@@ -74,7 +74,7 @@ func TestSameFilesSameDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	digest := func(out string) string {
-		if err := Write(out, Image{Ref: "a.test/b:c", Files: map[string]string{"/prog": bin}, Entrypoint: []string{"/prog"}}); err != nil {
+		if err := Write(out, Image{Ref: "a.test/bb:c", Files: map[string]string{"/prog": bin}, Entrypoint: []string{"/prog"}}); err != nil {
 			t.Fatal(err)
 		}
 		img, err := tarball.ImageFromPath(out, nil)
@@ -95,10 +95,10 @@ func TestSameFilesSameDigest(t *testing.T) {
 func TestWriteRejects(t *testing.T) {
 	dir := t.TempDir()
 	for name, img := range map[string]Image{
-		"no files":      {Ref: "a.test/b:c"},
-		"relative path": {Ref: "a.test/b:c", Files: map[string]string{"prog": "/bin/true"}},
+		"no files":      {Ref: "a.test/bb:c"},
+		"relative path": {Ref: "a.test/bb:c", Files: map[string]string{"prog": "/bin/true"}},
 		"bad ref":       {Ref: "UPPER/case:x", Files: map[string]string{"/prog": "/bin/true"}},
-		"missing file":  {Ref: "a.test/b:c", Files: map[string]string{"/prog": filepath.Join(dir, "nope")}},
+		"missing file":  {Ref: "a.test/bb:c", Files: map[string]string{"/prog": filepath.Join(dir, "nope")}},
 	} {
 		if err := Write(filepath.Join(dir, "x.tar"), img); err == nil {
 			t.Errorf("%s: no error", name)
