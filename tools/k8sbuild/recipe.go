@@ -28,8 +28,8 @@ var CompileFlags = []string{"-trimpath", "-gcflags=all=-dwarf=false -c=1"}
 const LinkFlags = "-s -w"
 
 // CompileEnv builds without cgo, as Kubernetes releases kube-apiserver,
-// kube-controller-manager, kube-scheduler and etcd (KUBE_STATIC_BINARIES);
-// a build that needs cgo (runc's nsenter) sets CGO_ENABLED=1 in its own
+// kube-controller-manager and kube-scheduler (KUBE_STATIC_BINARIES); its
+// kubelet, linked with cgo there, is static here too. A build that needs cgo (runc's nsenter) sets CGO_ENABLED=1 in its own
 // Env, which comes after this.
 const CompileEnv = "CGO_ENABLED=0"
 
