@@ -63,7 +63,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 		What: "Kubernetes " + nodeImageVersion + " for the kind node image (static, version-stamped)",
 		// kubeadm compares its own version with the cluster's. Static
 		// (k8sbuild.CompileEnv): the component images have no C library.
-		Flags: []string{"-ldflags=" + k8sbuild.LinkFlags + " " + versionLDFlags(nodeImageVersion)},
+		Flags: []string{k8sbuild.LinkWith(versionLDFlags(nodeImageVersion))},
 	})
 	if err != nil {
 		return "", err

@@ -27,16 +27,23 @@ var CompileFlags = []string{"-trimpath", "-gcflags=all=-dwarf=false -c=1"}
 // LinkFlags is the -ldflags value of a build that gives none of its own.
 const LinkFlags = "-s -w"
 
+// LinkWith is the -ldflags flag of a build with linker flags of its own (a
+// version stamp, a mutant's -X): given alone they would replace LinkFlags.
+func LinkWith(own string) string {
+	return "-ldflags=" + strings.TrimSpace(LinkFlags+" "+own)
+}
+
 // CompileEnv builds without cgo, as Kubernetes releases kube-apiserver,
 // kube-controller-manager and kube-scheduler (KUBE_STATIC_BINARIES); its
-// kubelet, linked with cgo there, is static here too. A build that needs cgo (runc's nsenter) sets CGO_ENABLED=1 in its own
-// Env, which comes after this.
+// kubelet, linked with cgo there, is static here too. A build that needs
+// cgo (runc's nsenter) sets CGO_ENABLED=1 in its own Env, which comes after
+// this.
 const CompileEnv = "CGO_ENABLED=0"
 
 // buildFlags are go build's flags before -o: ours, then the build's own, so
 // that its -ldflags replaces ours.
 func buildFlags(own []string) []string {
-	return append(append(append([]string{}, CompileFlags...), "-ldflags="+LinkFlags), own...)
+	return append(append(append([]string{}, CompileFlags...), LinkWith("")), own...)
 }
 
 // buildEnv is added to the environment: ours, then the build's own.

@@ -110,7 +110,7 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 		if err != nil {
 			return NodeBinaries{}, err
 		}
-		flags = []string{"-ldflags=" + k8sbuild.LinkFlags + " " + flag}
+		flags = []string{k8sbuild.LinkWith(flag)}
 	}
 	b := NodeBinaries{Kubelet: kubelet, RuntimeDir: runtimeDir, ToolsDir: tools,
 		PauseArchive: filepath.Join(o.OutDir, "pause-image.tar"), DriverArchive: filepath.Join(o.OutDir, "testdriver-image.tar")}

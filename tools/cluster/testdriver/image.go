@@ -3,10 +3,7 @@ package testdriver
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/draconform/draconform/tools/k8sbuild"
@@ -25,17 +22,12 @@ const Image = "draconform.dev/testdriver:dev"
 func BuildImage(ctx context.Context, repoRoot, outDir, ldflags string) (string, time.Duration, error) {
 	began := time.Now()
 	bin := filepath.Join(outDir, "draconform-driver")
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return "", 0, fmt.Errorf("creating %s: %w", outDir, err)
-	}
-	// Compiled as the embedded node's driver is (k8sbuild.CompileFlags), so
-	// that the packages it shares with draconform are compiled once.
-	args := append(append([]string{"build"}, k8sbuild.CompileFlags...), "-ldflags="+strings.TrimSpace(k8sbuild.LinkFlags+" "+ldflags), "-o", bin)
-	cmd := exec.CommandContext(ctx, "go", append(args, "./drivers/cmd/draconform-driver")...)
-	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), k8sbuild.CompileEnv)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", 0, fmt.Errorf("building the test driver: %w\n%s", err, out)
+	// By k8sbuild's recipe, as the embedded node's driver is, so that the
+	// packages it shares with draconform are compiled once.
+	err := k8sbuild.GoBuild{ModuleDir: repoRoot, Flags: []string{k8sbuild.LinkWith(ldflags)}, Packages: []string{"./drivers/cmd/draconform-driver"},
+		OutDir: outDir, Who: "testdriver", What: "the test driver", Quiet: true}.Run(ctx)
+	if err != nil {
+		return "", 0, fmt.Errorf("building the test driver: %w", err)
 	}
 	archive := filepath.Join(outDir, "testdriver-image.tar")
 	img := ociarchive.Image{Ref: Image, Files: map[string]string{"/draconform-driver": bin}, Entrypoint: []string{"/draconform-driver"}}

@@ -371,9 +371,9 @@ func writeDiff(path string, files []string, roots, orig map[Module]string) {
 
 func goBuild(ctx context.Context, log io.Writer, modDir, outDir string, pkgs ...string) error {
 	env := []string{"GOWORK=off"}
-	// -trimpath (k8sbuild.CompileFlags) keeps the work dir (which has the key in it) out of the
-	// build cache's action IDs, so that a variant of the patch recompiles
-	// only what its edits touch.
+	// -trimpath (k8sbuild.CompileFlags) keeps the work dir (which has the
+	// key in it) out of the build cache's action IDs, so that a variant of
+	// the patch recompiles only what its edits touch.
 	var names []string
 	for _, p := range pkgs {
 		names = append(names, filepath.Base(p))
