@@ -27,11 +27,7 @@ func certifyCmd(fs *pflag.FlagSet) action {
 	var r runRequest
 	r.prov.register(fs)
 	// A vendor certifies the cluster its kubeconfig reaches.
-	if f := fs.Lookup("provider"); f != nil {
-		f.DefValue = "kubeconfig"
-		_ = f.Value.Set("kubeconfig")
-		f.Usage = "the one implementation to certify: kubeconfig (the cluster of --kubeconfig), or an embedded one (local, prototype, a mutant)"
-	}
+	oneProvider(fs, "kubeconfig", "the one implementation to certify: kubeconfig (the cluster of --kubeconfig), or an embedded one (local, prototype, a mutant)")
 	product := fs.String("product", "", "the Product file (kind: Product): vendor, name, version, driver, image, contact; required")
 	bundleDir := fs.String("bundle", "", "directory for the bundle (default: <out>/bundle)")
 	fs.StringVar(&r.out, "out", "", "directory for the run's reports and logs (default: _output/certify-<run id>)")

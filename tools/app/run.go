@@ -65,6 +65,17 @@ func (f *providerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.local.BinEncoding, "bin-encoding", "protobuf", "with --bin-dir/--bin: protobuf (Kubernetes' default) or json, for an implementation that, like draconform's prototype, extends only the JSON encoding")
 }
 
+// oneProvider gives --provider the default and help of a command that acts
+// on one implementation, where the run's "local,prototype" would only be
+// refused.
+func oneProvider(fs *pflag.FlagSet, def, usage string) {
+	if f := fs.Lookup("provider"); f != nil {
+		f.DefValue = def
+		_ = f.Value.Set(def)
+		f.Usage = usage
+	}
+}
+
 // parseBins reads --bin: component=path pairs.
 func parseBins(s string) (map[string]string, error) {
 	return parsePairs("--bin", "component=path, e.g. kube-scheduler=/path/to/kube-scheduler", s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
@@ -21,6 +22,7 @@ func upCmd(fs *pflag.FlagSet) action {
 	cellName := fs.String("cell", "defaults", "the cell whose gates the control plane runs with")
 	var prov providerFlags
 	prov.register(fs)
+	oneProvider(fs, "local", "the implementation whose control plane to start: local (the embedded v1.37.2 binaries), prototype (with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static, or a mutant (see draconform mutation --list)")
 	out := fs.String("out", "", "directory for logs and the kubeconfig (default: _output/up-<id>)")
 	withNode := fs.Bool("node", false, "also start a kubelet node with containerd and the test driver (root, Linux)")
 	return func(ctx context.Context, args []string, s Streams) int {
@@ -33,14 +35,18 @@ func upCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintf(s.Err, "draconform up: unknown cell %q (cells: %v)\n", *cellName, b.CellOrder)
 			return 1
 		}
+		if prov.provider == "kubeconfig" {
+			fmt.Fprintln(s.Err, "draconform up: starts a control plane; --provider kubeconfig has none to start")
+			return 2
+		}
+		if strings.Contains(prov.provider, ",") {
+			fmt.Fprintf(s.Err, "draconform up: starts one implementation's control plane; --provider names %s\n", prov.provider)
+			return 2
+		}
 		dir, err := outputDir(*out, "up-"+runner.NewRunID())
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform up:", err)
 			return 1
-		}
-		if prov.provider == "kubeconfig" {
-			fmt.Fprintln(s.Err, "draconform up: starts a control plane; --provider kubeconfig has none to start")
-			return 2
 		}
 		cfg, err := prov.config(prov.provider, dir, s)
 		if err != nil {
