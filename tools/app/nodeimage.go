@@ -68,7 +68,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 	if err != nil {
 		return "", err
 	}
-	runtimeDir, err := localcp.RuntimeBuild{RepoRoot: root, CacheDir: cache, Crictl: true, Log: s.Err}.Ensure(ctx)
+	runtimeDir, err := localcp.EnsureRuntimeBinaries(ctx, root, cache, true, s.Err)
 	if err != nil {
 		return "", err
 	}

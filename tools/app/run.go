@@ -95,7 +95,7 @@ func (f *providerFlags) config(name, outDir string, s Streams) (providers.Config
 // before any provider is made, so that a build that fails costs no cluster;
 // each provider writes under its own folder of outDir so their cells' logs
 // never mix.
-func (f *providerFlags) targets(ctx context.Context, outDir string, nodeAhead bool, s Streams) ([]runner.Target, []string, func(), error) {
+func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) ([]runner.Target, []string, func(), error) {
 	type pending struct {
 		target, provider string
 		built            *providers.Built
@@ -126,23 +126,11 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, nodeAhead bo
 	errs := make([]error, len(cfgs)+1)
 	var wg sync.WaitGroup
 	concurrent := k8sbuild.ConcurrentBuilds()
-	switch {
-	case !nodeAhead || !providers.Embedded(cfgs):
-	case concurrent:
+	if concurrent && providers.Embedded(cfgs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[len(cfgs)] = providers.EnsureRuntime(ctx, cfgs[0], false)
-		}()
-	case k8sbuild.IdleBuildFits():
-		// Otherwise the runtime builds at idle priority beside the
-		// Kubernetes builds, on the CPU they leave while they download,
-		// link one binary alone, or start the next. Not waited for: the
-		// run waits on its cache lock before the first node.
-		go func() {
-			if err := providers.EnsureRuntime(ctx, cfgs[0], true); err != nil && ctx.Err() == nil {
-				fmt.Fprintf(s.Err, "draconform: the node's container runtime, built ahead: %v (built again before the first node)\n", err)
-			}
+			errs[len(cfgs)] = providers.EnsureRuntime(ctx, cfgs[0])
 		}()
 	}
 	for i, cfg := range cfgs {
@@ -310,7 +298,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		}
 		defer unlock()
 	}
-	targets, providerNames, stopAll, err := r.prov.targets(ctx, outDir, r.shardOut == "" && needsNode(cases, r.focus, r.labels), s)
+	targets, providerNames, stopAll, err := r.prov.targets(ctx, outDir, s)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return outDir, 1
@@ -409,14 +397,4 @@ func parsePairs(flag, want, s string) (map[string]string, error) {
 		out[k] = v
 	}
 	return out, nil
-}
-
-// needsNode says whether a case the run selects needs a kubelet node, so
-// that the node's runtime may build ahead of the run.
-func needsNode(cases []plan.Case, focus, labels string) bool {
-	selected, err := runner.Selection(focus, labels)
-	if err != nil {
-		return false // the run reports the filter
-	}
-	return slices.ContainsFunc(cases, func(c plan.Case) bool { return c.Case.Requires.Kubelet() && selected(c) })
 }

@@ -162,34 +162,3 @@ func TestShardArgsKeepTheRunsSelectionAndNarrowToOneCell(t *testing.T) {
 		t.Errorf("a shard must not check the golden table, the parent does: %s", line)
 	}
 }
-
-// The node's runtime builds ahead of the run only when a selected case
-// needs a kubelet node.
-func TestRuntimeBuildsAheadOnlyForNodeCases(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := plan.Expand(b, plan.Filter{})
-	var node, api string
-	for _, c := range cases {
-		if c.Case.Requires.Kubelet() {
-			node = c.Suite.Name
-		} else {
-			api = c.Suite.Name
-		}
-	}
-	if node == "" || api == "" {
-		t.Fatal("the suites have no case that needs a node, or none that does not")
-	}
-	if !needsNode(cases, "", "") {
-		t.Error("the whole matrix needs a node")
-	}
-	onlyAPI := slices.DeleteFunc(slices.Clone(cases), func(c plan.Case) bool { return c.Case.Requires.Kubelet() })
-	if needsNode(onlyAPI, "", "") {
-		t.Error("cases that need no kubelet need no node")
-	}
-	if !needsNode(cases, node, "") {
-		t.Errorf("--focus %s selects cases that need a node", node)
-	}
-}

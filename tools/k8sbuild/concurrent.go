@@ -26,12 +26,6 @@ func ConcurrentBuilds() bool {
 	return MemTotal() >= concurrentBuildMemory
 }
 
-// IdleBuildFits says whether memory allows a build at idle priority beside
-// another: CPU they cannot share, memory they must.
-func IdleBuildFits() bool {
-	return MemTotal() >= concurrentBuildMemory
-}
-
 // MemTotal is the machine's memory in bytes, from /proc/meminfo; 0 if
 // unknown.
 func MemTotal() int64 {

@@ -28,11 +28,7 @@ type GoBuild struct {
 	// Quiet keeps the compiler's output for the error instead of streaming
 	// it, and writes no heartbeat: for builds of seconds.
 	Quiet bool
-	// Idle runs the build at the lowest CPU priority (nice 19): beside
-	// another build it takes only the CPU that one leaves, and alone it
-	// runs at full speed.
-	Idle bool
-	Log  io.Writer
+	Log   io.Writer
 }
 
 // BinaryName is what `go build -o dir/` names the output of pkg.
@@ -53,15 +49,6 @@ func (g GoBuild) Run(ctx context.Context) error {
 	}
 	args := append(append(append([]string{"build"}, buildFlags(g.Flags)...), "-o", g.OutDir+string(filepath.Separator)), g.Packages...)
 	cmd := exec.CommandContext(ctx, goBin, args...)
-	shown := "go"
-	if g.Idle {
-		// Niceness is inherited, so the compilers and linkers go starts
-		// get it as well. Without nice the build keeps its priority.
-		if nice, err := exec.LookPath("nice"); err == nil {
-			cmd = exec.CommandContext(ctx, nice, append([]string{"-n", "19", goBin}, args...)...)
-			shown = "nice -n 19 go"
-		}
-	}
 	cmd.Dir = g.ModuleDir
 	cmd.Env = append(os.Environ(), buildEnv(g.Env)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -81,7 +68,7 @@ func (g GoBuild) Run(ctx context.Context) error {
 		return nil
 	}
 	cmd.Stdout, cmd.Stderr = log, log
-	log.Printf("%s: (cd %s && %s%s %s)", g.Who, g.ModuleDir, envPrefix(buildEnv(g.Env)), shown, shellJoin(args))
+	log.Printf("%s: (cd %s && %sgo %s)", g.Who, g.ModuleDir, envPrefix(buildEnv(g.Env)), shellJoin(args))
 	// go build is silent until it fails or ends; a heartbeat shows a long
 	// cold build is alive.
 	stop := Heartbeat(log, time.Minute, g.Who+": still building "+what)

@@ -35,7 +35,7 @@ func Lock(ctx context.Context, path string, log io.Writer, who string) (unlock f
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
 		if !announced {
-			fmt.Fprintf(log, "%s: another build holds lock %s (this run's build ahead, or another process); waiting\n", who, path)
+			fmt.Fprintf(log, "%s: another process is building (lock %s); waiting\n", who, path)
 			announced = true
 		}
 		select {

@@ -43,7 +43,7 @@ func TestLockWaitsAndCancels(t *testing.T) {
 	if _, err := Lock(ctx, path, &log, "second"); err == nil {
 		t.Fatal("a second lock was taken while the first was held")
 	}
-	if !strings.Contains(log.String(), "second: another build holds lock") {
+	if !strings.Contains(log.String(), "second: another process is building") {
 		t.Errorf("the wait was not announced: %q", log.String())
 	}
 	unlock()

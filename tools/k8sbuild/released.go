@@ -44,9 +44,7 @@ type BuildOptions struct {
 	// publishes for Version (see ReleaseURL()), checksum verified, instead
 	// of compiling them; an unreachable server means building them.
 	ReleaseURL string
-	// Idle builds at the lowest CPU priority (GoBuild.Idle).
-	Idle bool
-	Log  io.Writer
+	Log        io.Writer
 }
 
 // EnsureBinaries returns <CacheDir>/<Version>/bin once every binary is there,
@@ -73,7 +71,7 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 		// The module dir is its own module; a go.work higher up must not
 		// pull it into the suite's build list.
 		return GoBuild{ModuleDir: o.ModuleDir, Env: append([]string{"GOWORK=off"}, o.Env...), Flags: o.Flags,
-			Packages: o.Packages, OutDir: scratch, Who: "local", What: o.What, Idle: o.Idle, Log: log}.Run(ctx)
+			Packages: o.Packages, OutDir: scratch, Who: "local", What: o.What, Log: log}.Run(ctx)
 	})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", o.Version, err)

@@ -99,7 +99,7 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 	if missing := k8sbuild.Missing(o.KubeletBinDir, []string{"kubelet"}); len(missing) > 0 {
 		return NodeBinaries{}, fmt.Errorf("no kubelet in %s (build it: go run ./tools/cmd/draconform binaries)", o.KubeletBinDir)
 	}
-	runtimeDir, err := RuntimeBuild{RepoRoot: o.RepoRoot, CacheDir: o.CacheDir, Log: o.Log}.Ensure(ctx)
+	runtimeDir, err := EnsureRuntimeBinaries(ctx, o.RepoRoot, o.CacheDir, false, o.Log)
 	if err != nil {
 		return NodeBinaries{}, err
 	}
@@ -154,31 +154,20 @@ func reuseNodeBinaries(dir string) (NodeBinaries, error) {
 	return b, nil
 }
 
-// RuntimeBuild says where to build (or find) RuntimeBinaries, which the
-// embedded node and the offline kind node image both run.
-type RuntimeBuild struct {
-	RepoRoot, CacheDir string
-	// Crictl builds Crictl too (the kind node image); one cache folder
-	// holds both sets.
-	Crictl bool
-	// Idle builds at the lowest CPU priority, beside the Kubernetes builds.
-	Idle bool
-	Log  io.Writer
-}
-
-// Ensure builds (or finds) the runtime and returns its folder.
-func (b RuntimeBuild) Ensure(ctx context.Context) (string, error) {
+// EnsureRuntimeBinaries builds (or finds) RuntimeBinaries, which the
+// embedded node and the offline kind node image both run, and Crictl too
+// when withCrictl (the kind node image). One cache folder holds both sets.
+func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, withCrictl bool, log io.Writer) (string, error) {
 	pkgs := nodebinPackages
-	if b.Crictl {
+	if withCrictl {
 		pkgs = append(append([]string{}, pkgs...), crictlPackage)
 	}
 	return k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
-		RepoRoot: b.RepoRoot, Version: NodeRuntimeVersion, CacheDir: b.CacheDir,
-		ModuleDir: filepath.Join(b.RepoRoot, "tools", "nodebin"),
-		Packages:  pkgs, Log: b.Log, What: "container runtime (containerd, runc, CNI plugins)",
+		RepoRoot: repoRoot, Version: NodeRuntimeVersion, CacheDir: cacheDir,
+		ModuleDir: filepath.Join(repoRoot, "tools", "nodebin"),
+		Packages:  pkgs, Log: log, What: "container runtime (containerd, runc, CNI plugins)",
 		// runc's nsenter is C, run before the Go runtime starts.
-		Env:  []string{"CGO_ENABLED=1"},
-		Idle: b.Idle,
+		Env: []string{"CGO_ENABLED=1"},
 	})
 }
 

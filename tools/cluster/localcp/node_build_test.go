@@ -149,7 +149,7 @@ for a in "$@"; do case "$a" in github.com/*|sigs.k8s.io/*) n=$(basename "$a"); p
 		return strings.Split(strings.TrimSpace(string(data)), "\n")
 	}
 	for i, withCrictl := range []bool{false, true, false, true} {
-		dir, err := RuntimeBuild{RepoRoot: root, CacheDir: cache, Crictl: withCrictl, Log: io.Discard}.Ensure(context.Background())
+		dir, err := EnsureRuntimeBinaries(context.Background(), root, cache, withCrictl, io.Discard)
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}

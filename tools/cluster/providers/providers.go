@@ -280,14 +280,13 @@ func Embedded(cfgs []Config) bool {
 
 // EnsureRuntime builds (or finds) the embedded node's container runtime
 // (containerd, runc, the CNI plugins), so that it can build beside the
-// Kubernetes binaries rather than after them; idle, at the lowest CPU
-// priority.
-func EnsureRuntime(ctx context.Context, c Config, idle bool) error {
+// Kubernetes binaries rather than after them.
+func EnsureRuntime(ctx context.Context, c Config) error {
 	root, cacheDir, err := k8sbuild.Dirs("", c.Local.CacheDir)
 	if err != nil {
 		return err
 	}
-	if _, err := (localcp.RuntimeBuild{RepoRoot: root, CacheDir: cacheDir, Idle: idle, Log: c.Log}).Ensure(ctx); err != nil {
+	if _, err := localcp.EnsureRuntimeBinaries(ctx, root, cacheDir, false, c.Log); err != nil {
 		return fmt.Errorf("the node's container runtime: %w", err)
 	}
 	return nil
