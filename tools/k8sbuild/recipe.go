@@ -35,9 +35,8 @@ func LinkWith(own string) string {
 
 // CompileEnv builds without cgo, as Kubernetes releases kube-apiserver,
 // kube-controller-manager and kube-scheduler (KUBE_STATIC_BINARIES); its
-// kubelet, linked with cgo there, is static here too. A build that needs
-// cgo (runc's nsenter) sets CGO_ENABLED=1 in its own Env, which comes after
-// this.
+// kubelet, linked with cgo there, is static here too. A command that needs
+// cgo (runc's nsenter) is built apart with CGO_ENABLED=1 (BuildOptions.Cgo).
 const CompileEnv = "CGO_ENABLED=0"
 
 // buildFlags are go build's flags before -o: ours, then the build's own, so

@@ -35,9 +35,14 @@ type BuildOptions struct {
 	// What names the binaries in progress lines; default "Kubernetes
 	// <Version> binaries".
 	What string
-	// Env is added to the build's environment after CompileEnv
-	// (CGO_ENABLED=1 where cgo is needed).
+	// Env is added to the build's environment after CompileEnv.
 	Env []string
+	// Cgo are packages that need cgo, built after Packages in a go build
+	// of their own with CGO_ENABLED=1. Apart, since a package compiled
+	// with cgo on differs from the one the other builds compiled (the
+	// standard library's net and os/user, and all above them), so one
+	// build with cgo on compiles again what the rest share.
+	Cgo []string
 	// Flags go to go build after CompileFlags (an -ldflags of its own).
 	Flags []string
 	// ReleaseURL, when set, is where to download the binaries Kubernetes
@@ -54,24 +59,33 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 		return "", err
 	}
 	var names []string
-	for _, p := range o.Packages {
+	for _, p := range append(append([]string{}, o.Packages...), o.Cgo...) {
 		names = append(names, BinaryName(p))
 	}
 	log := NewSyncWriter(o.Log)
-	c := Cache{KeyDir: filepath.Join(o.CacheDir, o.Version), Names: names, Recipe: Recipe(o.Flags, o.Env), Who: "local", Log: log}
+	c := Cache{KeyDir: filepath.Join(o.CacheDir, o.Version), Names: names, Recipe: o.recipe(), Who: "local", Log: log}
 	binDir, _, err := c.Ensure(ctx, func(ctx context.Context, scratch string, missing []string) error {
 		pkgs := o.download(ctx, scratch, log)
-		if len(pkgs) == 0 {
+		if len(pkgs)+len(o.Cgo) == 0 {
 			return nil
 		}
-		o := o
-		o.Packages = pkgs
 		log.Printf("local: building %s (a cold build takes minutes: Kubernetes ~10-17 min on 2 cores) from %s; missing: %s",
 			o.What, o.ModuleDir, strings.Join(missing, ", "))
 		// The module dir is its own module; a go.work higher up must not
 		// pull it into the suite's build list.
-		return GoBuild{ModuleDir: o.ModuleDir, Env: append([]string{"GOWORK=off"}, o.Env...), Flags: o.Flags,
-			Packages: o.Packages, OutDir: scratch, Who: "local", What: o.What, Log: log}.Run(ctx)
+		env := append([]string{"GOWORK=off"}, o.Env...)
+		build := GoBuild{ModuleDir: o.ModuleDir, Env: env, Flags: o.Flags, OutDir: scratch, Who: "local", What: o.What, Log: log}
+		if len(pkgs) > 0 {
+			build.Packages = pkgs
+			if err := build.Run(ctx); err != nil {
+				return err
+			}
+		}
+		if len(o.Cgo) == 0 {
+			return nil
+		}
+		build.Packages, build.Env, build.What = o.Cgo, append(env, cgoOn), strings.Join(o.Cgo, " ")+" (cgo)"
+		return build.Run(ctx)
 	})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", o.Version, err)
@@ -107,6 +121,20 @@ func (o BuildOptions) download(ctx context.Context, scratch string, log *SyncWri
 		log.Printf("local: the release binaries of %s from %s are not usable (%v): building them instead", o.Version, o.ReleaseURL, err)
 	}
 	return o.Packages
+}
+
+// cgoOn is the environment of the builds of BuildOptions.Cgo.
+const cgoOn = "CGO_ENABLED=1"
+
+// recipe names how the binaries are made; with packages built apart
+// with cgo, those too, so that binaries of one build with cgo on are
+// made again.
+func (o BuildOptions) recipe() string {
+	r := Recipe(o.Flags, o.Env)
+	if len(o.Cgo) > 0 {
+		r += "; " + cgoOn + ": " + strings.Join(o.Cgo, " ")
+	}
+	return r
 }
 
 func (o *BuildOptions) defaults() error {

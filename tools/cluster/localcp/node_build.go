@@ -41,17 +41,20 @@ const Crictl = "crictl"
 // changes with tools/nodebin/go.mod.
 const NodeRuntimeVersion = "node-containerd-v2.4.2"
 
-// nodebinPackages are the commands tools/nodebin builds, named as
-// RuntimeBinaries.
+// nodebinPackages are the commands tools/nodebin builds without cgo, and
+// with runcPackage named as RuntimeBinaries.
 var nodebinPackages = []string{
 	"github.com/containerd/containerd/v2/cmd/containerd",
 	"github.com/containerd/containerd/v2/cmd/ctr",
 	"github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2",
-	"github.com/opencontainers/runc",
 	"github.com/containernetworking/plugins/plugins/main/bridge",
 	"github.com/containernetworking/plugins/plugins/ipam/host-local",
 	"github.com/containernetworking/plugins/plugins/main/loopback",
 }
+
+// runcPackage is the one runtime command built with cgo: runc's nsenter
+// is C, run before the Go runtime starts.
+const runcPackage = "github.com/opencontainers/runc"
 
 // crictlPackage builds Crictl.
 const crictlPackage = "sigs.k8s.io/cri-tools/cmd/crictl"
@@ -166,8 +169,10 @@ func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, withC
 		RepoRoot: repoRoot, Version: NodeRuntimeVersion, CacheDir: cacheDir,
 		ModuleDir: filepath.Join(repoRoot, "tools", "nodebin"),
 		Packages:  pkgs, Log: log, What: "container runtime (containerd, runc, CNI plugins)",
-		// runc's nsenter is C, run before the Go runtime starts.
-		Env: []string{"CGO_ENABLED=1"},
+		// Built apart, runc alone compiles with cgo on; the rest takes the
+		// standard library (and the few modules of the same version) from
+		// the Kubernetes builds: 207 CPU-s instead of 237 after them.
+		Cgo: []string{runcPackage},
 	})
 }
 

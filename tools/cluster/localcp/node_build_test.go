@@ -132,7 +132,7 @@ func TestOnlyTheNodeImageBuildsCrictl(t *testing.T) {
 	bin, root, cache := t.TempDir(), t.TempDir(), t.TempDir()
 	record := filepath.Join(bin, "builds")
 	script := `#!/bin/sh
-echo "$*" >> ` + record + `
+echo "CGO_ENABLED=$CGO_ENABLED $*" >> ` + record + `
 out=""; prev=""
 for a in "$@"; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; done
 for a in "$@"; do case "$a" in github.com/*|sigs.k8s.io/*) n=$(basename "$a"); printf '#!/bin/true\n' > "$out$n"; chmod +x "$out$n";; esac; done
@@ -157,9 +157,19 @@ for a in "$@"; do case "$a" in github.com/*|sigs.k8s.io/*) n=$(basename "$a"); p
 			t.Errorf("call %d (crictl %v): crictl there: %v", i, withCrictl, err == nil)
 		}
 	}
+	// Each build is two go builds: the runtime without cgo, then runc
+	// alone with it.
 	got := builds()
-	if len(got) != 2 || strings.Contains(got[0], Crictl) || !strings.Contains(got[1], "cri-tools/cmd/crictl") {
-		t.Errorf("builds:\n%s\nwant one without crictl, then one with it, then none", strings.Join(got, "\n"))
+	if len(got) != 4 || strings.Contains(got[0], Crictl) || !strings.Contains(got[2], "cri-tools/cmd/crictl") {
+		t.Fatalf("builds:\n%s\nwant one without crictl, then one with it, then none", strings.Join(got, "\n"))
+	}
+	for _, i := range []int{0, 2} {
+		if !strings.HasPrefix(got[i], "CGO_ENABLED=0 ") || strings.Contains(got[i], "opencontainers/runc") || !strings.Contains(got[i], "cmd/containerd") {
+			t.Errorf("go build %d: %s\nwant containerd and the rest without cgo, runc not among them", i+1, got[i])
+		}
+		if !strings.HasPrefix(got[i+1], "CGO_ENABLED=1 ") || !strings.HasSuffix(got[i+1], " github.com/opencontainers/runc") || strings.Contains(got[i+1], "cmd/containerd") {
+			t.Errorf("go build %d: %s\nwant runc alone, with cgo", i+2, got[i+1])
+		}
 	}
 	if want := append(append([]string{}, RuntimeBinaries...), Crictl); !slices.Equal(nodeimage.RuntimeBinaries, want) {
 		t.Errorf("the node image takes %v from the runtime build, which makes %v", nodeimage.RuntimeBinaries, want)
