@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -63,6 +64,8 @@ func (c Cache) Ensure(ctx context.Context, fill func(ctx context.Context, scratc
 	if len(missing) == 0 { // another process built while we waited
 		return binDir, false, nil
 	}
+	made, _ := os.ReadFile(c.recipeFile())
+	otherRecipe := c.Recipe != "" && string(made) != c.Recipe
 	scratch, err := os.MkdirTemp(c.KeyDir, "bin.tmp-")
 	if err != nil {
 		return "", false, fmt.Errorf("%s: creating build dir: %w", c.Who, err)
@@ -82,12 +85,37 @@ func (c Cache) Ensure(ctx context.Context, fill func(ctx context.Context, scratc
 			return "", false, fmt.Errorf("%s: installing %s into %s: %w", c.Who, name, binDir, err)
 		}
 	}
+	if otherRecipe {
+		// The folder's other binaries (crictl, which only the kind node
+		// image's build names) were made by the recipe the file no longer
+		// names: gone, they are built again by the next build that needs
+		// them, instead of passing for this recipe's.
+		if err := removeAllBut(binDir, c.Names); err != nil {
+			return "", false, fmt.Errorf("%s: %w", c.Who, err)
+		}
+	}
 	if c.Recipe != "" {
 		if err := os.WriteFile(c.recipeFile(), []byte(c.Recipe), 0o644); err != nil {
 			return "", false, fmt.Errorf("%s: recording how %s was built: %w", c.Who, binDir, err)
 		}
 	}
 	return binDir, true, nil
+}
+
+// removeAllBut removes the files of dir not named in keep.
+func removeAllBut(dir string, keep []string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !slices.Contains(keep, e.Name()) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("removing %s, made by another recipe: %w", e.Name(), err)
+			}
+		}
+	}
+	return nil
 }
 
 // Missing are the names in dir that are not a non-empty executable file.
