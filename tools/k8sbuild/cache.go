@@ -31,12 +31,20 @@ func (c Cache) BinDir() string { return filepath.Join(c.KeyDir, "bin") }
 // Missing are the cache's binaries not yet in BinDir, or all of them when
 // they were made by another recipe.
 func (c Cache) Missing() []string {
-	if c.Recipe != "" {
-		if made, _ := os.ReadFile(c.recipeFile()); string(made) != c.Recipe {
-			return c.Names
-		}
+	if c.otherRecipe() {
+		return c.Names
 	}
 	return Missing(c.BinDir(), c.Names)
+}
+
+// otherRecipe says whether BinDir's binaries were made by a recipe other
+// than c.Recipe (or by none recorded).
+func (c Cache) otherRecipe() bool {
+	if c.Recipe == "" {
+		return false
+	}
+	made, _ := os.ReadFile(c.recipeFile())
+	return string(made) != c.Recipe
 }
 
 func (c Cache) recipeFile() string { return filepath.Join(c.KeyDir, "recipe") }
@@ -64,8 +72,7 @@ func (c Cache) Ensure(ctx context.Context, fill func(ctx context.Context, scratc
 	if len(missing) == 0 { // another process built while we waited
 		return binDir, false, nil
 	}
-	made, _ := os.ReadFile(c.recipeFile())
-	otherRecipe := c.Recipe != "" && string(made) != c.Recipe
+	otherRecipe := c.otherRecipe()
 	scratch, err := os.MkdirTemp(c.KeyDir, "bin.tmp-")
 	if err != nil {
 		return "", false, fmt.Errorf("%s: creating build dir: %w", c.Who, err)
