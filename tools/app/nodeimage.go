@@ -60,10 +60,10 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 		Packages: []string{"./etcd", "k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kube-controller-manager",
 			"k8s.io/kubernetes/cmd/kube-scheduler", "k8s.io/kubernetes/cmd/kube-proxy", "k8s.io/kubernetes/cmd/kubelet",
 			"k8s.io/kubernetes/cmd/kubeadm", "k8s.io/kubernetes/cmd/kubectl"},
-		What: "Kubernetes " + nodeImageVersion + " for the kind node image (static, version-stamped)",
-		// kubeadm compares its own version with the cluster's. Static
+		// Version-stamped, as every build of tools/k8sbin is: kubeadm
+		// compares its own version with the cluster's. Static
 		// (k8sbuild.CompileEnv): the component images have no C library.
-		Flags: []string{k8sbuild.LinkWith(versionLDFlags(nodeImageVersion))},
+		What: "Kubernetes " + nodeImageVersion + " for the kind node image (static, version-stamped)",
 	})
 	if err != nil {
 		return "", err
@@ -95,21 +95,6 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 		Version: nodeImageVersion, KubeBinDir: kube, RuntimeDir: runtimeDir, ToolsDir: tools, KindDir: kindDir, CoreDNSBinDir: coredns,
 		WorkDir: work, Mirror: mirror, Rebuild: rebuild, Log: s.Err,
 	})
-}
-
-// versionLDFlags stamps the version into the binaries as Kubernetes' own
-// build does (hack/lib/version.sh), for both version packages.
-func versionLDFlags(version string) string {
-	major, minor, _ := strings.Cut(strings.TrimPrefix(version, "v"), ".")
-	minor, _, _ = strings.Cut(minor, ".")
-	var b strings.Builder
-	for _, pkg := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
-		for _, kv := range [][2]string{{"gitVersion", version}, {"gitMajor", major}, {"gitMinor", minor},
-			{"gitTreeState", "clean"}, {"buildDate", "1970-01-01T00:00:00Z"}} {
-			fmt.Fprintf(&b, "-X %s.%s=%s ", pkg, kv[0], kv[1])
-		}
-	}
-	return b.String() + "-s -w"
 }
 
 // moduleDir is where the Go module cache holds mod, at the version go.mod

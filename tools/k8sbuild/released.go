@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -43,8 +44,13 @@ type BuildOptions struct {
 	// standard library's net and os/user, and all above them), so one
 	// build with cgo on compiles again what the rest share.
 	Cgo []string
-	// Flags go to go build after CompileFlags (an -ldflags of its own).
+	// Flags go to go build after CompileFlags (an -ldflags of its own,
+	// which Stamp does not combine with).
 	Flags []string
+	// Stamp is the version the binaries report (VersionLDFlags); builds
+	// of the default ModuleDir stamp the Kubernetes version it requires,
+	// as the release binaries a download gives are.
+	Stamp string
 	// ReleaseURL, when set, is where to download the binaries Kubernetes
 	// publishes for Version (see ReleaseURL()), checksum verified, instead
 	// of compiling them; an unreachable server means building them.
@@ -74,7 +80,7 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 		// The module dir is its own module; a go.work higher up must not
 		// pull it into the suite's build list.
 		env := append([]string{"GOWORK=off"}, o.Env...)
-		build := GoBuild{ModuleDir: o.ModuleDir, Env: env, Flags: o.Flags, OutDir: scratch, Who: "local", What: o.What, Log: log}
+		build := GoBuild{ModuleDir: o.ModuleDir, Env: env, Flags: o.flags(), OutDir: scratch, Who: "local", What: o.What, Log: log}
 		if len(pkgs) > 0 {
 			build.Packages = pkgs
 			if err := build.Run(ctx); err != nil {
@@ -130,7 +136,7 @@ const cgoOn = "CGO_ENABLED=1"
 // with cgo, those too, so that binaries of one build with cgo on are
 // made again.
 func (o BuildOptions) recipe() string {
-	r := Recipe(o.Flags, o.Env)
+	r := Recipe(o.flags(), o.Env)
 	if len(o.Cgo) > 0 {
 		r += "; " + cgoOn + ": " + strings.Join(o.Cgo, " ")
 	}
@@ -155,6 +161,25 @@ func (o *BuildOptions) defaults() error {
 	}
 	if o.ModuleDir == "" {
 		o.ModuleDir = filepath.Join(o.RepoRoot, "tools", "k8sbin")
+		if o.Stamp == "" {
+			v, err := KubernetesVersion(o.ModuleDir)
+			if err != nil {
+				return err
+			}
+			o.Stamp = v
+		}
+	}
+	if o.Stamp != "" && slices.ContainsFunc(o.Flags, func(f string) bool { return strings.HasPrefix(f, "-ldflags") }) {
+		return fmt.Errorf("building %s: a version stamp and -ldflags of the build's own: the later -ldflags would drop the other", o.What)
 	}
 	return nil
+}
+
+// flags are go build's flags of the build's own: Flags, and the version
+// stamp's linker flags.
+func (o BuildOptions) flags() []string {
+	if o.Stamp == "" {
+		return o.Flags
+	}
+	return append([]string{LinkWith(VersionLDFlags(o.Stamp))}, o.Flags...)
 }

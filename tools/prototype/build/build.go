@@ -110,10 +110,22 @@ func Key(o Options) string {
 func Version(o Options) string {
 	v := "prototype-" + BaseVersion + "+kep6406"
 	if o.Mutant != "" {
-		v += "-mutant-" + o.Mutant
+		v += ".mutant-" + o.Mutant
 	}
 	if o.Static {
 		v += "-static"
+	}
+	return v
+}
+
+// Stamp is the version the prototype's kube-apiserver and kube-scheduler
+// report (--version, /version, and so every report made from them): the
+// release they are built from, with the KEP (and a mutant) as build
+// metadata, which version parsers accept and which orders as that release.
+func Stamp(o Options) string {
+	v := BaseVersion + "+kep6406"
+	if o.Mutant != "" {
+		v += ".mutant-" + o.Mutant
 	}
 	return v
 }
@@ -157,7 +169,8 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	key := Key(o)
-	c := k8sbuild.Cache{KeyDir: filepath.Join(o.CacheDir, "prototype-"+key), Names: Binaries, Recipe: k8sbuild.Recipe(nil, nil), Who: "prototype", Log: o.Log}
+	flags := []string{k8sbuild.LinkWith(k8sbuild.VersionLDFlags(Stamp(o)))}
+	c := k8sbuild.Cache{KeyDir: filepath.Join(o.CacheDir, "prototype-"+key), Names: Binaries, Recipe: k8sbuild.Recipe(flags, nil), Who: "prototype", Log: o.Log}
 	start := time.Now()
 	binDir, didBuild, err := c.Ensure(ctx, func(ctx context.Context, scratch string, _ []string) error {
 		vanilla := []string{"etcd", "kube-controller-manager"}
@@ -173,7 +186,7 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 		for _, name := range built {
 			pkgs = append(pkgs, "k8s.io/kubernetes/cmd/"+name)
 		}
-		if err := goBuild(ctx, o.Log, modDir, scratch, pkgs...); err != nil {
+		if err := goBuild(ctx, o.Log, modDir, scratch, flags, pkgs...); err != nil {
 			return err
 		}
 		// The vanilla build may run beside this one; its etcd and
@@ -369,7 +382,7 @@ func writeDiff(path string, files []string, roots, orig map[Module]string) {
 	_ = os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-func goBuild(ctx context.Context, log io.Writer, modDir, outDir string, pkgs ...string) error {
+func goBuild(ctx context.Context, log io.Writer, modDir, outDir string, flags []string, pkgs ...string) error {
 	env := []string{"GOWORK=off"}
 	// -trimpath (k8sbuild.CompileFlags) keeps the work dir (which has the
 	// key in it) out of the build cache's action IDs, so that a variant of
@@ -378,6 +391,6 @@ func goBuild(ctx context.Context, log io.Writer, modDir, outDir string, pkgs ...
 	for _, p := range pkgs {
 		names = append(names, filepath.Base(p))
 	}
-	return k8sbuild.GoBuild{ModuleDir: modDir, Env: env, Packages: pkgs,
+	return k8sbuild.GoBuild{ModuleDir: modDir, Env: env, Flags: flags, Packages: pkgs,
 		OutDir: outDir, Who: "prototype", What: strings.Join(names, " and "), Log: log}.Run(ctx)
 }

@@ -7,12 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // The prototype's build reaches the compiler as the vanilla one does
 // (k8sbuild.CompileFlags and CompileEnv), whatever the caller's CGO_ENABLED:
 // otherwise none of the vanilla build's packages serve it and it compiles
-// all of Kubernetes again. A fake go on PATH records what it got.
+// all of Kubernetes again. Its own linker flags, the version stamp, come
+// last, so that go build takes them. A fake go on PATH records what it got.
 func TestGoBuildEnvironment(t *testing.T) {
 	bin := t.TempDir()
 	record := filepath.Join(bin, "env")
@@ -22,7 +25,8 @@ func TestGoBuildEnvironment(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("CGO_ENABLED", "1")
-	if err := goBuild(context.Background(), io.Discard, t.TempDir(), "/out", "k8s.io/kubernetes/cmd/kube-scheduler"); err != nil {
+	stamp := k8sbuild.LinkWith(k8sbuild.VersionLDFlags(Stamp(Options{})))
+	if err := goBuild(context.Background(), io.Discard, t.TempDir(), "/out", []string{stamp}, "k8s.io/kubernetes/cmd/kube-scheduler"); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(record)
@@ -30,7 +34,7 @@ func TestGoBuildEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.TrimSpace(string(data))
-	want := "CGO_ENABLED=0 GOWORK=off build -trimpath -gcflags=all=-dwarf=false -c=1 -ldflags=-s -w -o /out/ k8s.io/kubernetes/cmd/kube-scheduler"
+	want := "CGO_ENABLED=0 GOWORK=off build -trimpath -gcflags=all=-dwarf=false -c=1 -ldflags=-s -w " + stamp + " -o /out/ k8s.io/kubernetes/cmd/kube-scheduler"
 	if got != want {
 		t.Errorf("the go command got\n  %s\nwant\n  %s", got, want)
 	}
