@@ -111,6 +111,7 @@ func warmBench(ctx context.Context, dir string, runs int, golden string, extra [
 			fmt.Fprintf(s.Err, "draconform bench: run %d (log %s): %v\n", i, logPath, err)
 			return nil, 1
 		}
+		r.Programs = sm.Programs()
 		r.Golden = runErr == nil
 		if !r.Golden {
 			code = 1
@@ -180,6 +181,7 @@ func coldBench(ctx context.Context, dir string, s Streams) (*bench.Cold, int) {
 		}
 	}
 	c.Milestones = append(c.Milestones, bench.Milestone{What: "the first result: the matrix's report and golden check", Seconds: secs})
+	c.Milestones = bench.WithCPU(c.Milestones, samples, runtime.NumCPU())
 	fmt.Fprintf(s.Out, "bench: cold first result in %.0fs (golden %v); log %s\n", secs, c.Golden, logPath)
 	code := 0
 	if !c.Golden {

@@ -2,8 +2,12 @@ package bench
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +86,7 @@ func writeRun(t *testing.T, began time.Time) string {
 func TestReadRunFindsWhereTheTimeWent(t *testing.T) {
 	began := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	dir := writeRun(t, began.Add(time.Second))
-	r, err := ReadRun(dir, began, 30*time.Second, []Sample{{Busy: 0.5, RSS: 100}, {Busy: 1, RSS: 300}})
+	r, err := ReadRun(dir, began, 30*time.Second, []Sample{{At: time.Second, Busy: 0.5, RSS: 100}, {At: 3 * time.Second, Busy: 1, RSS: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +110,10 @@ func TestReadRunFindsWhereTheTimeWent(t *testing.T) {
 	}
 	if r.PeakRSS != 300 || r.MeanBusy != 0.75 {
 		t.Errorf("peak %d, busy %v; want 300 and 0.75", r.PeakRSS, r.MeanBusy)
+	}
+	// Half the cores for the first second, all of them for the next two.
+	if want := 2.5 * float64(runtime.NumCPU()); r.BusyCPUSeconds != want {
+		t.Errorf("busy CPU %v s, want %v", r.BusyCPUSeconds, want)
 	}
 	if r.Parallel != 4 || len(r.CellStart) != 2 || r.CellStart[1].NodeSeconds != 2 {
 		t.Errorf("parallel %d, cell starts %+v", r.Parallel, r.CellStart)
@@ -134,6 +142,31 @@ func TestMarkdownComparesWithThePreviousFigures(t *testing.T) {
 	}
 }
 
+// The median run's CPU is shown by program, the most costly first, the
+// rest on one row, beside the machine's busy time.
+func TestMarkdownShowsTheCPUByProgram(t *testing.T) {
+	run := Run{WallSeconds: 100, Golden: true, BusyCPUSeconds: 200}
+	for i := range shownPrograms + 2 {
+		run.Programs = append(run.Programs, ProgramCPU{Program: fmt.Sprintf("prog%02d", i), Processes: 2, Seconds: float64(100 - 5*i)})
+	}
+	md := Markdown(Results{Warm: &Warm{Date: "2026-12-04", Commit: "ddd", Runs: []Run{run}}})
+	for _, want := range []string{
+		"| prog00 | 2 | 100 CPU-s | 50% |",
+		"| prog09 | 2 | 55 CPU-s | 28% |",
+		"| 2 other programs | 4 | 95 CPU-s | 48% |",
+		"| all of them | | 870 CPU-s | 435% |",
+		"| the machine busy, both cores | | 200 CPU-s | 100% |",
+		"| CPU time the machine was busy, both cores | 200 CPU-s |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "| prog10 |") {
+		t.Errorf("the Markdown names more than %d programs:\n%s", shownPrograms, md)
+	}
+}
+
 // A cold run between two warm ones leaves the warm figures compared with
 // the warm run before them, and the other way round.
 func TestEachKindKeepsItsOwnPreviousFigures(t *testing.T) {
@@ -153,6 +186,21 @@ func TestEachKindKeepsItsOwnPreviousFigures(t *testing.T) {
 	}
 }
 
+// Each step of a cold run is given the CPU of the samples since the step
+// reached before it, whatever order the milestones were found in.
+func TestColdStepsGetTheirCPU(t *testing.T) {
+	samples := []Sample{{At: 2 * time.Second, Busy: 1}, {At: 4 * time.Second, Busy: 0.5}, {At: 6 * time.Second, Busy: 0.25}, {At: 8 * time.Second, Busy: 1}}
+	ms := WithCPU([]Milestone{{What: "last", Seconds: 8}, {What: "first", Seconds: 4}, {What: "middle", Seconds: 6}}, samples, 2)
+	want := []Milestone{{What: "first", Seconds: 4, CPUSeconds: 6}, {What: "middle", Seconds: 6, CPUSeconds: 1}, {What: "last", Seconds: 8, CPUSeconds: 4}}
+	if !slices.Equal(ms, want) {
+		t.Errorf("WithCPU = %+v, want %+v", ms, want)
+	}
+	md := Markdown(Results{Cold: &Cold{Date: "2026-12-04", Commit: "eee", Seconds: 8, Milestones: ms}})
+	if !strings.Contains(md, "| 0:06 | middle | 1 CPU-s |") {
+		t.Errorf("the cold table lacks the CPU of each step:\n%s", md)
+	}
+}
+
 func TestColdShowsCPUOverTimeWithMilestones(t *testing.T) {
 	c := &Cold{Date: "2026-12-02", Commit: "ccc", Command: "make conformance", Seconds: 65, Golden: true, CPUStep: 20,
 		CPU: []float64{0.5, 1, 1, 0.25}, Milestones: []Milestone{{What: "vanilla built", Seconds: 30}}}
@@ -165,7 +213,57 @@ func TestColdShowsCPUOverTimeWithMilestones(t *testing.T) {
 }
 
 func TestTreeRSSCountsThisProcess(t *testing.T) {
-	if rss := treeRSS(os.Getpid()); rss <= 0 {
+	if rss := treeRSS(readProcs(), os.Getpid()); rss <= 0 {
 		t.Errorf("treeRSS of this test process = %d, want > 0", rss)
+	}
+}
+
+// A process started after the sampler is counted under its program with
+// the CPU it used; the processes that ran before, this test's among them,
+// are not.
+func TestSamplerCountsTheCPUOfNewProcessesByProgram(t *testing.T) {
+	sm := Sampler{Interval: 50 * time.Millisecond}
+	sm.Start(os.Getpid())
+	stopped := false
+	defer func() {
+		if !stopped {
+			sm.Stop()
+		}
+	}()
+	// A shell that spins until told to stop: its CPU time grows while the
+	// test waits for the sampler to see it.
+	flag := filepath.Join(t.TempDir(), "stop")
+	cmd := exec.Command("sh", "-c", `while [ ! -e "$0" ]; do :; done`, flag)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var got []ProgramCPU
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		got = sm.Programs()
+		if i := slices.IndexFunc(got, func(p ProgramCPU) bool { return p.Program == "sh" }); i >= 0 && got[i].Seconds >= 0.05 {
+			break
+		}
+	}
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	sm.Stop()
+	stopped = true
+	i := slices.IndexFunc(got, func(p ProgramCPU) bool { return p.Program == "sh" })
+	if i < 0 || got[i].Processes != 1 || got[i].Seconds < 0.05 {
+		t.Errorf("Programs = %+v; want the spinning sh, one process, with its CPU time", got)
+	}
+	self := filepath.Base(os.Args[0])
+	for _, p := range got {
+		if len(self) > 15 {
+			self = self[:15]
+		}
+		if p.Program == self {
+			t.Errorf("Programs counts %q, which ran before the sampler started: %+v", self, got)
+		}
 	}
 }

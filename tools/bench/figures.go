@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,6 +44,11 @@ type Run struct {
 	RestartCases []float64 `json:"restartCaseSeconds"`
 	PeakRSS      int64     `json:"peakRSSBytes"`
 	MeanBusy     float64   `json:"meanBusy"`
+	// BusyCPUSeconds is the CPU time the whole machine was busy during
+	// the run, all cores together.
+	BusyCPUSeconds float64 `json:"busyCPUSeconds,omitempty"`
+	// Programs is where the run's own CPU time went (Sampler.Programs).
+	Programs []ProgramCPU `json:"cpuByProgram,omitempty"`
 }
 
 // CellStart is one cell's start.
@@ -118,9 +124,12 @@ func ReadRun(dir string, began time.Time, wall time.Duration, samples []Sample) 
 	}
 	r.CaseMedian, r.CaseP90 = Quantile(plain, 0.5), Quantile(plain, 0.9)
 	var busy float64
+	var prev time.Duration
 	for _, s := range samples {
 		r.PeakRSS = max(r.PeakRSS, s.RSS)
 		busy += s.Busy
+		r.BusyCPUSeconds += s.Busy * (s.At - prev).Seconds() * float64(runtime.NumCPU())
+		prev = s.At
 	}
 	if len(samples) > 0 {
 		r.MeanBusy = busy / float64(len(samples))

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,6 +43,7 @@ type WarmSummary struct {
 	CaseMedian, CaseP90      float64
 	SchedulerPerPod, Ratio   float64
 	RestartMedian            float64
+	BusyCPU                  float64 // 0 where the runs did not measure it
 	PeakRSS                  int64
 	AllGolden                bool
 }
@@ -51,7 +53,7 @@ func Summarize(w Warm) WarmSummary {
 	var s WarmSummary
 	s.Runs = len(w.Runs)
 	s.AllGolden = len(w.Runs) > 0
-	var walls, firsts, cases, p90s, sched, restarts, starts []float64
+	var walls, firsts, cases, p90s, sched, restarts, starts, busy []float64
 	for _, r := range w.Runs {
 		walls = append(walls, r.WallSeconds)
 		firsts = append(firsts, r.FirstCaseSeconds)
@@ -67,6 +69,9 @@ func Summarize(w Warm) WarmSummary {
 			starts = append(starts, c.Seconds)
 			s.CellMax = max(s.CellMax, c.Seconds)
 		}
+		if r.BusyCPUSeconds > 0 {
+			busy = append(busy, r.BusyCPUSeconds)
+		}
 		s.PeakRSS = max(s.PeakRSS, r.PeakRSS)
 		s.AllGolden = s.AllGolden && r.Golden
 	}
@@ -78,6 +83,7 @@ func Summarize(w Warm) WarmSummary {
 		s.Ratio = s.CaseMedian / s.SchedulerPerPod
 	}
 	s.RestartMedian = Median(restarts)
+	s.BusyCPU = Median(busy)
 	return s
 }
 
@@ -124,6 +130,7 @@ func warm(b *strings.Builder, w Warm, prev *Warm) {
 	row("the scheduler's own time per pod (queue to bound)", secs(s.SchedulerPerPod), pv(func(x WarmSummary) string { return secs(x.SchedulerPerPod) }))
 	row("ratio of the two", fmt.Sprintf("%.0f×", s.Ratio), pv(func(x WarmSummary) string { return fmt.Sprintf("%.0f×", x.Ratio) }))
 	row("a component restart, until ready", secs(s.RestartMedian), pv(func(x WarmSummary) string { return secs(x.RestartMedian) }))
+	row("CPU time the machine was busy, both cores", cpuSecs(s.BusyCPU), pv(func(x WarmSummary) string { return cpuSecs(x.BusyCPU) }))
 	row("peak memory of the run's processes", mib(s.PeakRSS), pv(func(x WarmSummary) string { return mib(x.PeakRSS) }))
 	b.WriteString("\n### Each run\n\n| run | wall | first case | cases | cells at once | CPU busy | peak memory | golden |\n|---|---|---|---|---|---|---|---|\n")
 	for i, r := range w.Runs {
@@ -140,6 +147,53 @@ func warm(b *strings.Builder, w Warm, prev *Warm) {
 		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", comp, len(by[comp]), secs(Median(by[comp])), join(by[comp]))
 	}
 	fmt.Fprintf(b, "\nThe cases that restart a component took %s in all (%s).\n\n", secs(sum(m.RestartCases)), join(m.RestartCases))
+	programs(b, m)
+}
+
+// shownPrograms is how many programs the CPU table names; the rest share
+// a row.
+const shownPrograms = 10
+
+// programs renders where a run's CPU time went, by program.
+func programs(b *strings.Builder, r Run) {
+	if len(r.Programs) == 0 {
+		return
+	}
+	b.WriteString("CPU time by program: user and system time of every process started during the run, sampled each second (a process that lived less than a second is missed; names as the kernel keeps them, 15 bytes):\n\n| program | processes | CPU | share of the machine's busy time |\n|---|---|---|---|\n")
+	share := func(f float64) string {
+		if r.BusyCPUSeconds <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.0f%%", 100*f/r.BusyCPUSeconds)
+	}
+	var all, rest float64
+	var restProcs, restCount int
+	for i, p := range r.Programs {
+		all += p.Seconds
+		if i < shownPrograms {
+			fmt.Fprintf(b, "| %s | %d | %s | %s |\n", p.Program, p.Processes, cpuSecs(p.Seconds), share(p.Seconds))
+			continue
+		}
+		rest += p.Seconds
+		restProcs += p.Processes
+		restCount++
+	}
+	if restCount > 0 {
+		fmt.Fprintf(b, "| %d other programs | %d | %s | %s |\n", restCount, restProcs, cpuSecs(rest), share(rest))
+	}
+	fmt.Fprintf(b, "| all of them | | %s | %s |\n", cpuSecs(all), share(all))
+	if r.BusyCPUSeconds > 0 {
+		fmt.Fprintf(b, "| the machine busy, both cores | | %s | 100%% |\n", cpuSecs(r.BusyCPUSeconds))
+	}
+	b.WriteString("\n")
+}
+
+// cpuSecs is CPU time; "-" for figures a run did not measure.
+func cpuSecs(s float64) string {
+	if s <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f CPU-s", s)
 }
 
 func sum(xs []float64) float64 {
@@ -156,8 +210,17 @@ func cold(b *strings.Builder, c Cold, prev *Cold) {
 	if prev != nil {
 		fmt.Fprintf(b, " Before: %s (%s, commit %s).", mmss(prev.Seconds), prev.Date, prev.Commit)
 	}
-	b.WriteString("\n\n| when | what |\n|---|---|\n")
+	perStep := slices.ContainsFunc(c.Milestones, func(m Milestone) bool { return m.CPUSeconds > 0 })
+	if perStep {
+		b.WriteString("\n\n| when | what | CPU since the step before, both cores |\n|---|---|---|\n")
+	} else {
+		b.WriteString("\n\n| when | what |\n|---|---|\n")
+	}
 	for _, m := range c.Milestones {
+		if perStep {
+			fmt.Fprintf(b, "| %s | %s | %s |\n", mmss(m.Seconds), m.What, cpuSecs(m.CPUSeconds))
+			continue
+		}
 		fmt.Fprintf(b, "| %s | %s |\n", mmss(m.Seconds), m.What)
 	}
 	var busy float64

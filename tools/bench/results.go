@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -46,6 +48,26 @@ type Cold struct {
 type Milestone struct {
 	What    string  `json:"what"`
 	Seconds float64 `json:"seconds"`
+	// CPUSeconds is the CPU time the machine was busy, all cores, since
+	// the milestone before it in time (since the start for the first).
+	CPUSeconds float64 `json:"cpuSeconds,omitempty"`
+}
+
+// WithCPU returns milestones in the order they were reached, each with the
+// CPU time the samples show since the one before.
+func WithCPU(ms []Milestone, samples []Sample, cores int) []Milestone {
+	out := slices.Clone(ms)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Seconds < out[j].Seconds })
+	var prevAt time.Duration
+	i := 0
+	for k := range out {
+		until := time.Duration(out[k].Seconds * float64(time.Second))
+		for ; i < len(samples) && samples[i].At <= until; i++ {
+			out[k].CPUSeconds += samples[i].Busy * (samples[i].At - prevAt).Seconds() * float64(cores)
+			prevAt = samples[i].At
+		}
+	}
+	return out
 }
 
 // Load reads results, empty when the file does not exist.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,13 +28,29 @@ type Sample struct {
 }
 
 // Sampler samples the machine's CPU and a process tree's memory every
-// interval, from /proc.
+// interval, from /proc, and the CPU of every process that started after
+// it did, by program.
 type Sampler struct {
 	Interval time.Duration
 	mu       sync.Mutex
 	samples  []Sample
-	stop     chan struct{}
-	done     chan struct{}
+	// before are the processes already running at Start: not the
+	// command's. seen is the last CPU time read of each process since.
+	before map[procID]bool
+	seen   map[procID]procCPU
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// procID tells a process from a later one that got its pid again.
+type procID struct {
+	pid   int
+	start uint64 // clock ticks after boot
+}
+
+type procCPU struct {
+	program string
+	ticks   uint64
 }
 
 // Start samples until Stop, the tree rooted at pid.
@@ -42,6 +59,10 @@ func (s *Sampler) Start(pid int) {
 		s.Interval = time.Second
 	}
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	s.before, s.seen = map[procID]bool{}, map[procID]procCPU{}
+	for _, p := range readProcs() {
+		s.before[p.id] = true
+	}
 	began := time.Now()
 	go func() {
 		defer close(s.done)
@@ -63,8 +84,14 @@ func (s *Sampler) Start(pid int) {
 				frac = float64(busy-prevBusy) / float64(total-prevTotal)
 			}
 			prevBusy, prevTotal = busy, total
+			procs := readProcs()
 			s.mu.Lock()
-			s.samples = append(s.samples, Sample{At: time.Since(began), Busy: frac, RSS: treeRSS(pid)})
+			s.samples = append(s.samples, Sample{At: time.Since(began), Busy: frac, RSS: treeRSS(procs, pid)})
+			for _, p := range procs {
+				if !s.before[p.id] {
+					s.seen[p.id] = procCPU{p.program, p.ticks}
+				}
+			}
 			s.mu.Unlock()
 		}
 	}()
@@ -78,6 +105,49 @@ func (s *Sampler) Stop() []Sample {
 	defer s.mu.Unlock()
 	return append([]Sample(nil), s.samples...)
 }
+
+// ProgramCPU is the CPU time the processes of one program took.
+type ProgramCPU struct {
+	Program   string  `json:"program"`
+	Processes int     `json:"processes"`
+	Seconds   float64 `json:"cpuSeconds"`
+}
+
+// Programs is the CPU time (user and system) of every process that started
+// after Start on the whole machine, the node's daemons that leave the
+// command's tree included, by program, most first. Each process counts
+// what it had taken at the last sample it was seen in: a process that
+// lived less than an interval is missed, and one that exited takes at most
+// an interval's CPU with it.
+func (s *Sampler) Programs() []ProgramCPU {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	by := map[string]*ProgramCPU{}
+	for _, p := range s.seen {
+		pc := by[p.program]
+		if pc == nil {
+			pc = &ProgramCPU{Program: p.program}
+			by[p.program] = pc
+		}
+		pc.Processes++
+		pc.Seconds += float64(p.ticks) / clockTicks
+	}
+	out := make([]ProgramCPU, 0, len(by))
+	for _, pc := range by {
+		out = append(out, *pc)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Seconds != out[j].Seconds {
+			return out[i].Seconds > out[j].Seconds
+		}
+		return out[i].Program < out[j].Program
+	})
+	return out
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on
+// every Linux architecture Go builds for.
+const clockTicks = 100
 
 // cpuTimes reads the busy and total jiffies of all cores from /proc/stat.
 func cpuTimes() (busy, total uint64, err error) {
@@ -104,32 +174,54 @@ func cpuTimes() (busy, total uint64, err error) {
 	return busy, total, nil
 }
 
-// treeRSS sums the resident memory of pid and its descendants.
-func treeRSS(root int) int64 {
+// proc is one process as /proc/<pid>/stat shows it.
+type proc struct {
+	id      procID
+	ppid    int
+	program string // the command name, at most 15 bytes
+	ticks   uint64 // user and system CPU time
+	rss     int64  // bytes
+}
+
+// readProcs reads every process's stat file; processes that exit while it
+// reads are left out.
+func readProcs() []proc {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	children := map[int][]int{}
-	rss := map[int]int64{}
 	page := int64(os.Getpagesize())
-	for _, p := range stats {
-		data, err := os.ReadFile(p)
+	out := make([]proc, 0, len(stats))
+	for _, path := range stats {
+		data, err := os.ReadFile(path)
 		if err != nil {
 			continue
 		}
 		// The command name may hold spaces and parentheses: the fields
 		// start after the last ')'.
-		i := bytes.LastIndexByte(data, ')')
-		if i < 0 {
+		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+		if open < 0 || end < open {
 			continue
 		}
-		f := strings.Fields(string(data[i+1:]))
+		f := strings.Fields(string(data[end+1:]))
 		if len(f) < 22 {
 			continue
 		}
-		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
 		ppid, _ := strconv.Atoi(f[1])
+		utime, _ := strconv.ParseUint(f[11], 10, 64)
+		stime, _ := strconv.ParseUint(f[12], 10, 64)
+		start, _ := strconv.ParseUint(f[19], 10, 64)
 		pages, _ := strconv.ParseInt(f[21], 10, 64)
-		children[ppid] = append(children[ppid], pid)
-		rss[pid] = pages * page
+		out = append(out, proc{id: procID{pid, start}, ppid: ppid, program: string(data[open+1 : end]), ticks: utime + stime, rss: pages * page})
+	}
+	return out
+}
+
+// treeRSS sums the resident memory of root and its descendants.
+func treeRSS(procs []proc, root int) int64 {
+	children := map[int][]int{}
+	rss := map[int]int64{}
+	for _, p := range procs {
+		children[p.ppid] = append(children[p.ppid], p.id.pid)
+		rss[p.id.pid] = p.rss
 	}
 	var sum int64
 	todo := []int{root}
