@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,7 +32,7 @@ func cleanupCmd(fs *pflag.FlagSet) action {
 	kctx := fs.String("context", "", "kubeconfig context")
 	run := fs.String("run", "", "delete only this run's objects (default: every draconform run's)")
 	dry := fs.Bool("dry-run", false, "list what would be deleted, delete nothing")
-	nodes := fs.Bool("nodes", false, "instead: remove from this machine the embedded nodes a killed run left (processes, mounts, cgroups, bridges, state)")
+	nodes := fs.Bool("nodes", false, "instead: remove from this machine what a killed run left: its embedded nodes (processes, mounts, cgroups, bridges, state) and its control planes' private folders (PKI, admin token, etcd data)")
 	return func(ctx context.Context, args []string, s Streams) int {
 		if *nodes {
 			return cleanupNodes(s, *dry)
@@ -94,18 +95,18 @@ func cleanupCmd(fs *pflag.FlagSet) action {
 	}
 }
 
-// cleanupNodes removes the embedded nodes no running draconform owns.
+// cleanupNodes removes the embedded nodes and control-plane folders no
+// running draconform owns.
 func cleanupNodes(s Streams, dry bool) int {
+	code := 0
 	ids, err := localcp.OrphanNodes()
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform cleanup:", err)
-		return 1
+		code = 1
 	}
-	if len(ids) == 0 {
+	if err == nil && len(ids) == 0 {
 		fmt.Fprintf(s.Out, "no orphaned node under %s\n", localcp.NodeStateRoot)
-		return 0
 	}
-	failed := false
 	for _, id := range ids {
 		left := localcp.OrphanLeftovers(id)
 		if dry {
@@ -114,13 +115,30 @@ func cleanupNodes(s Streams, dry bool) int {
 		}
 		if err := localcp.RemoveOrphanNode(id); err != nil {
 			fmt.Fprintln(s.Err, "draconform cleanup:", err)
-			failed = true
+			code = 1
 			continue
 		}
 		fmt.Fprintf(s.Out, "removed node %s: %s\n", id, strings.Join(left, "; "))
 	}
-	if failed {
+	states, err := localcp.OrphanStates("")
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform cleanup:", err)
 		return 1
 	}
-	return 0
+	if len(states) == 0 {
+		fmt.Fprintf(s.Out, "no orphaned control-plane folder in %s\n", os.TempDir())
+	}
+	for _, path := range states {
+		if dry {
+			fmt.Fprintf(s.Out, "would remove control-plane folder %s (PKI, admin token, etcd data)\n", path)
+			continue
+		}
+		if err := localcp.RemoveOrphanState(path); err != nil {
+			fmt.Fprintln(s.Err, "draconform cleanup:", err)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(s.Out, "removed control-plane folder %s (PKI, admin token, etcd data)\n", path)
+	}
+	return code
 }

@@ -41,7 +41,20 @@ func OrphanNodes() ([]string, error) {
 // nodeInUse says whether a containerd or kubelet names dir on its command
 // line; a shim alone does not count, since shims outlive a killed run.
 func nodeInUse(dir string) bool {
+	for _, prog := range processesNaming(dir) {
+		if prog == "containerd" || prog == "kubelet" {
+			return true
+		}
+	}
+	return false
+}
+
+// processesNaming lists the programs (their argv[0]'s base names) of the
+// running processes, this one aside, that name a path under dir on their
+// command line.
+func processesNaming(dir string) []string {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var out []string
 	for _, p := range procs {
 		cmdline, err := os.ReadFile(p)
 		if err != nil || !bytes.Contains(cmdline, []byte(dir+"/")) {
@@ -50,12 +63,9 @@ func nodeInUse(dir string) bool {
 		if pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p))); pid == os.Getpid() {
 			continue
 		}
-		argv0 := string(bytes.SplitN(cmdline, []byte{0}, 2)[0])
-		if base := filepath.Base(argv0); base == "containerd" || base == "kubelet" {
-			return true
-		}
+		out = append(out, filepath.Base(string(bytes.SplitN(cmdline, []byte{0}, 2)[0])))
 	}
-	return false
+	return out
 }
 
 // orphan is a node known only by its id, as a killed run left it.
