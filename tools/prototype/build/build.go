@@ -110,7 +110,7 @@ func Key(o Options) string {
 func Version(o Options) string {
 	v := "prototype-" + BaseVersion + "+kep6406"
 	if o.Mutant != "" {
-		v += ".mutant-" + o.Mutant
+		v += "-mutant-" + o.Mutant
 	}
 	if o.Static {
 		v += "-static"

@@ -26,3 +26,16 @@ func TestStampsAreTheBaseReleaseWithBuildMetadata(t *testing.T) {
 		}
 	}
 }
+
+// The provider's name (in cluster names and reports) and the binaries'
+// version are two strings: a mutant and the static link show in the name,
+// only the mutant in the version.
+func TestProviderNameAndStampDiffer(t *testing.T) {
+	o := Options{Mutant: "accepts-zero", Static: true}
+	if got, want := Version(o), "prototype-v1.37.2+kep6406-mutant-accepts-zero-static"; got != want {
+		t.Errorf("Version = %q, want %q", got, want)
+	}
+	if got, want := Stamp(o), "v1.37.2+kep6406.mutant-accepts-zero"; got != want {
+		t.Errorf("Stamp = %q, want %q", got, want)
+	}
+}
