@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 	"sync"
@@ -418,5 +419,13 @@ func simProvider(t *testing.T, opts Options) (*Provider, *fakeKind) {
 	}
 	p.timing = fastTiming
 	p.newAPI = func(_ kubernetes.Interface, cp nodes.Node) controlPlaneAPI { return simAPI{cp.(*simNode)} }
+	// The kubeconfigs' private folder is the system's, not the test's:
+	// a test that keeps its clusters, or never closes the provider, would
+	// leave it behind (two a `make test` before).
+	t.Cleanup(func() {
+		if p.private != "" {
+			_ = os.RemoveAll(p.private)
+		}
+	})
 	return p, fk
 }
