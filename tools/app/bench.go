@@ -181,7 +181,7 @@ func coldBench(ctx context.Context, dir string, s Streams) (*bench.Cold, int) {
 		}
 	}
 	c.Milestones = append(c.Milestones, bench.Milestone{What: "the first result: the matrix's report and golden check", Seconds: secs})
-	c.Milestones = bench.WithCPU(c.Milestones, samples, runtime.NumCPU())
+	c.Milestones = bench.WithCPU(c.Milestones, samples)
 	fmt.Fprintf(s.Out, "bench: cold first result in %.0fs (golden %v); log %s\n", secs, c.Golden, logPath)
 	code := 0
 	if !c.Golden {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -86,7 +85,7 @@ func writeRun(t *testing.T, began time.Time) string {
 func TestReadRunFindsWhereTheTimeWent(t *testing.T) {
 	began := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	dir := writeRun(t, began.Add(time.Second))
-	r, err := ReadRun(dir, began, 30*time.Second, []Sample{{At: time.Second, Busy: 0.5, RSS: 100}, {At: 3 * time.Second, Busy: 1, RSS: 300}})
+	r, err := ReadRun(dir, began, 30*time.Second, []Sample{{At: time.Second, Busy: 0.5, CPUSeconds: 1, RSS: 100}, {At: 3 * time.Second, Busy: 1, CPUSeconds: 4, RSS: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,8 +110,8 @@ func TestReadRunFindsWhereTheTimeWent(t *testing.T) {
 	if r.PeakRSS != 300 || r.MeanBusy != 0.75 {
 		t.Errorf("peak %d, busy %v; want 300 and 0.75", r.PeakRSS, r.MeanBusy)
 	}
-	// Half the cores for the first second, all of them for the next two.
-	if want := 2.5 * float64(runtime.NumCPU()); r.BusyCPUSeconds != want {
+	// Half of two cores for the first second, both for the next two.
+	if want := 5.0; r.BusyCPUSeconds != want {
 		t.Errorf("busy CPU %v s, want %v", r.BusyCPUSeconds, want)
 	}
 	if r.Parallel != 4 || len(r.CellStart) != 2 || r.CellStart[1].NodeSeconds != 2 {
@@ -189,8 +188,9 @@ func TestEachKindKeepsItsOwnPreviousFigures(t *testing.T) {
 // Each step of a cold run is given the CPU of the samples since the step
 // reached before it, whatever order the milestones were found in.
 func TestColdStepsGetTheirCPU(t *testing.T) {
-	samples := []Sample{{At: 2 * time.Second, Busy: 1}, {At: 4 * time.Second, Busy: 0.5}, {At: 6 * time.Second, Busy: 0.25}, {At: 8 * time.Second, Busy: 1}}
-	ms := WithCPU([]Milestone{{What: "last", Seconds: 8}, {What: "first", Seconds: 4}, {What: "middle", Seconds: 6}}, samples, 2)
+	// Two cores, a sample each 2 s.
+	samples := []Sample{{At: 2 * time.Second, Busy: 1, CPUSeconds: 4}, {At: 4 * time.Second, Busy: 0.5, CPUSeconds: 2}, {At: 6 * time.Second, Busy: 0.25, CPUSeconds: 1}, {At: 8 * time.Second, Busy: 1, CPUSeconds: 4}}
+	ms := WithCPU([]Milestone{{What: "last", Seconds: 8}, {What: "first", Seconds: 4}, {What: "middle", Seconds: 6}}, samples)
 	want := []Milestone{{What: "first", Seconds: 4, CPUSeconds: 6}, {What: "middle", Seconds: 6, CPUSeconds: 1}, {What: "last", Seconds: 8, CPUSeconds: 4}}
 	if !slices.Equal(ms, want) {
 		t.Errorf("WithCPU = %+v, want %+v", ms, want)
@@ -251,9 +251,17 @@ func TestSamplerCountsTheCPUOfNewProcessesByProgram(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	sm.Stop()
+	samples := sm.Stop()
 	stopped = true
+	// The machine was busy at least as long as the shell ran.
+	var busy float64
+	for _, sm := range samples {
+		busy += sm.CPUSeconds
+	}
 	i := slices.IndexFunc(got, func(p ProgramCPU) bool { return p.Program == "sh" })
+	if i >= 0 && busy < got[i].Seconds {
+		t.Errorf("the samples count %.2f CPU-s of busy machine, less than the shell's own %.2f", busy, got[i].Seconds)
+	}
 	if i < 0 || got[i].Processes != 1 || got[i].Seconds < 0.05 {
 		t.Errorf("Programs = %+v; want the spinning sh, one process, with its CPU time", got)
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,12 +123,10 @@ func ReadRun(dir string, began time.Time, wall time.Duration, samples []Sample) 
 	}
 	r.CaseMedian, r.CaseP90 = Quantile(plain, 0.5), Quantile(plain, 0.9)
 	var busy float64
-	var prev time.Duration
 	for _, s := range samples {
 		r.PeakRSS = max(r.PeakRSS, s.RSS)
 		busy += s.Busy
-		r.BusyCPUSeconds += s.Busy * (s.At - prev).Seconds() * float64(runtime.NumCPU())
-		prev = s.At
+		r.BusyCPUSeconds += s.CPUSeconds
 	}
 	if len(samples) > 0 {
 		r.MeanBusy = busy / float64(len(samples))

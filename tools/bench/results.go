@@ -55,16 +55,14 @@ type Milestone struct {
 
 // WithCPU returns milestones in the order they were reached, each with the
 // CPU time the samples show since the one before.
-func WithCPU(ms []Milestone, samples []Sample, cores int) []Milestone {
+func WithCPU(ms []Milestone, samples []Sample) []Milestone {
 	out := slices.Clone(ms)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Seconds < out[j].Seconds })
-	var prevAt time.Duration
 	i := 0
 	for k := range out {
 		until := time.Duration(out[k].Seconds * float64(time.Second))
 		for ; i < len(samples) && samples[i].At <= until; i++ {
-			out[k].CPUSeconds += samples[i].Busy * (samples[i].At - prevAt).Seconds() * float64(cores)
-			prevAt = samples[i].At
+			out[k].CPUSeconds += samples[i].CPUSeconds
 		}
 	}
 	return out

@@ -23,6 +23,9 @@ type Sample struct {
 	// Busy is the fraction of all cores busy since the previous sample,
 	// for the whole machine: the command and everything it started.
 	Busy float64 `json:"busy"`
+	// CPUSeconds is the CPU time the machine was busy since the previous
+	// sample, all cores together.
+	CPUSeconds float64 `json:"cpuSeconds"`
 	// RSS is the resident memory of the command's process tree, in bytes.
 	RSS int64 `json:"rss"`
 }
@@ -83,10 +86,11 @@ func (s *Sampler) Start(pid int) {
 			if total > prevTotal {
 				frac = float64(busy-prevBusy) / float64(total-prevTotal)
 			}
+			cpu := float64(busy-prevBusy) / clockTicks
 			prevBusy, prevTotal = busy, total
 			procs := readProcs()
 			s.mu.Lock()
-			s.samples = append(s.samples, Sample{At: time.Since(began), Busy: frac, RSS: treeRSS(procs, pid)})
+			s.samples = append(s.samples, Sample{At: time.Since(began), Busy: frac, CPUSeconds: cpu, RSS: treeRSS(procs, pid)})
 			for _, p := range procs {
 				if !s.before[p.id] {
 					s.seen[p.id] = procCPU{p.program, p.ticks}
@@ -145,8 +149,8 @@ func (s *Sampler) Programs() []ProgramCPU {
 	return out
 }
 
-// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on
-// every Linux architecture Go builds for.
+// clockTicks is USER_HZ, the unit of the times in /proc/stat and
+// /proc/<pid>/stat: 100 on every Linux architecture Go builds for.
 const clockTicks = 100
 
 // cpuTimes reads the busy and total jiffies of all cores from /proc/stat.
