@@ -16,6 +16,9 @@ import (
 
 // ExpectNoClaim asserts that no ResourceClaim belongs to a pod: none is owned
 // by it and its status names none. With For, it keeps watching that long.
+// With Within, a claim owned by the pod may come and go, as each failed
+// attempt of a scheduler that retries the pod creates one and deletes it:
+// it waits for a moment when the pod owns none.
 type ExpectNoClaim struct{ Spec *spec.ExpectNoClaim }
 
 // Describe implements Step.
@@ -27,6 +30,7 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
+	uid := string(c.Object.GetUID())
 	check := func() error {
 		u, err := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace).Get(ctx, c.Object.GetName(), metav1.GetOptions{})
 		if err != nil {
@@ -36,12 +40,24 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 		if err != nil {
 			return err
 		}
-		return noClaimFor(ctx, env, pod, s.Spec.Pod)
+		if s.Spec.Within == 0 {
+			return noClaimFor(ctx, env, pod, s.Spec.Pod)
+		}
+		if err := noClaimInStatus(pod, s.Spec.Pod); err != nil {
+			return err
+		}
+		// Listed again now, a claim could be the next attempt's: the
+		// moment with none is the watch's.
+		err = watchUntilNone(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), time.Duration(s.Spec.Within),
+			func(u *unstructured.Unstructured) bool { return ownedBy(u, uid) })
+		if err != nil {
+			return fmt.Errorf("pod %s must come to own no claim (a retried attempt's claim may come and go): %w", s.Spec.Pod, err)
+		}
+		return nil
 	}
 	if err := check(); err != nil {
 		return err
 	}
-	uid := string(c.Object.GetUID())
 	if s.Spec.Ever {
 		if err := noClaimSince(ctx, env, c.Object.GetResourceVersion(), uid, s.Spec.Pod); err != nil {
 			return err
@@ -63,8 +79,8 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 }
 
 func noClaimFor(ctx context.Context, env *Env, pod *corev1.Pod, local string) error {
-	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
-		return fmt.Errorf("pod %s must have no claim, but its status.extendedResourceClaimStatus names claim %q", local, st.ResourceClaimName)
+	if err := noClaimInStatus(pod, local); err != nil {
+		return err
 	}
 	owned, err := claimsOwnedBy(ctx, env, pod)
 	if err != nil {
@@ -78,6 +94,23 @@ func noClaimFor(ctx context.Context, env *Env, pod *corev1.Pod, local string) er
 		return fmt.Errorf("pod %s must have no claim, but it owns %v", local, names)
 	}
 	return nil
+}
+
+func noClaimInStatus(pod *corev1.Pod, local string) error {
+	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
+		return fmt.Errorf("pod %s must have no claim, but its status.extendedResourceClaimStatus names claim %q", local, st.ResourceClaimName)
+	}
+	return nil
+}
+
+// checkExpectNoClaim refuses within: beside for: or ever:, which fail on
+// the very claims within: lets come and go.
+func checkExpectNoClaim(c Checker, st *spec.Step) {
+	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectNoClaim.Pod))
+	if e := st.ExpectNoClaim; e.Within != 0 && (e.For != 0 || e.Ever) {
+		c.Problem(st.Pos, "keep within: for a pod the scheduler retries, or for:/ever: for one that must never get a claim",
+			"expectNoClaim: within: lets a claim come and go, so it cannot go with for: or ever:, which fail on any")
+	}
 }
 
 // replayWindow bounds how long noClaimSince reads the replayed events; the

@@ -133,3 +133,50 @@ func TestExpectNoClaimEver(t *testing.T) {
 		})
 	}
 }
+
+// within: a pod the scheduler keeps retrying owns a claim during each
+// attempt; the step passes at the first moment it owns none, and fails on a
+// claim that stays or a status that names one.
+func TestExpectNoClaimWithin(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   string
+		claims   []string // owners of claims present from the start
+		goes     bool     // the pod's claim is deleted after 100ms
+		within   time.Duration
+		fails    []string
+		deadline time.Duration // the step must end within this
+	}{
+		{name: "none", within: 5 * time.Second, deadline: time.Second},
+		{name: "an attempt's claim goes", claims: []string{"p1"}, goes: true, within: 5 * time.Second, deadline: 2 * time.Second},
+		{name: "a claim that stays", claims: []string{"p1", "other"}, within: 500 * time.Millisecond,
+			fails: []string{"pod p1 must come to own no claim", "still there after 500ms", "[claim-p1]"}},
+		{name: "another pod's claim stays", claims: []string{"other"}, within: 5 * time.Second, deadline: time.Second},
+		{name: "status names a claim", status: "status: {extendedResourceClaimStatus: {resourceClaimName: p1-extended-resources-abc}}",
+			within: 5 * time.Second, deadline: time.Second, fails: []string{"status.extendedResourceClaimStatus names claim", "p1-extended-resources-abc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			f.SeedYAML("p1", podYAML("p1", "", tt.status))
+			f.AddYAML(podYAML("other", "", ""))
+			var own *steps.Created
+			for _, owner := range tt.claims {
+				c := f.AddYAML(ownedClaim("claim-"+owner, owner))
+				if owner == "p1" {
+					own = c
+				}
+			}
+			if tt.goes {
+				f.Later(100*time.Millisecond, func() { f.Remove(own) })
+			}
+			start := time.Now()
+			err := run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Within: spec.Duration(tt.within)}})
+			check(t, err, tt.fails)
+			if tt.deadline != 0 && time.Since(start) > tt.deadline {
+				t.Errorf("took %s, want the step over within %s", time.Since(start), tt.deadline)
+			}
+		})
+	}
+}

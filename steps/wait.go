@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -112,6 +113,50 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 			return nil
 		}
 		return fmt.Errorf("not met within %s: %w", within, last)
+	}
+	return err
+}
+
+// watchUntilNone waits, by watch, for a moment when no object of ri
+// matches: objects that come and go are let pass, one that stays is not.
+// On timeout it names what still matched.
+func watchUntilNone(ctx context.Context, ri dynamic.ResourceInterface, within time.Duration, match func(*unstructured.Unstructured) bool) error {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	// The informer's store holds every event it has handed on, so after
+	// each one it is the namespace as of that event. Precondition and
+	// conditions run in this goroutine.
+	var store cache.Store
+	var still []string
+	none := func() bool {
+		still = still[:0]
+		for _, o := range store.List() {
+			if u, ok := o.(*unstructured.Unstructured); ok && match(u) {
+				still = append(still, u.GetName())
+			}
+		}
+		sort.Strings(still)
+		return len(still) == 0
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return ri.Watch(ctx, o)
+		},
+	}
+	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{},
+		func(s cache.Store) (bool, error) { store = s; return none(), nil },
+		func(watch.Event) (bool, error) { return none(), nil })
+	switch {
+	case err == nil:
+		return nil
+	case parent.Err() != nil:
+		return fmt.Errorf("interrupted (still there: %v): %w", still, parent.Err())
+	case store == nil:
+		return fmt.Errorf("could not list within %s: %w", within, err)
+	case ctx.Err() != nil:
+		return fmt.Errorf("still there after %s, through every change seen: %v", within, still)
 	}
 	return err
 }

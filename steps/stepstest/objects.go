@@ -110,6 +110,20 @@ func (f *Fake) Update(obj *unstructured.Unstructured) {
 	}
 }
 
+// Remove deletes a stored object from the fakes; watches see it go. It
+// reports errors without stopping, so it may run in Later.
+func (f *Fake) Remove(c *steps.Created) {
+	ns, name := c.Object.GetNamespace(), c.Object.GetName()
+	if err := f.Dyn.Tracker().Delete(c.GVR, ns, name); err != nil {
+		f.T.Errorf("stepstest: removing %s %s: %v", c.Object.GetKind(), name, err)
+	}
+	if typed := f.typed(c.Object); typed != nil {
+		if err := f.Kube.Tracker().Delete(c.GVR, ns, name); err != nil {
+			f.T.Errorf("stepstest: removing %s %s from the kube fake: %v", c.Object.GetKind(), name, err)
+		}
+	}
+}
+
 // Get reads an object back from the dynamic fake.
 func (f *Fake) Get(c *steps.Created) *unstructured.Unstructured {
 	f.T.Helper()

@@ -237,7 +237,9 @@ func runAsRunner(ctx context.Context, t *testing.T, kc, out, token string, extra
 	for _, o := range readOutcomes(t, out) {
 		states[o.State]++
 		if o.State == report.Failed {
-			t.Errorf("%s failed as the runner: %s", o.ID, firstLine(o.Message))
+			// The whole message: its diff and the scheduler's word are the
+			// only trace left once the test's folder is removed.
+			t.Errorf("%s failed as the runner: %s", o.ID, o.Message)
 		}
 		if strings.Contains(o.Message, "--allow-fake-nodes") {
 			r.consentSkips++
@@ -771,11 +773,6 @@ func mustLoad(t *testing.T, path string) *rest.Config {
 		t.Fatal(err)
 	}
 	return cfg
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }
 
 func tail(s string, n int) string {

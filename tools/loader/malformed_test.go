@@ -106,6 +106,14 @@ var malformedSpecs = []struct {
 		},
 	},
 	{
+		name:  "no claim within, with for and ever",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectNoClaim: {pod: p1, within: 30s, for: 5s}\n  - expectNoClaim: {pod: p1, within: 30s, ever: true}\n  - expectNoClaim: {pod: p1, within: 30s}\n"),
+		want: []string{
+			`suites/s.yaml:10: expectNoClaim: within: lets a claim come and go, so it cannot go with for: or ever:, which fail on any (keep within: for a pod the scheduler retries, or for:/ever: for one that must never get a claim)`,
+			`suites/s.yaml:11: expectNoClaim: within: lets a claim come and go, so it cannot go with for: or ever:, which fail on any (keep within: for a pod the scheduler retries, or for:/ever: for one that must never get a claim)`,
+		},
+	},
+	{
 		name:  "scheduling event message with no barrier before the pod",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - schedulerSeesClasses: {}\n  - expectEvent: {ref: pod/p1, reason: FailedScheduling, message: m}\n"),
 		want: []string{

@@ -171,9 +171,10 @@ type SchedulerSeesClasses struct {
 
 // ExpectNoClaim asserts that no claim belongs to a pod.
 type ExpectNoClaim struct {
-	Pod  string   `yaml:"pod"`
-	For  Duration `yaml:"for" doc:"keep checking this long (default: check once)"`
-	Ever bool     `yaml:"ever" doc:"also no claim that existed and is gone: replays the claim events since the pod was created"`
+	Pod    string   `yaml:"pod"`
+	For    Duration `yaml:"for" doc:"keep checking this long (default: check once)"`
+	Ever   bool     `yaml:"ever" doc:"also no claim that existed and is gone: replays the claim events since the pod was created"`
+	Within Duration `yaml:"within" doc:"wait up to this long for a moment when the pod owns no claim, for a pod the scheduler keeps retrying: each failed attempt may create a claim and delete it; one that stays fails (default: check once; not with for or ever)"`
 }
 
 // Duration is a time.Duration written as "30s".
