@@ -24,6 +24,19 @@ metadata:
 `
 }
 
+// podWithClaims seeds pod p1 with the given status, a pod "other", and a
+// claim owned by each of owners; it returns the claims by owner.
+func podWithClaims(t *testing.T, status string, owners []string) (*stepstest.Fake, map[string]*steps.Created) {
+	f := stepstest.New(t)
+	f.SeedYAML("p1", podYAML("p1", "", status))
+	f.AddYAML(podYAML("other", "", ""))
+	claims := map[string]*steps.Created{}
+	for _, owner := range owners {
+		claims[owner] = f.AddYAML(ownedClaim("claim-"+owner, owner))
+	}
+	return f, claims
+}
+
 func TestExpectNoClaim(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -48,12 +61,7 @@ func TestExpectNoClaim(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := stepstest.New(t)
-			f.SeedYAML("p1", podYAML("p1", "", tt.status))
-			f.AddYAML(podYAML("other", "", ""))
-			for _, owner := range tt.claims {
-				f.AddYAML(ownedClaim("claim-"+owner, owner))
-			}
+			f, _ := podWithClaims(t, tt.status, tt.claims)
 			if tt.appears != "" {
 				f.Later(100*time.Millisecond, func() { f.AddYAML(ownedClaim("late-"+tt.appears, tt.appears)) })
 			}
@@ -158,18 +166,9 @@ func TestExpectNoClaimWithin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := stepstest.New(t)
-			f.SeedYAML("p1", podYAML("p1", "", tt.status))
-			f.AddYAML(podYAML("other", "", ""))
-			var own *steps.Created
-			for _, owner := range tt.claims {
-				c := f.AddYAML(ownedClaim("claim-"+owner, owner))
-				if owner == "p1" {
-					own = c
-				}
-			}
+			f, claims := podWithClaims(t, tt.status, tt.claims)
 			if tt.goes {
-				f.Later(100*time.Millisecond, func() { f.Remove(own) })
+				f.Later(100*time.Millisecond, func() { f.Remove(claims["p1"]) })
 			}
 			start := time.Now()
 			err := run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Within: spec.Duration(tt.within)}})
