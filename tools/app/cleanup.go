@@ -120,13 +120,15 @@ func cleanupNodes(s Streams, dry bool) int {
 		}
 		fmt.Fprintf(s.Out, "removed node %s: %s\n", id, strings.Join(left, "; "))
 	}
-	states, err := localcp.OrphanStates("")
+	// Where cells make their private folders when run from here.
+	tmp := os.TempDir()
+	states, err := localcp.OrphanStates(tmp)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform cleanup:", err)
 		return 1
 	}
 	if len(states) == 0 {
-		fmt.Fprintf(s.Out, "no orphaned control-plane folder in %s\n", os.TempDir())
+		fmt.Fprintf(s.Out, "no orphaned control-plane folder in %s\n", tmp)
 	}
 	for _, path := range states {
 		if dry {

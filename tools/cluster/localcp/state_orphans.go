@@ -21,9 +21,6 @@ const stateGrace = time.Minute
 // cells make them: the system's temporary folder unless Options.StateDir
 // says otherwise) that no running process names on its command line.
 func OrphanStates(dir string) ([]string, error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", dir, err)
