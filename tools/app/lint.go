@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
+
+	"github.com/draconform/draconform/tools/plan"
 )
 
 func lintCmd(fs *pflag.FlagSet) action {
@@ -13,6 +15,12 @@ func lintCmd(fs *pflag.FlagSet) action {
 	return func(_ context.Context, args []string, s Streams) int {
 		b := sf.loadOrReport(s)
 		if b == nil {
+			return 1
+		}
+		if probs := plan.ClaimProblems(b); len(probs) > 0 {
+			for _, p := range probs {
+				fmt.Fprintln(s.Err, p)
+			}
 			return 1
 		}
 		cases := 0

@@ -42,6 +42,9 @@ func validateClaims(b *Bundle, suites map[string]spec.Pos, probs *Problems) {
 		default:
 			at("include, exclude or only", "claim %s: restart is %q", c.Name, c.Restart)
 		}
+		if c.MinCases < 1 {
+			at("the least number of its blocking cases that must apply for it to stand, e.g. the number it has", "claim %s: minCases is %d; a claim must not stand on no case", c.Name, c.MinCases)
+		}
 		for _, f := range c.Field {
 			if !slices.Contains(fieldStates, f) {
 				at(probs.closest(f, fieldStates), "claim %s: field state %q is not kept, dropped or unknown", c.Name, f)

@@ -15,6 +15,7 @@ claims:
 - name: ok
   title: a claim
   cells: [defaults]
+  minCases: 1
 - name: Bad_Name
   title: ""
   cells: [defualts]
@@ -24,6 +25,7 @@ claims:
 - name: ok
   title: again
   cells: [defaults]
+  minCases: 1
 `
 
 // A claim that names what does not exist is refused at its line.
@@ -36,13 +38,14 @@ func TestClaimProblems(t *testing.T) {
 		t.Fatal("loaded bad claims without error")
 	}
 	for _, want := range []string{
-		`suites/claims.yaml:7: claim name "Bad_Name" is not a DNS label`,
-		`suites/claims.yaml:7: claim Bad_Name has no title`,
-		`suites/claims.yaml:7: claim Bad_Name: unknown cell "defualts" (did you mean defaults?)`,
-		`suites/claims.yaml:7: claim Bad_Name: unknown suite "nosuch"`,
-		`suites/claims.yaml:7: claim Bad_Name: restart is "sometimes" (include, exclude or only)`,
-		`suites/claims.yaml:7: claim Bad_Name: field state "kpet" is not kept, dropped or unknown (did you mean kept?)`,
-		`suites/claims.yaml:13: claim "ok" is already defined at suites/claims.yaml:4`,
+		`suites/claims.yaml:8: claim name "Bad_Name" is not a DNS label`,
+		`suites/claims.yaml:8: claim Bad_Name has no title`,
+		`suites/claims.yaml:8: claim Bad_Name: unknown cell "defualts" (did you mean defaults?)`,
+		`suites/claims.yaml:8: claim Bad_Name: unknown suite "nosuch"`,
+		`suites/claims.yaml:8: claim Bad_Name: restart is "sometimes" (include, exclude or only)`,
+		`suites/claims.yaml:8: claim Bad_Name: field state "kpet" is not kept, dropped or unknown (did you mean kept?)`,
+		`suites/claims.yaml:8: claim Bad_Name: minCases is 0; a claim must not stand on no case`,
+		`suites/claims.yaml:14: claim "ok" is already defined at suites/claims.yaml:4`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing problem %q in:\n%s", want, err)

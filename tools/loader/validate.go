@@ -34,6 +34,11 @@ func validate(b *Bundle, probs *Problems) {
 			if c.Contested != "" && !entries[c.Contested] {
 				probs.add(c.Pos.File, c.Pos.Line, closestKey(probs, c.Contested, entries)+" add it to suites/register.yaml", "case %s: contested: %s is not in the interpretation register", c.ID, c.Contested)
 			}
+			// A known issue blocks like any case: pinned without a gap,
+			// the release that fixes the defect would fail it.
+			if c.KnownIssues != "" && c.Gap == nil {
+				probs.add(c.Pos.File, c.Pos.Line, "pin the defect with gap: (present: the defect, closed: what a fixed release does)", "case %s: a known issue needs gap:, or a release that fixes it fails the case", c.ID)
+			}
 		}
 	}
 	checkProofs(b, probs)
@@ -58,8 +63,25 @@ func validateRegister(b *Bundle, probs *Problems) map[string]bool {
 		if e.Section != "" && !slices.Contains(spec.KEPSections, e.Section) {
 			probs.add(e.Pos.File, e.Pos.Line, probs.closest(e.Section, spec.KEPSections), "register entry %s: unknown KEP section %q", e.ID, e.Section)
 		}
+		validateStance(e, probs)
 	}
 	return ids
+}
+
+// validateStance makes every entry say whether its cases block: a silent
+// default would let a reading the suite requires inform by omission.
+func validateStance(e *spec.RegisterEntry, probs *Problems) {
+	stances := []string{spec.StanceEnforced, spec.StanceOpen}
+	switch {
+	case e.Stance == "":
+		probs.add(e.Pos.File, e.Pos.Line, "stance: enforced (its cases block their claims) or stance: open with openBecause: (they inform)", "register entry %s has no stance", e.ID)
+	case !slices.Contains(stances, e.Stance):
+		probs.add(e.Pos.File, e.Pos.Line, probs.closest(e.Stance, stances), "register entry %s: stance %q is not enforced or open", e.ID, e.Stance)
+	case e.Open() && e.OpenBecause == "":
+		probs.add(e.Pos.File, e.Pos.Line, "say what other reading an implementation may conformantly take", "register entry %s is open but has no openBecause: only a genuinely open reading may keep its cases from blocking", e.ID)
+	case !e.Open() && e.OpenBecause != "":
+		probs.add(e.Pos.File, e.Pos.Line, "stance: open, or drop openBecause", "register entry %s is enforced but says openBecause", e.ID)
+	}
 }
 
 // checkProofs makes sure every case a register entry cites exists.

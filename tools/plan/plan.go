@@ -43,6 +43,9 @@ type Case struct {
 	// them: on a cluster the run did not start, the cluster's DaemonSets
 	// follow them, so they need the operator's consent there.
 	FakeNodes bool
+	// Informs is set, to the register entry's reason, when the case rests
+	// on a reading the KEP leaves open: it never blocks a claim.
+	Informs string
 }
 
 // ForTarget returns a copy of c that runs on target, labelled with it.
@@ -55,7 +58,7 @@ func (c Case) ForTarget(target string) Case {
 // Key is the case's identity in the report.
 func (c Case) Key() report.Key {
 	return report.Key{Target: c.Target, Suite: c.Suite.Name, Case: c.Case.ID, Cell: c.Cell.Name,
-		Contested: c.Case.Contested != "", Known: c.Case.KnownIssues != ""}
+		Contested: c.Case.Contested != "", Known: c.Case.KnownIssues != "", Informing: c.Informs != ""}
 }
 
 // Title is what reports and --focus see: the id and the target.
@@ -92,6 +95,10 @@ func Expand(b *loader.Bundle, f Filter) []Case {
 				}
 				pc := newCase(s, c, b.Cells[name])
 				pc.FakeNodes = slices.Contains(kindsCreated(b, c), "Node")
+				pc.Informs = informs(b, c)
+				if pc.Informs != "" {
+					pc.Labels = append(pc.Labels, "informing")
+				}
 				out = append(out, pc)
 			}
 		}
@@ -142,6 +149,17 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 		pc.Labels = append(pc.Labels, "kubelet")
 	}
 	return pc
+}
+
+// informs is why c only informs: the open register entry it rests on, or
+// "" for a case that blocks its claims.
+func informs(b *loader.Bundle, c *spec.Case) string {
+	for _, e := range b.Register {
+		if e.ID == c.Contested && e.Open() {
+			return e.ID + " is open: " + strings.Join(strings.Fields(e.OpenBecause), " ")
+		}
+	}
+	return ""
 }
 
 func apiVersions(c *spec.Case) []string {

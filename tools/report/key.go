@@ -17,6 +17,9 @@ type Key struct {
 	Cell      string `json:"cell"`
 	Contested bool   `json:"contested,omitempty"`
 	Known     bool   `json:"knownIssue,omitempty"`
+	// Informing cases rest on a reading the KEP leaves open: they never
+	// block a claim.
+	Informing bool `json:"informing,omitempty"`
 }
 
 // EntryKey is the report entry that carries a case's Key.

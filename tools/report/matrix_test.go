@@ -10,15 +10,18 @@ func TestMatrixAndDetails(t *testing.T) {
 		{ID: "a/x@on", Suite: "a", Cell: "on", State: "passed"},
 		{ID: "a/y@on", Suite: "a", Cell: "on", State: "failed", Message: "step 2 at s.yaml:9, boom\nmore", Diagnostics: "/d/y.txt"},
 		{ID: "a/z@off", Suite: "a", Cell: "off", State: "skipped", Message: "needs restart"},
-		{ID: "b/w@off", Suite: "b", Cell: "off", State: "failed", Contested: true, Message: "reading 3"},
+		{ID: "b/w@off", Suite: "b", Cell: "off", State: "failed", Contested: true, Informing: true, Message: "reading 3"},
+		// Contested on an enforced reading: it blocks, so it fails with
+		// the others, not apart.
+		{ID: "b/v@off", Suite: "b", Cell: "off", State: "failed", Contested: true, Message: "reading 4"},
 	}
 	m := Matrix(outcomes, []string{"off", "on"})
 	for _, want := range []string{
-		"cluster: 1 passed, 2 failed, 1 skipped\n  [1] off  [2] on\n",
+		"cluster: 1 passed, 3 failed, 1 skipped\n  [1] off  [2] on\n",
 		"  suite  [1]     [2]",
 		"  a      0/0 s1  1/2 F1",
-		"  b      0/1 F1  -",
-		"1 passed, 2 failed, 1 skipped",
+		"  b      0/2 F2  -",
+		"1 passed, 3 failed, 1 skipped",
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("matrix lacks %q:\n%s", want, m)
@@ -26,8 +29,8 @@ func TestMatrixAndDetails(t *testing.T) {
 	}
 	d := Details(outcomes)
 	for _, want := range []string{
-		"FAILED (1):\n  a/y@on: step 2 at s.yaml:9, boom …\n      diagnostics: /d/y.txt",
-		"FAILED, contested reading of the KEP (1):\n  b/w@off: reading 3",
+		"FAILED (2):\n  a/y@on: step 2 at s.yaml:9, boom …\n      diagnostics: /d/y.txt\n  b/v@off: reading 4",
+		"FAILED, informing only (an open reading of the KEP, never blocking) (1):\n  b/w@off: reading 3",
 		"skipped (1):\n  needs restart (1):\n    a/z@off",
 	} {
 		if !strings.Contains(d, want) {

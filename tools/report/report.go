@@ -24,6 +24,7 @@ type Outcome struct {
 	Message     string  `json:"message,omitempty"`
 	Contested   bool    `json:"contested,omitempty"`
 	Known       bool    `json:"knownIssue,omitempty"`
+	Informing   bool    `json:"informing,omitempty"`
 	Seconds     float64 `json:"seconds"`
 	Diagnostics string  `json:"diagnostics,omitempty"`
 	// Note says which of several accepted outcomes a case saw.
@@ -122,7 +123,7 @@ func Outcomes(r types.Report) []Outcome {
 		if !found {
 			continue // not a draconform case
 		}
-		o := Outcome{ID: k.ID(), Target: k.Target, Suite: k.Suite, Cell: k.Cell, Contested: k.Contested, Known: k.Known, Seconds: CaseSeconds(s)}
+		o := Outcome{ID: k.ID(), Target: k.Target, Suite: k.Suite, Cell: k.Cell, Contested: k.Contested, Known: k.Known, Informing: k.Informing, Seconds: CaseSeconds(s)}
 		switch {
 		case s.State.Is(types.SpecStatePassed):
 			o.State = Passed

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -15,15 +16,18 @@ type Claim struct {
 	// Field lists the states of extendedResourceCapacityRequests a cell
 	// must have been found in for its cases to count; nil: any.
 	Field []string
-	Cases []ClaimCase
+	// MinCases is the least number of blocking cases that must apply for
+	// the claim to be judged at all.
+	MinCases int
+	Cases    []ClaimCase
 }
 
 // ClaimCase is one case a claim rests on.
 type ClaimCase struct {
 	ID   string
 	Cell string
-	// Informing cases (contested, known-issue) are reported, never
-	// blocking.
+	// Informing cases rest on a reading the KEP leaves open: reported,
+	// never blocking.
 	Informing bool
 }
 
@@ -47,25 +51,36 @@ type Verdict struct {
 	// Passed counts the blocking cases that passed, of Required.
 	Passed   int `json:"passed"`
 	Required int `json:"required"`
-	// Blocking are the ids of the cases that failed or skipped; Informing
-	// the informing cases that did not pass.
+	// Blocking are the ids of the cases that failed, skipped or have no
+	// outcome; Informing the informing cases that did not pass.
 	Blocking  []string `json:"blocking,omitempty"`
 	Informing []string `json:"informing,omitempty"`
 }
 
-// FieldStates are what the probe found of each target's cells, by
-// "target/cell": the state of extendedResourceCapacityRequests ("" where
-// the cell did not start).
-type FieldStates map[string]string
+// CellState is what the probe found of one cell of one target.
+type CellState struct {
+	// Field is the state of extendedResourceCapacityRequests ("" where
+	// the cell did not start).
+	Field string
+	// Contradicted says how the probe contradicts what the cell's gates
+	// promise: the cluster is not in the state the cell names.
+	Contradicted string
+}
+
+// CellStates are the probe's findings by "target/cell".
+type CellStates map[string]CellState
 
 // Verdicts judges every claim on every target the outcomes cover. A claim
-// stands on a target when each of its cases that applies there passed
-// (informing ones aside); it does not when one failed or was skipped for a
-// lack the cluster could remedy (no kubelet nodes with the driver, a group
-// version not served); it is not applicable when none of its cases applies
-// (its cells cannot run there, the field is in another state). A narrowed
-// run (complete false) supports no claim.
-func Verdicts(claims []Claim, outcomes []Outcome, facts FieldStates, complete bool) []Verdict {
+// stands on a target when each of its blocking cases that applies there
+// passed, and at least its MinCases of them applied. It does not stand
+// when one failed, was skipped for a lack the cluster could remedy (no
+// kubelet nodes with the driver, a group version not served), has no
+// outcome in a complete run (the run ended before it, or the process of
+// its cell died), or ran in a cell whose probe contradicts the cell's
+// gates. It is not applicable when too few of its cases apply (its cells
+// cannot run there, the field is in another state). A narrowed run
+// (complete false) supports no claim.
+func Verdicts(claims []Claim, outcomes []Outcome, cells CellStates, complete bool) []Verdict {
 	byTarget := map[string]map[string]Outcome{}
 	for _, o := range outcomes {
 		if byTarget[o.Target] == nil {
@@ -81,30 +96,52 @@ func Verdicts(claims []Claim, outcomes []Outcome, facts FieldStates, complete bo
 	var out []Verdict
 	for _, t := range targets {
 		for _, c := range claims {
-			out = append(out, judge(c, t, byTarget[t], facts, complete))
+			out = append(out, judge(c, t, byTarget[t], cells, complete))
 		}
 	}
 	return out
 }
 
-func judge(c Claim, target string, got map[string]Outcome, facts FieldStates, complete bool) Verdict {
+func judge(c Claim, target string, got map[string]Outcome, cells CellStates, complete bool) Verdict {
 	v := Verdict{Claim: c.Name, Title: c.Title, Target: target}
 	if !complete {
-		v.State, v.Reason = NotApplicable, "a narrowed run (--focus, --label-filter, --suite or --cells) supports no claim"
+		v.State, v.Reason = NotApplicable, "a narrowed run (--focus, --label-filter, --suite, --cells or --case-ids) supports no claim"
 		return v
 	}
-	var outside []string // why cases did not apply
+	var outside []string                // why cases did not apply
+	contradicted := map[string]string{} // cell: how its probe contradicts its gates
+	block := func(why string) {
+		v.Required++
+		v.Blocking = append(v.Blocking, why)
+	}
 	for _, cc := range c.Cases {
 		o, ran := got[cc.ID]
+		st := cells[target+"/"+cc.Cell]
 		switch {
+		case !ran && cc.Informing:
+			v.Informing = append(v.Informing, cc.ID+" "+NoOutcome)
+			continue
 		case !ran:
-			outside = append(outside, "not run")
+			// A complete run gives every planned case an outcome, a skip
+			// included: a missing one never ran.
+			block(cc.ID + " " + NoOutcome + ": the run ended before it ran, or the process of its cell failed")
+			continue
+		case st.Contradicted != "" || o.Cause == CauseContradicted:
+			// Not "another state": the cluster broke what its gates
+			// promise, which no reading of the KEP allows.
+			contradicted[cc.Cell] = firstOf(st.Contradicted, o.Message)
+			v.Required++
+			if o.State == Passed {
+				v.Passed++
+			} else {
+				v.Blocking = append(v.Blocking, cc.ID+" "+string(o.State)+" ("+CauseContradicted+")")
+			}
 			continue
 		case o.State == Skipped && o.Inapplicable:
 			outside = append(outside, o.Cause)
 			continue
-		case len(c.Field) > 0 && !slices.Contains(c.Field, facts[target+"/"+cc.Cell]):
-			outside = append(outside, fieldReason(facts[target+"/"+cc.Cell], cc.Cell, c.Field))
+		case len(c.Field) > 0 && !slices.Contains(c.Field, st.Field):
+			outside = append(outside, fieldReason(st.Field, cc.Cell, c.Field))
 			continue
 		}
 		passed := o.State == Passed
@@ -114,27 +151,46 @@ func judge(c Claim, target string, got map[string]Outcome, facts FieldStates, co
 			}
 			continue
 		}
-		v.Required++
 		if passed {
+			v.Required++
 			v.Passed++
 		} else {
-			v.Blocking = append(v.Blocking, cc.ID+" "+string(o.State)+explain(o))
+			block(cc.ID + " " + string(o.State) + explain(o))
 		}
 	}
 	switch {
-	case v.Required == 0:
-		v.State, v.Reason = NotApplicable, "none of its cases applies here: "+commonest(outside)
+	case len(contradicted) > 0:
+		v.State = NotConformant
+		var why []string
+		for _, cell := range slices.Sorted(maps.Keys(contradicted)) {
+			why = append(why, fmt.Sprintf("cell %s is not in the state its gates promise: %s", cell, contradicted[cell]))
+		}
+		v.Reason = strings.Join(why, "; ")
 	case len(v.Blocking) > 0:
 		v.State = NotConformant
 		v.Reason = fmt.Sprintf("%d of %d required cases did not pass", len(v.Blocking), v.Required)
+	case v.Required == 0:
+		v.State, v.Reason = NotApplicable, "none of its cases applies here: "+commonest(outside)
+	case v.Required < c.MinCases:
+		v.State = NotApplicable
+		v.Reason = fmt.Sprintf("only %d of its blocking cases apply here, and it stands on no fewer than %d; the others: %s", v.Required, c.MinCases, commonest(outside))
 	default:
 		v.State = Conformant
 		v.Reason = fmt.Sprintf("all %d required cases passed", v.Required)
 	}
 	if len(v.Informing) > 0 {
-		v.Reason += fmt.Sprintf("; %d informing cases did not pass (contested or known issues, not blocking)", len(v.Informing))
+		v.Reason += fmt.Sprintf("; %d informing cases did not pass (open readings of the KEP, not blocking)", len(v.Informing))
 	}
 	return v
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func fieldReason(found, cell string, want []string) string {

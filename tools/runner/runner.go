@@ -82,7 +82,7 @@ func Finish(opts Options, r types.Report, cells []CellFacts, header string) []er
 	outcomes := report.Outcomes(r)
 	var verdicts []report.Verdict
 	if opts.Bundle != nil {
-		verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, FieldStates(cells), opts.Complete)
+		verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, CellStates(cells), opts.Complete)
 	}
 	var errs []error
 	if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: header, Verdicts: verdicts, Facts: cells}); err != nil {
@@ -91,12 +91,45 @@ func Finish(opts Options, r types.Report, cells []CellFacts, header string) []er
 	if err := checkGolden(opts, outcomes); err != nil {
 		errs = append(errs, err)
 	}
+	if missing := Missing(opts, outcomes); len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("%d planned cases have no outcome, so the run did not finish (interrupted, or a cell's process failed): %s", len(missing), firstFew(missing, 5)))
+	}
 	for _, v := range verdicts {
 		if v.State == report.NotConformant {
 			errs = append(errs, fmt.Errorf("verdict: %s is not conformant on %s: %s", v.Claim, v.Target, v.Reason))
 		}
 	}
 	return errs
+}
+
+// Missing lists, for a complete run, the planned cases of every target
+// that have no outcome: a run that ends early leaves them, and a verdict
+// must not read their absence as "did not apply". A narrowed run selects
+// cases by design, so nothing is missing from it.
+func Missing(opts Options, outcomes []report.Outcome) []string {
+	if !opts.Complete {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, o := range outcomes {
+		have[o.Name()] = true
+	}
+	var out []string
+	for _, t := range opts.Targets {
+		for _, c := range opts.Plan {
+			if name := report.Title(t.Name, c.ID); !have[name] {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+func firstFew(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(xs[:n], ", "), len(xs)-n)
 }
 
 // Register builds the ginkgo tree for opts. Call it once, before RunSpecs.

@@ -344,6 +344,9 @@ type CellFacts struct {
 	Gates    cluster.GateState    `json:"gates,omitempty"`
 	Caps     cluster.Capabilities `json:"capabilities"`
 	Read     *cluster.Facts       `json:"cluster,omitempty"`
+	// Contradicted says how the probe contradicts the cell's gates: every
+	// claim resting on the cell is then not conformant.
+	Contradicted string `json:"contradicted,omitempty"`
 }
 
 // cellFacts lists every cell of the run, in start order.
@@ -358,7 +361,7 @@ func (s *session) cellFacts() []CellFacts {
 				continue
 			}
 			out = append(out, CellFacts{Target: t.Name, Cell: c.Name, Cluster: st.Cluster, Binaries: st.Binaries, Gates: st.Gates,
-				Caps: st.Caps, Read: st.Facts, NotRun: firstNonEmpty(st.Unsupported, st.Failed, st.Refused)})
+				Caps: st.Caps, Read: st.Facts, NotRun: firstNonEmpty(st.Unsupported, st.Failed, st.Refused), Contradicted: st.Contradicted})
 		}
 	}
 	return out
@@ -373,14 +376,14 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// FieldStates are the states of extendedResourceCapacityRequests the probe
-// found in each cell that ran, for verdicts: from a run, or from a bundle's
-// cluster-facts.json.
-func FieldStates(cells []CellFacts) report.FieldStates {
-	out := report.FieldStates{}
+// CellStates are what the probe found in each cell that ran (the state of
+// extendedResourceCapacityRequests, and how it contradicts the cell's
+// gates), for verdicts: from a run, or from a bundle's cluster-facts.json.
+func CellStates(cells []CellFacts) report.CellStates {
+	out := report.CellStates{}
 	for _, c := range cells {
 		if c.NotRun == "" {
-			out[c.Target+"/"+c.Cell] = c.Caps.CapacityRequestsField
+			out[c.Target+"/"+c.Cell] = report.CellState{Field: c.Caps.CapacityRequestsField, Contradicted: c.Contradicted}
 		}
 	}
 	return out

@@ -37,12 +37,12 @@ type Case struct {
 	KEP         []string    `yaml:"kep" doc:"KEP sections this case proves (see draconform docs)"`
 	Cells       []string    `yaml:"cells" doc:"gate cells to run in; default: the suite's"`
 	Requires    Requires    `yaml:"requires" doc:"what the cluster must be able to do, else the case is skipped with the reason"`
-	Contested   string      `yaml:"contested" doc:"set when the case rests on a contested reading of the KEP: the register entry"`
+	Contested   string      `yaml:"contested" doc:"set when the case rests on a contested reading of the KEP: the register entry; the case blocks its claims unless the entry's stance is open"`
 	Vars        Vars        `yaml:"vars" doc:"variables for every object and step of the case"`
 	Given       []ObjectUse `yaml:"given" doc:"objects created, in order, before the steps"`
 	Steps       []Step      `yaml:"steps" doc:"actions and expectations, in order"`
 	Pos         Pos         `yaml:"-"`
-	KnownIssues string      `yaml:"knownIssue" doc:"an upstream defect this case documents; reported apart"`
+	KnownIssues string      `yaml:"knownIssue" doc:"an upstream defect this case documents; reported apart, and blocking like any other case (pin the defect with gap: so that a release that fixes it passes)"`
 	Gap         *Gap        `yaml:"gap" doc:"set when the steps pin an upstream gap (a fact about a Kubernetes release, not a promise of the KEP): a cluster that closed it passes through gap.closed instead, reported as information"`
 }
 
@@ -140,8 +140,23 @@ type RegisterEntry struct {
 	Observed string   `yaml:"observed" doc:"what v1.37.2 (or the prototype) really does"`
 	Proof    []string `yaml:"proof" doc:"ids (suite/case) of the cases that show it on a real control plane"`
 	Reading  string   `yaml:"reading" doc:"the reading the suite enforces, and why"`
-	Pos      Pos      `yaml:"-"`
+	// Stance decides whether the cases resting on the entry can fail a
+	// verdict: a reading the suite requires must block, or a broken
+	// implementation certifies; only a reading the KEP leaves genuinely
+	// open may merely inform, and the entry must say why it is open.
+	Stance      string `yaml:"stance" doc:"enforced: the cases resting on this reading block their claims like any other case; open: the KEP leaves the point genuinely open, so they inform and never block (openBecause says why)"`
+	OpenBecause string `yaml:"openBecause" doc:"with stance: open, why the reading is genuinely open: what other reading an implementation may conformantly take"`
+	Pos         Pos    `yaml:"-"`
 }
+
+// Stances of a RegisterEntry.
+const (
+	StanceEnforced = "enforced"
+	StanceOpen     = "open"
+)
+
+// Open says whether cases resting on the entry inform only.
+func (e *RegisterEntry) Open() bool { return e.Stance == StanceOpen }
 
 // ClaimSet is a file of certification claims: what a run's outcomes must
 // show for draconform to say an implementation is conformant.
@@ -153,8 +168,9 @@ type ClaimSet struct {
 }
 
 // Claim is one certifiable statement and the cases it rests on: every one
-// of them that applies to the cluster must pass, none may skip, and
-// contested and known-issue cases inform without blocking.
+// of them that applies to the cluster must pass, none may skip, and only
+// cases resting on an open reading of the KEP (a register entry with
+// stance: open) inform without blocking.
 type Claim struct {
 	Name        string   `yaml:"name" doc:"a DNS label; what verdict lines and certify's --claim name"`
 	Title       string   `yaml:"title" doc:"the claim as a sentence, e.g. KEP-6406 conformant with its gates on"`
@@ -163,7 +179,12 @@ type Claim struct {
 	Suites      []string `yaml:"suites" doc:"the suites whose cases it rests on (default: every suite)"`
 	Restart     string   `yaml:"restart" doc:"cases that restart a component: include (default), exclude or only"`
 	Field       []string `yaml:"field" doc:"the states of extendedResourceCapacityRequests the probe must find in a cell for its cases to count (kept, dropped, unknown; default: any)"`
-	Pos         Pos      `yaml:"-"`
+	// MinCases keeps a claim from standing on a handful of cases: a
+	// cluster where fewer of its blocking cases apply has not shown it
+	// (a kubeconfig cluster declared as one of several cells), and a
+	// suite edit that leaves it fewer blocking cases fails lint.
+	MinCases int `yaml:"minCases" doc:"the least number of blocking cases that must apply (and pass) for the claim to stand; lint fails when the suites give the claim fewer"`
+	Pos      Pos `yaml:"-"`
 }
 
 // Restart values of a Claim.
