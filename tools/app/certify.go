@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,16 +20,18 @@ import (
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/draconform/draconform/tools/spec"
 )
 
 // certifyCmd runs every suite, unfiltered, on one implementation and writes
-// a certification bundle of the run.
+// a certification bundle for one claim of the run.
 func certifyCmd(fs *pflag.FlagSet) action {
 	var r runRequest
 	r.prov.register(fs)
 	// A vendor certifies the cluster its kubeconfig reaches.
 	oneProvider(fs, "kubeconfig", "the one implementation to certify: kubeconfig (the cluster of --kubeconfig), or an embedded one (local, prototype, a mutant)")
 	product := fs.String("product", "", "the Product file (kind: Product): vendor, name, version, driver, image, contact; required")
+	claimName := fs.String("claim", "", "the claim to certify (suites/claims.yaml: kep6406-gates-on, kep6406-gate-transitions, kep6406-partial-gates, feature-absent-safe); required: the bundle and the exit code speak for it alone")
 	bundleDir := fs.String("bundle", "", "directory for the bundle (default: <out>/bundle)")
 	fs.StringVar(&r.out, "out", "", "directory for the run's reports and logs (default: _output/certify-<run id>)")
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
@@ -43,6 +46,15 @@ func certifyCmd(fs *pflag.FlagSet) action {
 		}
 		if *product == "" {
 			fmt.Fprintln(s.Err, "draconform certify: --product FILE is required (see README, Self-certify your driver)")
+			return 2
+		}
+		b := r.specs.loadOrReport(s)
+		if b == nil {
+			return 1
+		}
+		claim, err := findClaim(b, *claimName)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 2
 		}
 		if strings.Contains(r.prov.provider, ",") {
@@ -82,47 +94,85 @@ func certifyCmd(fs *pflag.FlagSet) action {
 		tee := Streams{Out: io.MultiWriter(s.Out, logFile), Err: io.MultiWriter(s.Err, logFile)}
 		command := commandLine("certify", fs)
 		v := buildVersion()
-		fmt.Fprintf(tee.Out, "draconform certify: %s\n  %s\n", v, command)
+		fmt.Fprintf(tee.Out, "draconform certify: %s\n  %s\n  certifying %s: %s\n", v, command, claim.Name, claim.Title)
 		r.out = runDir
 		_, code := runSuites(ctx, r, tee)
 		// A run split by cell wrote each cell's full output apart; the
 		// bundle's log holds them all, as a reviewer reads it.
 		appendShardLogs(logFile, runDir)
 		logFile.Close()
-		verdicts, err := readVerdicts(runDir)
+		if code == 2 {
+			// Refused before any case ran (the preflight, a usage error).
+			return 2
+		}
+		verdict, err := certifiedVerdict(ctx, runDir, claim.Name)
 		if err != nil {
-			fmt.Fprintln(s.Err, "draconform certify: the run left no verdicts, so no bundle:", err)
-			return max(code, 1)
+			fmt.Fprintf(s.Err, "draconform certify: %v; no bundle is written\n", err)
+			return 1
 		}
 		p.KubernetesVersion = serverVersion(runDir)
 		if *bundleDir == "" {
 			*bundleDir = filepath.Join(runDir, "bundle")
 		}
-		if err := bundle.Write(*bundleDir, bundle.Inputs{RunDir: runDir, Log: logPath, Product: *p, Command: command, Version: v, Verdicts: verdicts}); err != nil {
+		if err := bundle.Write(*bundleDir, bundle.Inputs{RunDir: runDir, Log: logPath, Product: *p, Command: command, Version: v, Verdict: verdict}); err != nil {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 1
 		}
-		fmt.Fprintf(s.Out, "\nbundle: %s (check it with: draconform verify-bundle %s)\n", *bundleDir, *bundleDir)
-		return certifyExit(verdicts, s)
+		fmt.Fprintf(s.Out, "\n%s %s on %s: %s\nbundle: %s (check it with: draconform verify-bundle %s)\n",
+			strings.ToUpper(string(verdict.State)), verdict.Claim, verdict.Target, verdict.Reason, *bundleDir, *bundleDir)
+		if verdict.State != report.Conformant {
+			fmt.Fprintf(s.Err, "draconform certify: %s is %s: nothing is certified\n", verdict.Claim, verdict.State)
+			return 1
+		}
+		return 0
 	}
 }
 
-// certifyExit is 0 when at least one claim stands and none fails.
-func certifyExit(vs []report.Verdict, s Streams) int {
-	conformant := 0
-	for _, v := range vs {
-		switch v.State {
-		case report.NotConformant:
-			return 1
-		case report.Conformant:
-			conformant++
+// findClaim is the claim --claim names: certify has no default, so that a
+// vendor cannot pick, after the run, whichever claim happened to stand.
+func findClaim(b *loader.Bundle, name string) (*spec.Claim, error) {
+	var names []string
+	for _, c := range b.Claims {
+		if c.Name == name {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	if name == "" {
+		return nil, fmt.Errorf("--claim NAME is required: the claim the bundle certifies, one of %s", strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("--claim %s is not a claim (suites/claims.yaml has %s)", name, strings.Join(names, ", "))
+}
+
+// certifiedVerdict is the run's verdict of claim, once the run is known to
+// be whole: interrupted, or with a cell's process gone, or a setup or
+// teardown that failed, it certifies nothing, whatever its verdicts say.
+func certifiedVerdict(ctx context.Context, runDir, claim string) (report.Verdict, error) {
+	if ctx.Err() != nil {
+		return report.Verdict{}, fmt.Errorf("the run was interrupted (%v)", context.Cause(ctx))
+	}
+	if problems := report.RunProblems(runDir); len(problems) > 0 {
+		return report.Verdict{}, fmt.Errorf("the run did not finish cleanly: %s", strings.Join(problems, "; "))
+	}
+	verdicts, err := readVerdicts(runDir)
+	if err != nil {
+		return report.Verdict{}, fmt.Errorf("the run left no verdicts: %w", err)
+	}
+	var found []report.Verdict
+	for _, v := range verdicts {
+		if v.Claim == claim {
+			found = append(found, v)
 		}
 	}
-	if conformant == 0 {
-		fmt.Fprintln(s.Err, "draconform certify: no claim applies to this cluster, so nothing is certified (see the verdicts)")
-		return 1
+	if len(found) != 1 {
+		return report.Verdict{}, fmt.Errorf("the run gave %d verdicts of %s, not one", len(found), claim)
 	}
-	return 0
+	for _, b := range found[0].Blocking {
+		if strings.Contains(b, report.NoOutcome) {
+			return report.Verdict{}, fmt.Errorf("the run did not finish: %s", b)
+		}
+	}
+	return found[0], nil
 }
 
 // refuseFlags registers flags a verb refuses, hidden, so that using one
@@ -198,12 +248,8 @@ func verifyBundleCmd(*pflag.FlagSet) action {
 			return 1
 		}
 		claims := plan.Claims(b, plan.Expand(b, plan.Filter{}))
-		judge := func(outcomes []report.Outcome, facts []byte) ([]report.Verdict, error) {
-			var cells []runner.CellFacts
-			if err := json.Unmarshal(facts, &cells); err != nil {
-				return nil, fmt.Errorf("%s: %w", bundle.FactsFile, err)
-			}
-			return report.Verdicts(claims, outcomes, runner.FieldStates(cells), true), nil
+		judge := func(name string, outcomes []report.Outcome, facts []byte) (report.Verdict, []string, error) {
+			return judgeBundle(claims, name, outcomes, facts)
 		}
 		if err := bundle.Verify(args[0], suiteDigest(), judge); err != nil {
 			fmt.Fprintf(s.Err, "draconform verify-bundle: %s is not a valid bundle:\n", args[0])
@@ -212,7 +258,33 @@ func verifyBundleCmd(*pflag.FlagSet) action {
 			}
 			return 1
 		}
-		fmt.Fprintf(s.Out, "%s: a complete bundle; its sums match, its JUnit report agrees with its outcomes, and its verdicts follow from them\n", args[0])
+		v, _ := readVerdicts(args[0])
+		fmt.Fprintf(s.Out, "%s: a complete bundle; its sums match, its JUnit report agrees with its outcomes, every case of its claim has one, and its verdict follows from them:\n  %s %s on %s: %s\n",
+			args[0], strings.ToUpper(string(v[0].State)), v[0].Claim, v[0].Target, v[0].Reason)
 		return 0
 	}
+}
+
+// judgeBundle recomputes a bundle's verdict of the claim it names, and
+// lists the claim's cases its outcomes lack.
+func judgeBundle(claims []report.Claim, name string, outcomes []report.Outcome, facts []byte) (report.Verdict, []string, error) {
+	i := slices.IndexFunc(claims, func(c report.Claim) bool { return c.Name == name })
+	if i < 0 {
+		return report.Verdict{}, nil, fmt.Errorf("%s is not a claim of this draconform", name)
+	}
+	var cells []runner.CellFacts
+	if err := json.Unmarshal(facts, &cells); err != nil {
+		return report.Verdict{}, nil, fmt.Errorf("%s: %w", bundle.FactsFile, err)
+	}
+	vs := report.Verdicts(claims[i:i+1], outcomes, runner.CellStates(cells), true)
+	if len(vs) != 1 {
+		return report.Verdict{}, nil, fmt.Errorf("the outcomes are of %d implementations: a bundle certifies one", len(vs))
+	}
+	var missing []string
+	for _, b := range vs[0].Blocking {
+		if id, _, ok := strings.Cut(b, " "+report.NoOutcome); ok {
+			missing = append(missing, id)
+		}
+	}
+	return vs[0], missing, nil
 }

@@ -22,9 +22,13 @@ func TestCertifyRefusesBeforeRunning(t *testing.T) {
 		{[]string{"certify", "--product", product, "--focus", "kep6406"}, "--focus is refused: certify runs every case of every suite"},
 		{[]string{"certify", "--product", product, "--suite", "kep6406-api"}, "--suite is refused"},
 		{[]string{"certify"}, "--product FILE is required"},
-		{[]string{"certify", "--product", product, "--provider", "local,prototype"}, "a bundle certifies one implementation"},
-		{[]string{"certify", "--product", product, "--driver-profile", profile}, "the product's driver is gpu.example.com, the driver profile's nic.example.com"},
-		{[]string{"certify", "--product", filepath.Join(dir, "missing.yaml")}, "product file"},
+		{[]string{"certify", "--product", product, "--claim", "kep6406-gates-on", "--provider", "local,prototype"}, "a bundle certifies one implementation"},
+		{[]string{"certify", "--product", product, "--claim", "kep6406-gates-on", "--driver-profile", profile}, "the product's driver is gpu.example.com, the driver profile's nic.example.com"},
+		{[]string{"certify", "--product", filepath.Join(dir, "missing.yaml"), "--claim", "kep6406-gates-on"}, "product file"},
+		// No default: a vendor names the claim before the run, and cannot
+		// pick afterwards whichever one happened to stand.
+		{[]string{"certify", "--product", product}, "--claim NAME is required: the claim the bundle certifies, one of kep6406-gates-on, kep6406-gate-transitions, kep6406-partial-gates, feature-absent-safe"},
+		{[]string{"certify", "--product", product, "--claim", "everything"}, "--claim everything is not a claim"},
 	} {
 		code, _, errs := run(t, tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.says) {

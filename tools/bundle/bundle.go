@@ -42,7 +42,7 @@ var Files = []string{ProductFile, ReadmeFile, LogFile, JUnitFile, OutcomesFile, 
 
 // Inputs are what a certify run produced.
 type Inputs struct {
-	// RunDir holds the run's junit.xml, outcomes.json, verdicts.json and
+	// RunDir holds the run's junit.xml, outcomes.json and
 	// cluster-facts.json.
 	RunDir string
 	// Log is the run's whole output.
@@ -52,8 +52,10 @@ type Inputs struct {
 	Command string
 	// Version is draconform's, as `draconform version` reports it; it must
 	// carry suiteDigest.
-	Version  any
-	Verdicts []report.Verdict
+	Version any
+	// Verdict is the run's verdict of the one claim the bundle certifies:
+	// the bundle speaks for it alone.
+	Verdict report.Verdict
 }
 
 // Write makes dir a bundle from in. The run's kubeconfigs and logs of
@@ -64,8 +66,7 @@ func Write(dir string, in Inputs) error {
 	}
 	copies := map[string]string{
 		JUnitFile: filepath.Join(in.RunDir, report.JUnitFile), OutcomesFile: filepath.Join(in.RunDir, report.OutcomesFile),
-		VerdictsFile: filepath.Join(in.RunDir, report.VerdictsFile), FactsFile: filepath.Join(in.RunDir, report.FactsFile),
-		LogFile: in.Log,
+		FactsFile: filepath.Join(in.RunDir, report.FactsFile), LogFile: in.Log,
 	}
 	for name, from := range copies {
 		if err := fsutil.CopyFile(from, filepath.Join(dir, name), 0o644); err != nil {
@@ -80,8 +81,12 @@ func Write(dir string, in Inputs) error {
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
+	verdicts, err := json.MarshalIndent([]report.Verdict{in.Verdict}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
 	for name, data := range map[string][]byte{
-		ProductFile: product, VersionFile: append(version, '\n'), ReadmeFile: []byte(readme(in)),
+		ProductFile: product, VersionFile: append(version, '\n'), ReadmeFile: []byte(readme(in)), VerdictsFile: append(verdicts, '\n'),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("bundle: %w", err)
@@ -124,9 +129,15 @@ func readme(in Inputs) string {
 	p := in.Product
 	fmt.Fprintf(&b, "# %s %s: KEP-6406 certification by draconform\n\n", p.Name, p.Version)
 	fmt.Fprintf(&b, "Vendor: %s. DRA driver `%s`, image `%s`, on Kubernetes %s. Contact: %s.\n\n", p.Vendor, p.Driver, p.Image, p.KubernetesVersion, p.Contact)
-	b.WriteString("## Verdicts\n\n| claim | implementation | verdict | reason |\n|---|---|---|---|\n")
-	for _, v := range in.Verdicts {
-		fmt.Fprintf(&b, "| %s (%s) | %s | **%s** | %s |\n", v.Claim, v.Title, v.Target, v.State, strings.ReplaceAll(v.Reason, "|", "\\|"))
+	v := in.Verdict
+	b.WriteString("## Verdict\n\nThis bundle certifies one claim; the run's verdicts of the others are in its log, not here.\n\n")
+	b.WriteString("| claim | implementation | verdict | reason |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| %s (%s) | %s | **%s** | %s |\n", v.Claim, v.Title, v.Target, v.State, strings.ReplaceAll(v.Reason, "|", "\\|"))
+	for _, id := range v.Blocking {
+		fmt.Fprintf(&b, "\n- blocking: %s", id)
+	}
+	if len(v.Blocking) > 0 {
+		b.WriteString("\n")
 	}
 	b.WriteString("\n## How it was made\n\n```sh\n" + in.Command + "\n```\n\n")
 	b.WriteString("Run it again with the draconform that `version.json` names, on the same cluster, to reproduce it.\n")
@@ -135,7 +146,7 @@ func readme(in Inputs) string {
 	b.WriteString("## Files\n\n")
 	for _, f := range []struct{ name, what string }{
 		{ProductFile, "what is certified"}, {LogFile, "the run's whole output"}, {JUnitFile, "the JUnit report"},
-		{OutcomesFile, "one outcome per case, cell and implementation"}, {VerdictsFile, "one verdict per claim and implementation"},
+		{OutcomesFile, "one outcome per case, cell and implementation"}, {VerdictsFile, "the verdict of the claim it certifies"},
 		{FactsFile, "what each cell ran on: server version, nodes, DeviceClasses and ResourceSlices as read, the probe's findings"},
 		{VersionFile, "draconform's version and the digest of its suites"}, {SumsFile, "sha256 of every other file"},
 	} {

@@ -2,8 +2,10 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,22 +21,29 @@ const junit = `<?xml version="1.0" encoding="UTF-8"?>
 
 // judge is the verdict rule of these tests: conformant when every outcome
 // passed.
-func judge(outcomes []report.Outcome, _ []byte) ([]report.Verdict, error) {
+// judge is a claim c resting on cases s/a@on and s/b@on.
+func judge(claim string, outcomes []report.Outcome, _ []byte) (report.Verdict, []string, error) {
+	if claim != "c" {
+		return report.Verdict{}, nil, fmt.Errorf("no claim %s", claim)
+	}
 	v := report.Verdict{Claim: "c", Target: "impl", State: report.Conformant}
+	missing := []string{"s/a@on", "s/b@on"}
 	for _, o := range outcomes {
+		missing = slices.DeleteFunc(missing, func(id string) bool { return id == o.ID })
 		if o.State != report.Passed {
 			v.State = report.NotConformant
 		}
 	}
-	return []report.Verdict{v}, nil
+	return v, missing, nil
 }
 
 func writeBundle(t *testing.T) string {
 	t.Helper()
 	run := t.TempDir()
 	outcomes := []report.Outcome{{ID: "s/a@on", Target: "impl", State: report.Passed}, {ID: "s/b@on", Target: "impl", State: report.Failed}}
-	verdicts, _ := judge(outcomes, nil)
-	files := map[string]any{"outcomes.json": outcomes, "verdicts.json": verdicts, "cluster-facts.json": []any{}}
+	verdict, _, _ := judge("c", outcomes, nil)
+	// The run judged every claim; the bundle keeps the one it certifies.
+	files := map[string]any{"outcomes.json": outcomes, "verdicts.json": []report.Verdict{verdict, {Claim: "other"}}, "cluster-facts.json": []any{}}
 	for name, v := range files {
 		data, _ := json.Marshal(v)
 		if err := os.WriteFile(filepath.Join(run, name), data, 0o644); err != nil {
@@ -47,7 +56,7 @@ func writeBundle(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "bundle")
 	p := spec.Product{Vendor: "V", Name: "N", Version: "1", Driver: "d.example.com", Image: "img:1", Contact: "a@b", KubernetesVersion: "v1.37.2"}
 	err := Write(dir, Inputs{RunDir: run, Log: filepath.Join(run, "e2e.log"), Product: p, Command: "draconform certify --product=p.yaml",
-		Version: map[string]string{"suiteDigest": "abc"}, Verdicts: verdicts})
+		Version: map[string]string{"suiteDigest": "abc"}, Verdict: verdict})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +94,16 @@ func TestAnEditedBundleIsRejected(t *testing.T) {
 		{"an outcome flipped, sums redone", func(d string) { flip(d); resum(d) },
 			[]string{"[impl] s/b@on is passed in outcomes.json but failed in junit_01.xml", "verdicts.json does not follow from outcomes.json: c on impl says not conformant, the outcomes give conformant"}},
 		{"a file removed", func(d string) { _ = os.Remove(filepath.Join(d, JUnitFile)) }, []string{"junit_01.xml is missing"}},
+		// A run that ended early, sums redone: its verdict may well agree
+		// with what it has, but it shows nothing of the cases it lacks.
+		{"an outcome removed", func(d string) {
+			rewriteJSON(t, filepath.Join(d, OutcomesFile), func(os []report.Outcome) []report.Outcome { return os[:1] })
+			resum(d)
+		}, []string{"the run did not finish: 1 cases of c have no outcome (first s/b@on)"}},
+		{"a second claim's verdict", func(d string) {
+			rewriteJSON(t, filepath.Join(d, VerdictsFile), func(vs []report.Verdict) []report.Verdict { return append(vs, report.Verdict{Claim: "other"}) })
+			resum(d)
+		}, []string{"verdicts.json holds 2 verdicts: a bundle certifies one claim"}},
 		{"a file added", func(d string) { _ = os.WriteFile(filepath.Join(d, "extra.txt"), []byte("x"), 0o644) }, []string{"extra.txt is not part of a bundle"}},
 		{"other suites", func(string) {}, nil},
 	}
@@ -126,5 +145,36 @@ func TestABundleWithACredentialIsRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, SumsFile)); err == nil {
 		t.Error("a refused bundle has its sums written, as if complete")
+	}
+}
+
+// rewriteJSON edits the JSON list in path.
+func rewriteJSON[T any](t *testing.T, path string, edit func([]T) []T) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []T
+	if err := json.Unmarshal(data, &list); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = json.Marshal(edit(list))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A bundle holds the verdict of the claim it certifies, and no other.
+func TestABundleHoldsItsClaimsVerdictOnly(t *testing.T) {
+	dir := writeBundle(t)
+	var vs []report.Verdict
+	data, _ := os.ReadFile(filepath.Join(dir, VerdictsFile))
+	if err := json.Unmarshal(data, &vs); err != nil || len(vs) != 1 || vs[0].Claim != "c" {
+		t.Errorf("verdicts.json %s", data)
+	}
+	readme, _ := os.ReadFile(filepath.Join(dir, ReadmeFile))
+	if strings.Contains(string(readme), "| other") || !strings.Contains(string(readme), "| c () | impl | **not conformant**") {
+		t.Errorf("README.md:\n%s", readme)
 	}
 }

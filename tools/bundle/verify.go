@@ -17,16 +17,18 @@ import (
 	"github.com/draconform/draconform/tools/report"
 )
 
-// Judge recomputes the verdicts of a bundle from its outcomes and its
+// Judge recomputes a bundle's verdict of claim from its outcomes and its
 // cluster facts (the contents of cluster-facts.json), as the draconform
-// that verifies it would have reached them.
-type Judge func(outcomes []report.Outcome, facts []byte) ([]report.Verdict, error)
+// that verifies it would have reached it, and lists the claim's cases the
+// outcomes lack.
+type Judge func(claim string, outcomes []report.Outcome, facts []byte) (v report.Verdict, missing []string, err error)
 
 // Verify checks a bundle the way a reviewer would: every file is there and
 // matches SHA256SUMS, it was made with the specs whose digest is
-// suiteDigest, the JUnit report agrees with each outcome, the verdicts
-// follow from the outcomes, and PRODUCT.yaml is complete. It returns every
-// problem found, joined.
+// suiteDigest, the JUnit report agrees with each outcome, it certifies one
+// claim, every case of that claim has an outcome (a run that ended early
+// proves nothing), its verdict follows from the outcomes, and PRODUCT.yaml
+// is complete. It returns every problem found, joined.
 func Verify(dir, suiteDigest string, judge Judge) error {
 	var probs []error
 	add := func(format string, args ...any) { probs = append(probs, fmt.Errorf(format, args...)) }
@@ -54,13 +56,18 @@ func Verify(dir, suiteDigest string, judge Judge) error {
 	if errO == nil {
 		probs = append(probs, checkJUnit(dir, outcomes)...)
 	}
-	if errO == nil && errV == nil && errF == nil {
-		want, err := judge(outcomes, facts)
+	switch {
+	case errV == nil && len(verdicts) != 1:
+		add("%s holds %d verdicts: a bundle certifies one claim", VerdictsFile, len(verdicts))
+	case errO == nil && errV == nil && errF == nil:
+		want, missing, err := judge(verdicts[0].Claim, outcomes, facts)
 		switch {
 		case err != nil:
-			add("recomputing the verdicts: %v", err)
-		case !reflect.DeepEqual(normal(want), normal(verdicts)):
-			add("%s does not follow from %s: %s", VerdictsFile, OutcomesFile, verdictDiff(want, verdicts))
+			add("recomputing the verdict: %v", err)
+		case len(missing) > 0:
+			add("the run did not finish: %d cases of %s have no outcome (first %s), so the bundle shows nothing of them", len(missing), verdicts[0].Claim, missing[0])
+		case !reflect.DeepEqual(normal([]report.Verdict{want}), normal(verdicts)):
+			add("%s does not follow from %s: %s", VerdictsFile, OutcomesFile, verdictDiff([]report.Verdict{want}, verdicts))
 		}
 	}
 	if _, err := loader.LoadProduct(filepath.Join(dir, ProductFile)); err != nil {
