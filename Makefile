@@ -85,14 +85,14 @@ fuzz:
 	$(FUZZ) -fuzz '^FuzzLoadProfile$$' ./tools/loader
 	$(FUZZ) -fuzz '^FuzzParse$$' ./drivers/config
 
-## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed (ARGS go to draconform run); sets up its engine and builds its node image offline first
+## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed, compared with the golden outcomes (ARGS go to draconform run); sets up its engine and builds its node image offline first
 gate-matrix: docker-engine node-image-deps
-	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" $(ARGS)
+	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --golden docs/golden-outcomes.json $(ARGS)
 
-## gate-matrix-kep: the KEP cells (KEP_CELLS) on kind, with the prototype's statically linked kube-apiserver and kube-scheduler in the nodes (golden outcomes recorded as kind-kep)
+## gate-matrix-kep: the KEP cells (KEP_CELLS) on kind, with the prototype's statically linked kube-apiserver and kube-scheduler in the nodes, compared with the golden outcomes recorded as kind-kep
 gate-matrix-kep: docker-engine node-image-deps
 	$(DRACONFORM) binaries --provider prototype-static
-	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/prototype build -static)" --cells $(KEP_CELLS) --golden-as kind=kind-kep $(ARGS)
+	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/prototype build -static)" --cells $(KEP_CELLS) --golden docs/golden-outcomes.json --golden-as kind=kind-kep $(ARGS)
 
 ## node-image: build (or find) the kind node image made offline from Debian packages and Go modules (tools/nodeimage)
 node-image: docker-engine node-image-deps

@@ -109,3 +109,20 @@ func TestCoreDNSVersionIsPinned(t *testing.T) {
 		t.Errorf("tools/corednsbin/go.mod does not require github.com/coredns/coredns %s:\n%s", corednsVersion, data)
 	}
 }
+
+// A golden flag without the table it acts on is refused before anything
+// runs: the run would otherwise be reported checked when nothing was.
+func TestGoldenFlagsNeedTheTable(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"run", "--golden-as", "kind=kind-kep"}, "--golden-as needs --golden"},
+		{[]string{"run", "--update-golden"}, "--update-golden needs --golden"},
+	} {
+		code, _, errs := run(t, tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.says) {
+			t.Errorf("%v: code %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.says)
+		}
+	}
+}

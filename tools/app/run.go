@@ -208,6 +208,16 @@ func runCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 2
 		}
+		// Without a table to compare with, --golden-as would compare
+		// nothing and say nothing: a run meant to be checked, unchecked.
+		if len(r.goldenAs) > 0 && r.golden == "" {
+			fmt.Fprintln(s.Err, "draconform: --golden-as needs --golden, the table it compares with (e.g. --golden docs/golden-outcomes.json)")
+			return 2
+		}
+		if r.updateGolden && r.golden == "" {
+			fmt.Fprintln(s.Err, "draconform: --update-golden needs --golden, the table it writes")
+			return 2
+		}
 		_, code := runSuites(ctx, r, s)
 		return code
 	}
@@ -251,9 +261,10 @@ func (r runRequest) casesAtOnce() int {
 	return defaultCaseParallel
 }
 
-// narrowed says whether a filter selects part of the suites.
+// narrowed says whether a filter selects part of the suites; --case-ids,
+// which a sharded run gives each part of a cell, narrows as much as any.
 func (r runRequest) narrowed() bool {
-	return r.focus != "" || r.labels != "" || r.filter.cells != "" || r.filter.suites != ""
+	return r.focus != "" || r.labels != "" || r.filter.cells != "" || r.filter.suites != "" || r.caseIDs != ""
 }
 
 // runSuites runs r on every provider it names and returns the run's output
