@@ -50,3 +50,16 @@ func childRun(ctx context.Context, out string, args ...string) ([]report.Outcome
 	}
 	return outcomes, nil
 }
+
+// childVerdicts are the verdicts a child run wrote beside its outcomes.
+func childVerdicts(out string) ([]report.Verdict, error) {
+	data, err := os.ReadFile(filepath.Join(out, report.VerdictsFile))
+	if err != nil {
+		return nil, fmt.Errorf("the run wrote no verdicts (see %s): %w", filepath.Join(out, "run.log"), err)
+	}
+	var vs []report.Verdict
+	if err := json.Unmarshal(data, &vs); err != nil {
+		return nil, fmt.Errorf("verdicts of the run in %s: %w", out, err)
+	}
+	return vs, nil
+}

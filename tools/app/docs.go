@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/draconform/draconform/tools/docs"
 	"github.com/draconform/draconform/tools/mutants"
@@ -55,6 +56,15 @@ func docsCmd(fs *pflag.FlagSet) action {
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform docs:", err)
 			return 1
+		}
+		// The mutation table speaks of the built-in suites: judged on
+		// others, it would claim kills these suites may not make.
+		if *check && results != nil && sf.suites == "" && sf.fixtures == "" {
+			if old := docs.StaleMutations(results, mutants.Names(), suiteDigest()); len(old) > 0 {
+				fmt.Fprintf(s.Err, "draconform docs: %s is stale, so its table says nothing of these suites; rerun make mutation (MUTANTS=a,b for some):\n  %s\n",
+					filepath.Join(*dir, "mutation.json"), strings.Join(old, "\n  "))
+				stale = true
+			}
 		}
 		if stale {
 			return 1

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/draconform/draconform/tools/docs"
 	"github.com/draconform/draconform/tools/mutants"
-	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
 	"github.com/spf13/pflag"
 )
@@ -106,6 +106,10 @@ func mutationCmd(fs *pflag.FlagSet) action {
 		for _, r := range fresh {
 			if !r.Killed() && r.Equivalent == "" {
 				survivors++
+				if len(r.Caught) > 0 {
+					fmt.Fprintf(s.Err, "draconform: mutant %s survived: only informing cases caught it (%s), so every claim stands on it; it needs a blocking case\n", r.Provider, strings.Join(r.Caught, ", "))
+					continue
+				}
 				fmt.Fprintf(s.Err, "draconform: mutant %s survived: it needs a case that catches it\n", r.Provider)
 			}
 		}
@@ -135,7 +139,7 @@ func selectMutants(all []mutants.Mutant, names []string) ([]mutants.Mutant, erro
 // judged against.
 type reference struct {
 	done     chan struct{}
-	outcomes map[string]report.Outcome
+	measured mutants.Run
 	err      error
 }
 
@@ -144,14 +148,16 @@ func (r *reference) run(ctx context.Context, dir string, s Streams) {
 	out := filepath.Join(dir, referenceProvider)
 	fmt.Fprintf(s.Out, "mutation: running the suite against the unmutated prototype, the reference (log %s)\n", filepath.Join(out, "run.log"))
 	outcomes, err := childRun(ctx, out, "--provider", referenceProvider)
+	if err == nil {
+		r.measured.Verdicts, err = childVerdicts(out)
+	}
 	if err != nil {
 		r.err = fmt.Errorf("the reference run of the prototype: %w", err)
 		return
 	}
-	r.outcomes = map[string]report.Outcome{}
+	r.measured.Outcomes = outcomes
 	var broken []string
 	for _, o := range outcomes {
-		r.outcomes[o.ID] = o
 		if o.StartFailure() {
 			broken = append(broken, o.ID)
 		}
@@ -161,12 +167,12 @@ func (r *reference) run(ctx context.Context, dir string, s Streams) {
 	}
 }
 
-func (r *reference) wait(ctx context.Context) (map[string]report.Outcome, error) {
+func (r *reference) wait(ctx context.Context) (mutants.Run, error) {
 	select {
 	case <-r.done:
-		return r.outcomes, r.err
+		return r.measured, r.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return mutants.Run{}, ctx.Err()
 	}
 }
 
@@ -177,7 +183,12 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	out := filepath.Join(dir, m.Provider)
 	fmt.Fprintf(s.Out, "mutation: %d/%d: running the suite against %s (log %s)\n", i, n, m.Provider, filepath.Join(out, "run.log"))
 	began := time.Now()
-	outcomes, err := childRun(ctx, out, "--provider", m.Provider)
+	var got mutants.Run
+	var err error
+	got.Outcomes, err = childRun(ctx, out, "--provider", m.Provider)
+	if err == nil {
+		got.Verdicts, err = childVerdicts(out)
+	}
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
@@ -185,12 +196,17 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
-	r, err := mutants.Judge(m, outcomes, want)
+	r, err := mutants.Judge(m, suiteDigest(), got, want)
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s (see %s): %w", m.Provider, out, err)
 	}
 	r.Seconds = int(time.Since(began).Seconds())
-	fmt.Fprintf(s.Out, "mutation: %s: %d cases caught it (%d failed on the prototype too, not counted), in %s\n", m.Provider, len(r.Caught), len(r.FailedOnReference), time.Since(began).Round(time.Second))
+	var broken []string
+	for _, b := range r.Breaks {
+		broken = append(broken, b.Claim)
+	}
+	fmt.Fprintf(s.Out, "mutation: %s: %d cases caught it (%d failed on the prototype too, not counted); claims it breaks: %s; in %s\n",
+		m.Provider, len(r.Caught), len(r.FailedOnReference), orNone(strings.Join(broken, ", ")), time.Since(began).Round(time.Second))
 	return r, nil
 }
 

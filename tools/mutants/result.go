@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/draconform/draconform/tools/report"
 )
@@ -17,8 +18,18 @@ type Result struct {
 	Provider   string `json:"provider"`
 	Mistake    string `json:"mistake"`
 	Equivalent string `json:"equivalent,omitempty"`
+	// SuiteDigest is the digest of the suites and fixtures the mutant was
+	// judged on: a result of other suites says nothing of these, and lint
+	// says so.
+	SuiteDigest string `json:"suiteDigest"`
+	// Breaks are the claims the mutant is not conformant to, each standing
+	// on the prototype in the same mutation run, with the blocking cases
+	// that broke it: what `draconform certify --claim` on the mutant
+	// would refuse.
+	Breaks []Break `json:"breaks"`
 	// Caught are the cases that failed on the mutant for what they checked
-	// and passed on the prototype in the same mutation run.
+	// and passed on the prototype in the same mutation run, blocking or
+	// informing.
 	Caught []string `json:"caught"`
 	// FailedOnReference are cases that failed on the mutant and did not
 	// pass on the prototype either: not counted as catching it.
@@ -27,17 +38,53 @@ type Result struct {
 	Seconds int `json:"seconds"`
 }
 
-// Killed says whether some case caught the mutant.
-func (r Result) Killed() bool { return len(r.Caught) > 0 }
+// Break is one claim a mutant breaks.
+type Break struct {
+	Claim string `json:"claim"`
+	// Cases are the claim's blocking cases that did not pass on the mutant.
+	Cases []string `json:"cases"`
+}
+
+// Killed says whether the mutant breaks a claim: a case that only informs
+// can fail on it and still let it certify, so it kills nothing.
+func (r Result) Killed() bool { return len(r.Breaks) > 0 }
+
+// InformingOnly are the caught cases that break no claim.
+func (r Result) InformingOnly() []string {
+	blocking := map[string]bool{}
+	for _, b := range r.Breaks {
+		for _, c := range b.Cases {
+			blocking[c] = true
+		}
+	}
+	var out []string
+	for _, c := range r.Caught {
+		if !blocking[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Run is what one run of the suite left: its outcomes and its verdicts.
+type Run struct {
+	Outcomes []report.Outcome
+	Verdicts []report.Verdict
+}
 
 // Judge applies the kill rule: a case catches a mutant when it failed on
 // the mutant for what it checked, and passed on the prototype in the
-// reference run. A cluster or node that did not start is no catch but an
-// error of the mutation run, since nothing was checked.
-func Judge(m Mutant, outcomes []report.Outcome, reference map[string]report.Outcome) (Result, error) {
-	r := Result{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, Caught: []string{}}
+// reference run; the mutant is killed when a claim that stands on the
+// reference is not conformant on it. A cluster or node that did not start
+// is no catch but an error of the mutation run, since nothing was checked.
+func Judge(m Mutant, digest string, got Run, reference Run) (Result, error) {
+	r := Result{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, SuiteDigest: digest, Caught: []string{}, Breaks: []Break{}}
+	ref := map[string]report.Outcome{}
+	for _, o := range reference.Outcomes {
+		ref[o.ID] = o
+	}
 	var unstarted []string
-	for _, o := range outcomes {
+	for _, o := range got.Outcomes {
 		if o.State != report.Failed {
 			continue
 		}
@@ -45,7 +92,7 @@ func Judge(m Mutant, outcomes []report.Outcome, reference map[string]report.Outc
 			unstarted = append(unstarted, o.ID)
 			continue
 		}
-		if ref, ok := reference[o.ID]; !ok || ref.State != report.Passed {
+		if ref, ok := ref[o.ID]; !ok || ref.State != report.Passed {
 			r.FailedOnReference = append(r.FailedOnReference, o.ID)
 			continue
 		}
@@ -53,6 +100,22 @@ func Judge(m Mutant, outcomes []report.Outcome, reference map[string]report.Outc
 	}
 	if len(unstarted) > 0 {
 		return r, fmt.Errorf("%d cases failed because a cluster or node did not start (first %s), which says nothing of what the suite catches; fix the start and rerun it with --mutants", len(unstarted), unstarted[0])
+	}
+	stands := map[string]bool{}
+	for _, v := range reference.Verdicts {
+		stands[v.Claim] = v.State == report.Conformant
+	}
+	for _, v := range got.Verdicts {
+		if v.State != report.NotConformant || !stands[v.Claim] {
+			continue
+		}
+		b := Break{Claim: v.Claim, Cases: []string{}}
+		for _, why := range v.Blocking {
+			id, _, _ := strings.Cut(why, " ")
+			b.Cases = append(b.Cases, id)
+		}
+		sort.Strings(b.Cases)
+		r.Breaks = append(r.Breaks, b)
 	}
 	return r, nil
 }

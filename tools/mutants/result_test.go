@@ -11,28 +11,64 @@ import (
 // same mutation run; a cluster that did not start is an error, not a kill.
 func TestJudge(t *testing.T) {
 	m := Mutant{Provider: "prototype-x", Mistake: "x"}
-	ref := map[string]report.Outcome{
-		"s/a@on": {ID: "s/a@on", State: "passed"},
-		"s/b@on": {ID: "s/b@on", State: "failed"},
-		"s/c@on": {ID: "s/c@on", State: "passed"},
-	}
-	r, err := Judge(m, []report.Outcome{
+	ref := Run{Outcomes: []report.Outcome{
+		{ID: "s/a@on", State: "passed"},
+		{ID: "s/b@on", State: "failed"},
+		{ID: "s/c@on", State: "passed"},
+	}}
+	r, err := Judge(m, "sha", Run{Outcomes: []report.Outcome{
 		{ID: "s/a@on", State: "failed"},
 		{ID: "s/b@on", State: "failed"},
 		{ID: "s/c@on", State: "passed"},
 		{ID: "s/d@on", State: "failed"}, // not in the reference
-	}, ref)
+	}}, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(r.Caught, ",") != "s/a@on" || strings.Join(r.FailedOnReference, ",") != "s/b@on,s/d@on" {
-		t.Errorf("caught %v, failed on the reference %v", r.Caught, r.FailedOnReference)
+	if strings.Join(r.Caught, ",") != "s/a@on" || strings.Join(r.FailedOnReference, ",") != "s/b@on,s/d@on" || r.SuiteDigest != "sha" {
+		t.Errorf("caught %v, failed on the reference %v, digest %q", r.Caught, r.FailedOnReference, r.SuiteDigest)
 	}
-	_, err = Judge(m, []report.Outcome{
+	_, err = Judge(m, "sha", Run{Outcomes: []report.Outcome{
 		{ID: "s/a@on", State: "failed", Cause: report.CauseCellStart},
 		{ID: "s/c@on", State: "failed"},
-	}, ref)
+	}}, ref)
 	if err == nil || !strings.Contains(err.Error(), "did not start") || !strings.Contains(err.Error(), "s/a@on") {
 		t.Errorf("a start failure must be an error of the mutation run: %v", err)
+	}
+}
+
+// A mutant is killed only when a claim that stands on the prototype is not
+// conformant on it: a case that fails on it but only informs lets it
+// certify every claim, so it kills nothing.
+func TestKilledOnlyByABrokenClaim(t *testing.T) {
+	m := Mutant{Provider: "prototype-x", Mistake: "x"}
+	outcomes := []report.Outcome{{ID: "s/open@on", State: "failed", Informing: true}, {ID: "s/a@on", State: "passed"}}
+	ref := Run{
+		Outcomes: []report.Outcome{{ID: "s/open@on", State: "passed"}, {ID: "s/a@on", State: "passed"}, {ID: "s/z@off", State: "failed"}},
+		Verdicts: []report.Verdict{{Claim: "on", State: report.Conformant}, {Claim: "off", State: report.NotConformant}},
+	}
+	// Only the informing case failed: every claim stands on the mutant.
+	r, err := Judge(m, "sha", Run{Outcomes: outcomes, Verdicts: []report.Verdict{{Claim: "on", State: report.Conformant}, {Claim: "off", State: report.NotConformant}}}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Killed() || len(r.Caught) != 1 || strings.Join(r.InformingOnly(), ",") != "s/open@on" {
+		t.Errorf("an informing catch killed it: %+v", r)
+	}
+	// A blocking case broke "on"; "off" was not conformant on the
+	// prototype either, so it says nothing of the mutant.
+	outcomes[1].State = "failed"
+	r, err = Judge(m, "sha", Run{Outcomes: outcomes, Verdicts: []report.Verdict{
+		{Claim: "on", State: report.NotConformant, Blocking: []string{"s/a@on failed (boom)"}},
+		{Claim: "off", State: report.NotConformant, Blocking: []string{"s/z@off failed"}},
+	}}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Killed() || len(r.Breaks) != 1 || r.Breaks[0].Claim != "on" || strings.Join(r.Breaks[0].Cases, ",") != "s/a@on" {
+		t.Errorf("breaks %+v", r.Breaks)
+	}
+	if strings.Join(r.InformingOnly(), ",") != "s/open@on" {
+		t.Errorf("informing only %v", r.InformingOnly())
 	}
 }
