@@ -140,6 +140,10 @@ func judge(c Claim, target string, got map[string]Outcome, cells CellStates, com
 		case o.State == Skipped && o.Inapplicable:
 			outside = append(outside, o.Cause)
 			continue
+		case st.Field == "" && len(c.Field) > 0 && o.State == Failed:
+			// The cell never got as far as the probe (its cluster did
+			// not start, its API server refused the probe's writes): a
+			// failure, which no state of the field makes inapplicable.
 		case len(c.Field) > 0 && !slices.Contains(c.Field, st.Field):
 			outside = append(outside, fieldReason(st.Field, cc.Cell, c.Field))
 			continue

@@ -30,6 +30,9 @@ func TestVerdicts(t *testing.T) {
 		// An interrupted run, or a cell process that died, leaves cases
 		// without an outcome: the claim has not been shown.
 		{"a case with no outcome", []Outcome{pass("s/a@on"), pass("s/contested@on")}, kept, true, NotConformant, []string{"1 of 2"}},
+		// A cell whose API server refused the probe, or did not start, has
+		// no field state: its failures still block.
+		{"a cell that never reached the probe", []Outcome{pass("s/a@on"), {ID: "s/b@on", Target: "impl", State: Failed, Cause: CauseProbe}}, CellStates{}, true, NotConformant, []string{"1 of 1"}},
 		// Declared capacity-on, found dropped: broken, not "another state".
 		{"a contradicted cell", []Outcome{{ID: "s/a@on", Target: "impl", State: Passed}, {ID: "s/b@on", Target: "impl", State: Failed, Cause: CauseContradicted}},
 			CellStates{"impl/on": {Field: "dropped", Contradicted: "kube-apiserver runs with DRAExtendedResourceCapacity=true, so ... found it dropped"}}, true, NotConformant,
