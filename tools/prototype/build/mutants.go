@@ -32,7 +32,7 @@ type Mutant struct {
 // prototype-<name> providers build, in the order the mutation table lists
 // them.
 func Mutants() []Mutant {
-	return []Mutant{
+	return append([]Mutant{
 		{
 			Name:    "without-cache-fix",
 			Mistake: "scheduler without the backported extended-resource cache fix: it keeps reading a class as it was before an update, until it restarts",
@@ -150,6 +150,76 @@ func mutantSidecarCapacity(index, numInit int, capacity *resourceapi.CapacityReq
 `)},
 		},
 		{
+			Name:    "copies-one-capacity-key",
+			Mistake: "scheduler copies one entry of a class's capacity requests (the first name in sorted order): a class asking for bandwidth and queues gets requests for bandwidth only, and the allocation takes every queue",
+			Edits: []Edit{
+				replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantFirstCapacity(capacity),\n").
+					in("func createResourceRequestAndMappings("),
+				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantFirstCapacity copies the class's capacity requests as if a class
+// named one capacity: the first name, in sorted order.
+func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
+	if capacity == nil || len(capacity.Requests) == 0 {
+		return capacity.DeepCopy()
+	}
+	names := make([]string, 0, len(capacity.Requests))
+	for name := range capacity.Requests {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	first := resourceapi.QualifiedName(names[0])
+	return &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{first: capacity.Requests[first].DeepCopy()}}
+}
+
+`),
+			},
+		},
+		{
+			Name:    "retry-loses-capacity",
+			Mistake: "scheduler keeps each pod's first synthesized requests in a cache that predates the field (class, count) and reuses them on later attempts: a pod that was unschedulable at first is scheduled with whole-device requests",
+			Edits:   retryLosesCapacity(),
+		},
+		{
+			Name:    "first-request-only",
+			Mistake: "scheduler sets the class's capacity on the first request it builds for an extended resource only: when a second container of the pod asks for the same resource, its request takes a whole device",
+			Edits: []Edit{
+				replace(Kubernetes, extendedDRA, "createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
+					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, nil)").in("func createRequestsAndMappings("),
+				replace(Kubernetes, extendedDRA, "createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
+					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])").in("func createRequestsAndMappings("),
+				before(Kubernetes, extendedDRA, "\t\t// append non-nil requests\n", "\t\tmutantFirstOfResource := len(deviceRequests)\n").
+					in("func createRequestsAndMappings("),
+				before(Kubernetes, extendedDRA, "\t\t// append mappings\n", `		// mutant: the class's capacity goes on the resource's request, the first one.
+		if len(deviceRequests) > mutantFirstOfResource {
+			deviceRequests[mutantFirstOfResource].Exactly.Capacity = classCapacity.DeepCopy()
+		}
+`).in("func createRequestsAndMappings("),
+			},
+		},
+		{
+			Name:    "no-capacity-above-count-one",
+			Mistake: "scheduler sets the capacity only on requests for one device: a container asking for 3 gets a request for 3 whole devices",
+			Edits: []Edit{
+				replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantSingleDeviceCapacity(crq-sum, capacity),\n").
+					in("func createResourceRequestAndMappings("),
+				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantSingleDeviceCapacity reads "If Count > 1, the request fails if
+// there aren't enough devices" as a reason to leave Count > 1 alone.
+func mutantSingleDeviceCapacity(count int64, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
+	if count > 1 {
+		return nil
+	}
+	return capacity.DeepCopy()
+}
+
+`),
+			},
+		},
+		{
+			Name:    "older-class-wins",
+			Mistake: "scheduler maps an extended resource that two classes name to the older class (KEP-5004: the newest), so pods get the capacity of the class being migrated away from",
+			Edits: []Edit{replace(DRA, extendedResourceCache, "\t\tcase 1:\n\t\t\twinner = class\n", "\t\tcase -1:\n\t\t\twinner = class\n").
+				in("func (c *ExtendedResourceCache) recomputeExplicitWinner(")},
+		},
+		{
 			Name:       "no-deep-copy",
 			Mistake:    "scheduler puts the class's own CapacityRequirements into the synthesized request instead of a deep copy",
 			Equivalent: "in v1.37.2 nothing writes through the shared pointer: informers replace a cached class instead of changing it, the allocator only reads request capacity, and the claim is deep-copied before it is created (createExtendedResourceClaimInAPI)",
@@ -160,6 +230,18 @@ func mutantSidecarCapacity(index, numInit int, capacity *resourceapi.CapacityReq
 			Name:    "no-drop-on-disable",
 			Mistake: "API server keeps the field on create and update when its gate is off",
 			Edits:   []Edit{keepWhenDisabled()},
+		},
+		{
+			Name:    "rejects-field-gate-off",
+			Mistake: "API server with its gate off rejects a class that sets the field, as it rejects it without DRAConsumableCapacity, instead of dropping it",
+			Edits: []Edit{
+				keepWhenDisabled(),
+				after(Kubernetes, resourceValidation, "\t\tallErrs = append(allErrs, field.Forbidden(fldPath, \"requires the DRAConsumableCapacity feature gate\"))\n\t}\n",
+					`	if !utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResourceCapacity) {
+		allErrs = append(allErrs, field.Forbidden(fldPath, "requires the DRAExtendedResourceCapacity feature gate"))
+	}
+`).in("func validateExtendedResourceCapacityRequests("),
+			},
 		},
 		{
 			Name:    "drops-field-in-use",
@@ -227,7 +309,7 @@ func hideDisabledCapacityRequests(obj runtime.Object) {
 			Edits: []Edit{replace(Kubernetes, resourceValidation, "\tif spec.ExtendedResourceCapacityRequests != nil {\n\t\tvar oldRequests",
 				"\tif spec.ExtendedResourceCapacityRequests != nil && oldSpec == nil {\n\t\tvar oldRequests").in("func validateDeviceClassSpec(")},
 		},
-	}
+	}, allocatorMutants()...)
 }
 
 func noSkewGuard() Edit {
@@ -256,4 +338,64 @@ func LookupMutant(name string) (Mutant, error) {
 	}
 	sort.Strings(names)
 	return Mutant{}, fmt.Errorf("unknown prototype mutant %q (one of: %s)", name, strings.Join(names, ", "))
+}
+
+// retryLosesCapacity caches, per pod, the requests of its first scheduling
+// attempt in the shape a KEP-5004 request had (class and count), and
+// reuses them in every later cycle: the first attempt is right, a retry
+// (after a slice or a node appeared) synthesizes requests without capacity.
+func retryLosesCapacity() []Edit {
+	return []Edit{
+		after(Kubernetes, extendedDRA, "\t\"sort\"\n", "\t\"sync\"\n"),
+		replace(Kubernetes, extendedDRA, "\tnodeExtendedResourceClaim.Spec.Devices.Requests = reqs\n",
+			"\tnodeExtendedResourceClaim.Spec.Devices.Requests = mutantReuseRequests(pod, state, reqs)\n").
+			in("func (pl *DynamicResources) filterExtendedResources("),
+		before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantCachedRequest is what the cache keeps of a synthesized request.
+type mutantCachedRequest struct {
+	name, className string
+	count           int64
+}
+
+// mutantRequestCache holds each pod's requests from its first scheduling
+// cycle, so that retries need not resolve the classes again.
+var mutantRequestCache = struct {
+	sync.Mutex
+	cycle map[types.UID]*stateData
+	reqs  map[types.UID][]mutantCachedRequest
+}{cycle: map[types.UID]*stateData{}, reqs: map[types.UID][]mutantCachedRequest{}}
+
+// mutantReuseRequests returns reqs in the pod's first cycle, and the cached
+// requests, rebuilt from class and count, in any later one.
+func mutantReuseRequests(pod *v1.Pod, cycle *stateData, reqs []resourceapi.DeviceRequest) []resourceapi.DeviceRequest {
+	mutantRequestCache.Lock()
+	defer mutantRequestCache.Unlock()
+	first, seen := mutantRequestCache.cycle[pod.UID]
+	if !seen {
+		var cached []mutantCachedRequest
+		for _, r := range reqs {
+			cached = append(cached, mutantCachedRequest{name: r.Name, className: r.Exactly.DeviceClassName, count: r.Exactly.Count})
+		}
+		mutantRequestCache.cycle[pod.UID] = cycle
+		mutantRequestCache.reqs[pod.UID] = cached
+		return reqs
+	}
+	if first == cycle {
+		return reqs
+	}
+	var out []resourceapi.DeviceRequest
+	for _, r := range mutantRequestCache.reqs[pod.UID] {
+		out = append(out, resourceapi.DeviceRequest{
+			Name: r.name,
+			Exactly: &resourceapi.ExactDeviceRequest{
+				DeviceClassName: r.className,
+				AllocationMode:  resourceapi.DeviceAllocationModeExactCount,
+				Count:           r.count,
+			},
+		})
+	}
+	return out
+}
+
+`),
+	}
 }

@@ -1,0 +1,53 @@
+package build
+
+// The allocator files of k8s.io/dynamic-resource-allocation. With the gates
+// the cells set, kube-scheduler picks the incubating allocator; the
+// experimental one (alpha DRA gates) gets the same mistake, so that a cell
+// turning one of those on cannot hide it.
+const (
+	incubatingCapacity    = "structured/internal/incubating/consumable_capacity.go"
+	experimentalCapacity  = "structured/internal/experimental/consumable_capacity.go"
+	incubatingAllocator   = "structured/internal/incubating/allocator_incubating.go"
+	experimentalAllocator = "structured/internal/experimental/allocator_experimental.go"
+)
+
+// allocatorMutants are mistakes of KEP-5075's allocator, which KEP-6406
+// reuses unchanged: the suite must catch them through the claims the
+// scheduler synthesizes, as a real implementation's allocator is no less
+// part of what it ships.
+func allocatorMutants() []Mutant {
+	both := func(incubating, experimental string, edit func(file string) Edit) []Edit {
+		return []Edit{edit(incubating), edit(experimental)}
+	}
+	return []Mutant{
+		{
+			Name:    "consumed-ignores-rounding",
+			Mistake: "allocator records the requested amount as consumedCapacity instead of the amount the device's requestPolicy rounds it up to",
+			Edits: both(incubatingCapacity, experimentalCapacity, func(file string) Edit {
+				return after(DRA, file, "\t\tif requestedCapacity != nil && requestedCapacity.Requests != nil {\n\t\t\tif requestedVal, requestedFound := requestedCapacity.Requests[name]; requestedFound {\n\t\t\t\trequestedValPtr = &requestedVal\n\t\t\t}\n\t\t}\n",
+					`		if requestedValPtr != nil {
+			// mutant: what was asked for is what is recorded.
+			consumedCapacity[name] = requestedValPtr.DeepCopy()
+			continue
+		}
+`).in("func GetConsumedCapacityFromRequest(")
+			}),
+		},
+		{
+			Name:    "allocator-ignores-capacity",
+			Mistake: "allocator reads no capacity requests from an exact request: every allocation of a shareable device consumes its whole capacity (or its requestPolicy default)",
+			Edits: both(incubatingAllocator, experimentalAllocator, func(file string) Edit {
+				return replace(DRA, file, "\treturn d.request.Exactly.Capacity\n", "\treturn nil // mutant: capacity requests are not read\n").
+					in("func (d *exactDeviceRequestAccessor) capacities()")
+			}),
+		},
+		{
+			Name:    "allocator-without-share-id",
+			Mistake: "allocator leaves shareID unset in the allocation result of a shareable device: allocations of one device cannot be told apart",
+			Edits: both(incubatingAllocator, experimentalAllocator, func(file string) Edit {
+				return replace(DRA, file, "\t\t\tshareID = GenerateNewShareID()\n", "\t\t\t// mutant: no share ID is generated\n").
+					in("func (alloc *allocator) allocateDevice(")
+			}),
+		},
+	}
+}
