@@ -342,7 +342,8 @@ func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []str
 
 // Restart stops comp and starts it again with gates, on the same storage,
 // certificates and API server port, and returns once it is healthy. Gates
-// reports the new gates only after a successful restart.
+// reports the new gates only after a successful restart; after a failed
+// one the component runs with its previous gates again.
 func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates cluster.Gates) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -363,12 +364,20 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 		} else {
 			delete(c.gates, comp)
 		}
+		err = fmt.Errorf("local: restarting %s in cell %s with gates %q: %w", comp, c.cell, gates.Flag(), err)
 		if comp == cluster.APIServer {
 			// The old API server still serves, and the proxy still
 			// points at it: the cell keeps its gates.
 			c.procs[comp] = prev
+			return err
 		}
-		return fmt.Errorf("local: restarting %s in cell %s with gates %q: %w", comp, c.cell, gates.Flag(), err)
+		// The old one was stopped: start it again with its gates, or the
+		// cell's later cases find no scheduler (a binary that refuses the
+		// new gates leaves nothing running).
+		if rerr := c.launchComponent(ctx, comp); rerr != nil {
+			return fmt.Errorf("%w (starting it again with its previous gates %q failed too: %v)", err, c.gates[comp].Flag(), rerr)
+		}
+		return err
 	}
 	if comp == cluster.APIServer {
 		// The proxy sends new connections to the new API server already;

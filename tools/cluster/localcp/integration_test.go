@@ -97,6 +97,9 @@ func TestControlPlane(t *testing.T) {
 	if g := c.Gates()[cluster.Scheduler]; len(g) != 1 || !g["DRAConsumableCapacity"] {
 		t.Errorf("Gates()[scheduler] = %v after a failed restart, want the last good gates", g)
 	}
+	// The scheduler runs again with its previous gates, so the cell's
+	// later cases still get their pods scheduled.
+	bindPod(ctx, t, cs, "after-failed-restart")
 	if err := lc.Restart(ctx, cluster.Scheduler, cluster.Gates{"DRAConsumableCapacity": true}); err != nil {
 		t.Fatalf("restart after a failed restart: %v", err)
 	}
@@ -141,12 +144,13 @@ func TestControlPlane(t *testing.T) {
 	if err := p.Stop(ctx, c); err != nil {
 		t.Errorf("second Stop: %v", err)
 	}
-	// etcd, three components, three scheduler starts after the first (one
-	// failing), one each of API server and controller manager. The API
-	// server's restart restarts nothing else: behind the cell's proxy, the
-	// scheduler and controller manager keep their address and reconnect.
-	if len(pids) != 9 {
-		t.Errorf("recorded %d pids, want 9: %v", len(pids), pids)
+	// etcd, three components, four scheduler starts after the first (one
+	// failing, then its previous gates again), one each of API server and
+	// controller manager. The API server's restart restarts nothing else:
+	// behind the cell's proxy, the scheduler and controller manager keep
+	// their address and reconnect.
+	if len(pids) != 10 {
+		t.Errorf("recorded %d pids, want 10: %v", len(pids), pids)
 	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
