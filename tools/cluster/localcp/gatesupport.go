@@ -60,3 +60,40 @@ func (p *Provider) knownGates(ctx context.Context, bin string) (map[string]bool,
 	p.mu.Unlock()
 	return known, nil
 }
+
+// GatesRefused implements cluster.GateChecker. A Kubernetes binary checks
+// --feature-gates (unknown gates, locked ones, disabled dependencies) while
+// it parses its flags, before --version prints and exits: so the binary
+// itself says, in a fraction of a second and starting nothing, whether it
+// would take gates, and in the words it would refuse them with at a start.
+func (p *Provider) GatesRefused(ctx context.Context, comp cluster.Component, gates cluster.Gates, released []cluster.Component) (string, error) {
+	if len(gates) == 0 {
+		return "", nil
+	}
+	set := map[cluster.Component]bool{}
+	for _, c := range released {
+		set[c] = true
+	}
+	bin := p.opts.binary(comp, set)
+	key := bin + " --feature-gates=" + gates.Flag()
+	p.mu.Lock()
+	why, ok := p.refusalCache[key]
+	p.mu.Unlock()
+	if ok {
+		return why, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--feature-gates="+gates.Flag(), "--version").CombinedOutput()
+	if err != nil {
+		refusal := cluster.GateRefusal(string(out))
+		if refusal == "" {
+			return "", fmt.Errorf("local: asking %s whether it takes --feature-gates=%s: %w; its output begins: %.300s", bin, gates.Flag(), err, out)
+		}
+		why = fmt.Sprintf("%s (%s) refuses --feature-gates=%s: %s", comp, bin, gates.Flag(), refusal)
+	}
+	p.mu.Lock()
+	p.refusalCache[key] = why
+	p.mu.Unlock()
+	return why, nil
+}

@@ -71,6 +71,7 @@ type Provider struct {
 	clusters     map[string]*Cluster        // running, by cell
 	gateCache    map[string]map[string]bool // by binary path
 	versionCache map[string]string          // by binary path
+	refusalCache map[string]string          // GatesRefused's, by binary and gates
 
 	nodeMu   sync.Mutex
 	nodeBins *NodeBinaries // built on the first AddNode
@@ -85,6 +86,7 @@ var (
 	_ cluster.RunInspector  = (*Cluster)(nil)
 	_ cluster.BinaryLister  = (*Cluster)(nil)
 	_ cluster.SeparateCells = (*Provider)(nil)
+	_ cluster.GateChecker   = (*Provider)(nil)
 )
 
 // SeparateCells implements cluster.SeparateCells: every cell runs its own
@@ -97,7 +99,7 @@ func New(opts Options) *Provider {
 		opts.Log = io.Discard
 	}
 	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
-	p := &Provider{opts: opts, log: k8sbuild.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}}
+	p := &Provider{opts: opts, log: k8sbuild.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}, refusalCache: map[string]string{}}
 	maps.Copy(p.versionCache, opts.Versions)
 	p.loadBinaryFacts()
 	return p
