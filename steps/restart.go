@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -29,6 +30,10 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 	comp := cluster.Component(s.Spec.Component)
 	began := time.Now()
 	if err := r.Restart(ctx, comp, cluster.Gates(s.Spec.Gates)); err != nil {
+		if no := notOffered(comp, cluster.Gates(s.Spec.Gates), err); no != nil {
+			env.logf("%s: the binary does not offer these gates, so the case does not apply here:\n%v", s.Describe(), err)
+			return no
+		}
 		return fmt.Errorf("%s: %w", s.Describe(), err)
 	}
 	env.Measure(fmt.Sprintf("restart: %s with gates {%s} ready in %.2fs", comp, cluster.Gates(s.Spec.Gates).Flag(), time.Since(began).Seconds()))
@@ -47,6 +52,25 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 		env.Measure(fmt.Sprintf("restart: %s back to the cell's gates {%s} ready in %.2fs", comp, base.Flag(), time.Since(began).Seconds()))
 		return nil
 	})
+	return nil
+}
+
+// notOffered says whether a failed restart failed because the component's
+// binary cannot take the gates (GA and locked, removed, or turned off under
+// an enabled gate that depends on them, in the binary's own words; or a
+// provider that said so before restarting anything): the case then does not
+// apply to this cluster. Any other failure is nil here and fails the case.
+// The provider has put the previous gates back either way.
+func notOffered(comp cluster.Component, gates cluster.Gates, err error) *cluster.GatesNotOffered {
+	var no *cluster.GatesNotOffered
+	switch {
+	case errors.As(err, &no):
+		return no
+	case cluster.GateRefusal(err.Error()) != "":
+		return &cluster.GatesNotOffered{Component: comp, Gates: gates, Reason: cluster.GateRefusal(err.Error())}
+	case errors.Is(err, cluster.ErrUnsupported):
+		return &cluster.GatesNotOffered{Component: comp, Gates: gates, Reason: err.Error()}
+	}
 	return nil
 }
 

@@ -2,6 +2,9 @@ package steps_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -64,6 +67,59 @@ func TestRestartRestoresTheCellGatesOnce(t *testing.T) {
 			if fake.restarts[i] != tc.want[i] {
 				t.Errorf("%s: restart %d is %q, want %q", tc.name, i, fake.restarts[i], tc.want[i])
 			}
+		}
+	}
+}
+
+// refusingRestarter fails every restart with err, as a provider does whose
+// component did not come up (its previous gates put back).
+type refusingRestarter struct {
+	restarter
+	err error
+}
+
+func (r *refusingRestarter) Restart(context.Context, cluster.Component, cluster.Gates) error {
+	return r.err
+}
+
+// A restart the component's binary refuses (a gate locked, removed, or
+// needed by an enabled one), or that the provider said beforehand it cannot
+// offer, makes the case not apply, with the binary's words; any other failed
+// restart stays a failure. Either way nothing is left to restore.
+func TestRestartTheBinaryRefusesDoesNotApply(t *testing.T) {
+	dependency := "DRAFractionalCapacityRange is enabled, but depends on features that are disabled: [DRAConsumableCapacity]"
+	for _, tc := range []struct {
+		name       string
+		err        error
+		notOffered bool
+		why        string
+	}{
+		{"the scheduler refused to start", fmt.Errorf("local: restarting kube-scheduler in cell defaults with gates \"DRAConsumableCapacity=false\": kube-scheduler exited: exit status 1; log tail:\nE1205 run.go:72] \"command failed\" err=%q", dependency),
+			true, dependency},
+		{"a locked gate", errors.New(`err="cannot set feature gate DRAExtendedResource to false, feature is locked to true"`), true, "feature is locked to true"},
+		{"the provider knew beforehand", fmt.Errorf("kube-scheduler has no alpha or beta feature gate DRAConsumableCapacity: %w", cluster.ErrUnsupported), true, "no alpha or beta feature gate DRAConsumableCapacity"},
+		{"not ready in time", errors.New("local: restarting kube-scheduler: not healthy within 60s"), false, ""},
+		{"crashed", errors.New("kube-scheduler exited: panic: runtime error: index out of range"), false, ""},
+	} {
+		f := stepstest.New(t)
+		fake := &refusingRestarter{restarter: restarter{gates: cluster.GateState{}}, err: tc.err}
+		f.Env.Cluster = fake
+		f.Env.BaseGates = cluster.GateState{}
+		err := (&steps.Restart{Spec: &spec.Restart{Component: "kube-scheduler", Gates: map[string]bool{"DRAConsumableCapacity": false}}}).Run(context.Background(), f.Env)
+		if err == nil {
+			t.Fatalf("%s: a failed restart passed", tc.name)
+		}
+		if got := errors.Is(err, cluster.ErrUnsupported); got != tc.notOffered {
+			t.Errorf("%s: does not apply = %v, want %v: %v", tc.name, got, tc.notOffered, err)
+		}
+		if tc.notOffered && !strings.Contains(err.Error(), tc.why) {
+			t.Errorf("%s: %q lacks the binary's reason %q", tc.name, err, tc.why)
+		}
+		if !tc.notOffered && !strings.Contains(err.Error(), tc.err.Error()) {
+			t.Errorf("%s: the failure %q lost the restart's error", tc.name, err)
+		}
+		if err := f.Env.RunCleanup(context.Background()); err != nil {
+			t.Errorf("%s: cleanup: %v", tc.name, err)
 		}
 	}
 }
