@@ -95,6 +95,11 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	caseCtx, cancel := context.WithTimeout(ctx, s.opts.CaseTimeout)
 	defer cancel()
 	if err := caseSteps(caseCtx, env, c, r); err != nil {
+		if no := gatesNotOffered(err); no != nil {
+			r.cause(causeGatesNotOffered)
+			r.inapplicable()
+			return r.skipped(no.Error())
+		}
 		if caseCtx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("the case ran past --case-timeout (%s): %w", s.opts.CaseTimeout, err)
 		}
@@ -117,7 +122,7 @@ func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, r *caseResult) 
 		}
 	}
 	if err := runSteps(ctx, env, r, c.Case.Steps, "step"); err != nil {
-		if c.Case.Gap == nil {
+		if c.Case.Gap == nil || gatesNotOffered(err) != nil {
 			return err
 		}
 		if err := gapClosed(ctx, env, r, c.Case.Gap, err); err != nil {
@@ -195,9 +200,9 @@ func try(ctx context.Context, env *steps.Env, r *caseResult, step steps.Step, wh
 		if why := cluster.Outage(ctx, env.Cluster); why != "" {
 			// Said first: the step's own words would read as the
 			// implementation's answer.
-			return fmt.Errorf("%s at %s:%d, %s: failed during an API server outage (%s):\n%v", what, pos.File, pos.Line, step.Describe(), why, err)
+			return fmt.Errorf("%s at %s:%d, %s: failed during an API server outage (%s):\n%w", what, pos.File, pos.Line, step.Describe(), why, err)
 		}
-		return fmt.Errorf("%s at %s:%d, %s:\n%v", what, pos.File, pos.Line, step.Describe(), err)
+		return fmt.Errorf("%s at %s:%d, %s:\n%w", what, pos.File, pos.Line, step.Describe(), err)
 	}
 	return nil
 }
@@ -255,6 +260,9 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 	}
 	if c.Serial && !caps.Restart {
 		return unmetRequirement{"needs component restarts", "restarts a component, which this provider cannot do", true}
+	}
+	if why := refusedRestart(c, st); why != "" {
+		return unmetRequirement{causeGatesNotOffered, why, true}
 	}
 	return unmetRequirement{}
 }

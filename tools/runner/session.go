@@ -59,6 +59,10 @@ type cellState struct {
 	// promise (cluster.Implies): the cell's cases fail with it, rather
 	// than skip for a missing capability.
 	Contradicted string
+	// RestartsRefused are the restarts of the cell's cases whose gates the
+	// component's binary refuses, by restartKey, with its reason: those
+	// cases skip as not applying.
+	RestartsRefused map[string]string `json:",omitempty"`
 }
 
 // session holds the clusters of a run, one per cell.
@@ -150,6 +154,9 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 		st.Gates = g
 	}
 	_, canRestart := c.(cluster.Restarter)
+	if canRestart {
+		st.RestartsRefused = s.refusedRestarts(ctx, t, cell)
+	}
 	caps, err := cluster.Probe(ctx, c.RESTConfig(), canRestart)
 	if err != nil {
 		st.Failed = fmt.Sprintf("probing %s: %v", c.Name(), err)

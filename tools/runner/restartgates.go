@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"context"
+	"errors"
+
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/spec"
+)
+
+// causeGatesNotOffered is the outcome cause of a case skipped because a
+// restart asks a component for gates its binary does not take.
+const causeGatesNotOffered = "a component's binary does not offer the gates a restart asks for"
+
+// restartKey names one restart a cell's cases make: the component and the
+// gates it asks for.
+func restartKey(comp string, gates map[string]bool) string {
+	return comp + " {" + cluster.Gates(gates).Flag() + "}"
+}
+
+// restartSteps are the restarts a case may make: its steps' and its gap's.
+func restartSteps(c *spec.Case) []*spec.Restart {
+	var out []*spec.Restart
+	add := func(list []spec.Step) {
+		for i := range list {
+			if list[i].Restart != nil {
+				out = append(out, list[i].Restart)
+			}
+		}
+	}
+	add(c.Steps)
+	if c.Gap != nil {
+		add(c.Gap.Closed)
+	}
+	return out
+}
+
+// refusedRestarts asks the cell's binaries, before any case runs, about
+// every restart the cell's cases on target make, as cells are judged before
+// they start: a restart's gates the binary refuses, by restartKey, with its
+// reason. A provider that cannot ask gives none; a restart it could not
+// tell about is left to the restart itself (see steps.Restart).
+func (s *session) refusedRestarts(ctx context.Context, t Target, cell *spec.Cell) map[string]string {
+	gc, ok := t.Provider.(cluster.GateChecker)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	asked := map[string]bool{}
+	for _, c := range s.opts.Plan {
+		if c.Cell.Name != cell.Name || (c.Target != "" && c.Target != t.Name) {
+			continue
+		}
+		for _, r := range restartSteps(c.Case) {
+			key := restartKey(r.Component, r.Gates)
+			if asked[key] {
+				continue
+			}
+			asked[key] = true
+			why, err := gc.GatesRefused(ctx, cluster.Component(r.Component), cluster.Gates(r.Gates), cluster.CellReleased(cell))
+			switch {
+			case err != nil:
+				s.logf("%s: %v", stateKey(t.Name, cell.Name), err)
+			case why != "":
+				out[key] = why
+				s.logf("%s: the cases that restart %s will be skipped: %s", stateKey(t.Name, cell.Name), key, why)
+			}
+		}
+	}
+	return out
+}
+
+// refusedRestart says why a case does not apply to its cell because one of
+// its restarts asks for gates the binary refuses; "" when none does.
+func refusedRestart(c plan.Case, st *cellState) string {
+	for _, r := range restartSteps(c.Case) {
+		if why := st.RestartsRefused[restartKey(r.Component, r.Gates)]; why != "" {
+			return "a restart asks for gates its binary does not offer: " + why
+		}
+	}
+	return ""
+}
+
+// gatesNotOffered is the refusal a restart step met, if err holds one: the
+// case is then skipped as not applying, not failed.
+func gatesNotOffered(err error) *cluster.GatesNotOffered {
+	var no *cluster.GatesNotOffered
+	if errors.As(err, &no) {
+		return no
+	}
+	return nil
+}
