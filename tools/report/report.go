@@ -68,6 +68,10 @@ const (
 	CauseNodeStart     = "the kubelet node failed to start"
 	CauseStartRefused  = "the control plane refused the cell's gates at start, an accepted outcome"
 	CauseCellUnsupport = "the provider cannot run this cell"
+	// CauseGatesNotOffered is a case whose restart asks a component for
+	// gates its binary does not take (locked, removed, or needed by an
+	// enabled gate): it does not apply there, as a cell would not.
+	CauseGatesNotOffered = "a component's binary does not offer the gates a restart asks for"
 	// CauseProbe is an API server that started and refused the probe's
 	// dry-run writes: behaviour, not a start failure (a mutant that keeps
 	// the field with its gate off and then forbids it is caught so).

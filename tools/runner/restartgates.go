@@ -9,10 +9,6 @@ import (
 	"github.com/draconform/draconform/tools/spec"
 )
 
-// causeGatesNotOffered is the outcome cause of a case skipped because a
-// restart asks a component for gates its binary does not take.
-const causeGatesNotOffered = "a component's binary does not offer the gates a restart asks for"
-
 // restartKey names one restart a cell's cases make: the component and the
 // gates it asks for.
 func restartKey(comp string, gates map[string]bool) string {

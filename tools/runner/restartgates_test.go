@@ -106,7 +106,7 @@ func TestARestartTheBinaryRefusesIsJudgedBeforeTheCase(t *testing.T) {
 	if r.failure != "" || !strings.Contains(r.skip, dependency) || !strings.Contains(r.skip, "kube-scheduler") {
 		t.Errorf("failure %q, skip %q; want a skip with the binary's reason", r.failure, r.skip)
 	}
-	if !hasEntry(r, report.EntryInapplicable, true) || !hasEntry(r, report.EntryCause, causeGatesNotOffered) {
+	if !hasEntry(r, report.EntryInapplicable, true) || !hasEntry(r, report.EntryCause, report.CauseGatesNotOffered) {
 		t.Errorf("entries %+v lack inapplicable and the cause", r.entries)
 	}
 }

@@ -96,7 +96,7 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	defer cancel()
 	if err := caseSteps(caseCtx, env, c, r); err != nil {
 		if no := gatesNotOffered(err); no != nil {
-			r.cause(causeGatesNotOffered)
+			r.cause(report.CauseGatesNotOffered)
 			r.inapplicable()
 			return r.skipped(no.Error())
 		}
@@ -262,7 +262,7 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 		return unmetRequirement{"needs component restarts", "restarts a component, which this provider cannot do", true}
 	}
 	if why := refusedRestart(c, st); why != "" {
-		return unmetRequirement{causeGatesNotOffered, why, true}
+		return unmetRequirement{report.CauseGatesNotOffered, why, true}
 	}
 	return unmetRequirement{}
 }
