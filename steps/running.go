@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,33 +20,69 @@ import (
 const defaultRunningWithin = 2 * time.Minute
 
 // ExpectRunning waits until a pod runs on a real kubelet, then reads what
-// its container printed: the test driver's workload prints the DRACONFORM_*
-// variables its CDI spec injected, which is the allocation the container
-// really got (device, shareID, consumed capacity), not what the API says.
+// its container printed: its environment, as the driver's CDI spec made it
+// (the test driver's DRACONFORM_* variables name the allocation the
+// container really got: device, shareID, consumed capacity; another
+// driver's have names of their own), and any other text the workload
+// printed of a file or a tool inside the container.
 type ExpectRunning struct{ Spec *spec.ExpectRunning }
 
-// envFrom adds the map a variable holds to want.
-func envFrom(env *Env, ref string, want map[string]string) error {
+// fromVar decodes the value of the one variable ref names into v (a map
+// for envFrom, a list for outputFrom).
+func fromVar(env *Env, field, ref string, v any) error {
 	names := spec.VarRefs(ref)
 	if len(names) != 1 || ref != "${"+names[0]+"}" {
-		return fmt.Errorf("envFrom %q: write one variable, e.g. ${profileEnv}", ref)
+		return fmt.Errorf("%s %q: write one variable, e.g. ${profileEnv}", field, ref)
 	}
 	n, ok := env.Scope().Lookup(names[0])
 	if !ok {
-		return fmt.Errorf("envFrom: no variable %s", names[0])
+		return fmt.Errorf("%s: no variable %s", field, names[0])
 	}
-	var m map[string]string
-	if err := n.Decode(&m); err != nil {
-		return fmt.Errorf("envFrom %s: a map of names to values: %w", ref, err)
-	}
-	for k, v := range m {
-		want[k] = v
+	if err := n.Decode(v); err != nil {
+		return fmt.Errorf("%s %s: %w", field, ref, err)
 	}
 	return nil
 }
 
+// wanted is what the step expects of the container's log.
+func (s *ExpectRunning) wanted(env *Env) (map[string]string, []string, error) {
+	want := map[string]string{}
+	for k, v := range s.Spec.Env {
+		var err error
+		if want[k], err = env.Scope().String(v); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.Spec.EnvFrom != "" {
+		var m map[string]string
+		if err := fromVar(env, "envFrom", s.Spec.EnvFrom, &m); err != nil {
+			return nil, nil, err
+		}
+		maps.Copy(want, m)
+	}
+	var output []string
+	for _, o := range s.Spec.Output {
+		text, err := env.Scope().String(o)
+		if err != nil {
+			return nil, nil, err
+		}
+		output = append(output, text)
+	}
+	if s.Spec.OutputFrom != "" {
+		var list []string
+		if err := fromVar(env, "outputFrom", s.Spec.OutputFrom, &list); err != nil {
+			return nil, nil, err
+		}
+		output = append(output, list...)
+	}
+	return want, output, nil
+}
+
 // Describe implements Step.
 func (s *ExpectRunning) Describe() string {
+	if len(s.Spec.Output) > 0 || s.Spec.OutputFrom != "" {
+		return fmt.Sprintf("pod %s is running, and printed the variables and the text expected of it", s.Spec.Pod)
+	}
 	if len(s.Spec.Env) == 0 && s.Spec.EnvFrom == "" {
 		return "pod " + s.Spec.Pod + " is running"
 	}
@@ -65,19 +104,12 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("pod %s must run: %w", s.Spec.Pod, err)
 	}
-	if len(s.Spec.Env) == 0 && s.Spec.EnvFrom == "" {
+	want, output, err := s.wanted(env)
+	if err != nil {
+		return err
+	}
+	if len(want) == 0 && len(output) == 0 {
 		return nil
-	}
-	want := map[string]string{}
-	for k, v := range s.Spec.Env {
-		if want[k], err = env.Scope().String(v); err != nil {
-			return err
-		}
-	}
-	if s.Spec.EnvFrom != "" {
-		if err := envFrom(env, s.Spec.EnvFrom, want); err != nil {
-			return err
-		}
 	}
 	name, err := env.PodName(s.Spec.Pod)
 	if err != nil {
@@ -97,6 +129,9 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 		last = compareEnv(printedEnv(text), want)
 		if _, final := last.(envMismatch); final {
 			return false, last
+		}
+		if last == nil {
+			last = missingOutput(text, output)
 		}
 		return last == nil, nil
 	})
@@ -149,16 +184,53 @@ func (env *Env) containerLog(ctx context.Context, pod, container string) (string
 	return string(raw), err
 }
 
-// printedEnv parses the workload's KEY=VALUE lines.
+// envName is what a shell, and so a driver's CDI spec, can name a variable.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// printedEnv parses the workload's NAME=VALUE lines, whatever the driver
+// calls its variables; a line whose left side is no variable name (a log
+// line, an indented line that continues a value) is not one. A name printed twice keeps
+// its last value: a container that restarted printed its environment again,
+// and the last print is the container that runs.
 func printedEnv(log string) map[string]string {
 	out := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(log))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok && strings.HasPrefix(k, "DRACONFORM_") {
+		// Not trimmed on the left: an indented line is the rest of a
+		// value or of a log message, never a variable.
+		if k, v, ok := strings.Cut(strings.TrimRight(sc.Text(), "\r"), "="); ok && envName.MatchString(k) {
 			out[k] = v
 		}
 	}
 	return out
+}
+
+// missingOutput says which of the texts the log lacks: the workload prints
+// once, so one not there yet may still come, until the step's bound.
+func missingOutput(log string, texts []string) error {
+	var missing []string
+	for _, t := range texts {
+		if !strings.Contains(log, t) {
+			missing = append(missing, strconv.Quote(t))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the container did not print %s (its log: %s)", strings.Join(missing, ", "), logTail(log, 20))
+}
+
+// logTail is the last n lines of a log, for a message.
+func logTail(log string, n int) string {
+	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return "empty"
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
 }
 
 // envMismatch is a variable with a wrong value: final, since the workload

@@ -61,6 +61,7 @@ func TestExpectRunning(t *testing.T) {
 		logLater string // printed 100ms into the step
 		logErr   error
 		env      map[string]string
+		output   []string
 		fails    []string
 	}{
 		{name: "running with its share", node: node1, status: runningStatus, log: printed, env: wantShare},
@@ -91,6 +92,26 @@ func TestExpectRunning(t *testing.T) {
   - {name: main, state: {terminated: {reason: Error, exitCode: 2}}}
 `, fails: []string{"container main terminated: Error (exit 2)"}},
 		{name: "pod failed", node: node1, status: "status: {phase: Failed}\n", fails: []string{"pod p1 ended (phase Failed)"}},
+		// Another driver names its variables its own way: the example
+		// driver's CDI spec gives GPU_DEVICE_0_MEMORY, and a shell's env
+		// prints PATH and the like around it.
+		{name: "another driver's variables", node: node1, status: runningStatus,
+			log: "PATH=/usr/bin\nDRA_RESOURCE_DRIVER_NAME=gpu.example.com\nGPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=40Gi\nHOSTNAME=p1\n",
+			env: map[string]string{"DRA_RESOURCE_DRIVER_NAME": "gpu.example.com", "GPU_DEVICE_0": "<any>", "GPU_DEVICE_0_MEMORY": "40Gi"}},
+		{name: "another driver's variable, wrong", node: node1, status: runningStatus,
+			log: "GPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=80Gi\n", env: map[string]string{"GPU_DEVICE_0_MEMORY": "40Gi"},
+			fails: []string{`the container got GPU_DEVICE_0_MEMORY="80Gi", want "40Gi"`}},
+		// Not variables: a log line with '=' in it, a value's second line;
+		// printed twice, the last one is the running container's.
+		{name: "lines that are not variables", node: node1, status: runningStatus,
+			log: "I1205 msg=hello world\nNVIDIA_VISIBLE_DEVICES=0\n  continued=x\nNVIDIA_VISIBLE_DEVICES=1\n",
+			env: map[string]string{"NVIDIA_VISIBLE_DEVICES": "1", "msg": "<any>", "continued": "<any>"},
+			fails: []string{"did not print continued, msg"}},
+		// What a command printed of a file or a tool inside the container.
+		{name: "output printed", node: node1, status: runningStatus, log: "GPU 0: Example GPU (UUID: GPU-1)\n" + printed,
+			env: wantShare, output: []string{"GPU 0: Example GPU"}},
+		{name: "output missing", node: node1, status: runningStatus, log: printed, env: wantShare, output: []string{"GPU 0:"},
+			fails: []string{`the container did not print "GPU 0:" (its log: DRACONFORM_0_CONSUMED_SHARES=1 | `}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,7 +124,7 @@ func TestExpectRunning(t *testing.T) {
 			if tt.logLater != "" {
 				f.Later(100*time.Millisecond, func() { l.set(name+"/main", tt.logLater) })
 			}
-			err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: tt.env, Within: spec.Duration(short + 2*time.Second)}})
+			err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: tt.env, Output: tt.output, Within: spec.Duration(short + 2*time.Second)}})
 			check(t, err, tt.fails)
 		})
 	}

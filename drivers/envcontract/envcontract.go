@@ -35,7 +35,7 @@ import (
 const DriverName = "testdriver.draconform.dev"
 
 const (
-	// Prefix starts every variable of the contract; print-env prints those.
+	// Prefix starts every variable of the contract.
 	Prefix = "DRACONFORM_"
 	// ClaimVar names the claim as <namespace>/<name>.
 	ClaimVar = Prefix + "CLAIM"

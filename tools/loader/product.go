@@ -63,16 +63,11 @@ func profileOf(name string, data []byte) (*spec.DriverProfile, error) {
 	probs, n := loadDoc(name, data, "DriverProfile", p)
 	if n != nil {
 		required(&probs, name, n.Line, "driver profile", map[string]string{
-			"name": p.Name, "driver": p.Driver, "capacity": p.Capacity, "share": p.Share, "overCapacity": p.OverCapacity,
-			"workload.image": p.Workload.Image})
+			"name": p.Name, "driver": p.Driver, "workload.image": p.Workload.Image})
 		if p.Name != "" && !dnsLabel.MatchString(p.Name) {
 			probs.add(name, n.Line, "a DNS label", "driver profile name %q is not a DNS label", p.Name)
 		}
-		for field, q := range map[string]string{"share": p.Share, "overCapacity": p.OverCapacity} {
-			if q != "" && !quantity.MatchString(q) {
-				probs.add(name, n.Line, "a Kubernetes quantity, e.g. 10Gi or 1", "driver profile %s %q is not a quantity", field, q)
-			}
-		}
+		shareForm(&probs, name, n.Line, p)
 		if len(p.Workload.Command) == 0 {
 			probs.add(name, n.Line, "a command that prints its environment and keeps running, e.g. [sh, -c, 'env; sleep 3600']", "driver profile: workload.command is missing")
 		}
@@ -84,6 +79,43 @@ func profileOf(name string, data []byte) (*spec.DriverProfile, error) {
 		return nil, probs
 	}
 	return p, nil
+}
+
+// shareForm checks that a profile says what a share requests in one of its
+// two forms: capacity, share and overCapacity for one capacity, or
+// requests and overRequests for several; mixed, which would win is a guess.
+func shareForm(probs *Problems, name string, line int, p *spec.DriverProfile) {
+	single := p.Capacity != "" || p.Share != "" || p.OverCapacity != ""
+	several := len(p.Requests) > 0 || len(p.OverRequests) > 0
+	switch {
+	case single && several:
+		probs.add(name, line, "capacity, share and overCapacity for one capacity, or requests and overRequests for several", "driver profile: give one form of the share, not both")
+		return
+	case several:
+		if len(p.Requests) == 0 || len(p.OverRequests) == 0 {
+			probs.add(name, line, "requests: what one share takes of each capacity; overRequests: more than any one device has", "driver profile: requests and overRequests go together")
+		}
+		for _, m := range []struct {
+			field string
+			q     map[string]string
+		}{{"requests", p.Requests}, {"overRequests", p.OverRequests}} {
+			for _, k := range slices.Sorted(maps.Keys(m.q)) {
+				if k == "" {
+					probs.add(name, line, "a capacity name as the devices publish it", "driver profile %s: an empty capacity name", m.field)
+				}
+				if !quantity.MatchString(m.q[k]) {
+					probs.add(name, line, "a Kubernetes quantity, e.g. 10Gi or 1", "driver profile %s.%s %q is not a quantity", m.field, k, m.q[k])
+				}
+			}
+		}
+	default:
+		required(probs, name, line, "driver profile", map[string]string{"capacity": p.Capacity, "share": p.Share, "overCapacity": p.OverCapacity})
+		for field, q := range map[string]string{"share": p.Share, "overCapacity": p.OverCapacity} {
+			if q != "" && !quantity.MatchString(q) {
+				probs.add(name, line, "a Kubernetes quantity, e.g. 10Gi or 1", "driver profile %s %q is not a quantity", field, q)
+			}
+		}
+	}
 }
 
 // loadDoc decodes the one document of data into v strictly, checking its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/draconform/draconform/suites/profiles"
 	"github.com/draconform/draconform/tools/loader"
+	"github.com/draconform/draconform/tools/spec"
 )
 
 func TestShippedProfileLoads(t *testing.T) {
@@ -46,6 +47,35 @@ func TestProfileProblems(t *testing.T) {
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("problems lack %q:\n%v", want, err)
+		}
+	}
+}
+
+// A driver that publishes several capacities names a share of each; the two
+// forms of a share cannot be mixed, and each quantity is checked.
+func TestProfileWithSeveralCapacities(t *testing.T) {
+	const head = "apiVersion: draconform.dev/v1alpha1\nkind: DriverProfile\nname: example\ndriver: gpu.example.com\nworkload: {image: x, command: [sh]}\nenv: {GPU_DEVICE_0_MEMORY: 40Gi}\n"
+	dir := t.TempDir()
+	load := func(body string) (*spec.DriverProfile, error) {
+		path := filepath.Join(dir, "p.yaml")
+		_ = os.WriteFile(path, []byte(head+body), 0o644)
+		return loader.LoadProfile(path)
+	}
+	p, err := load("requests: {memory: 40Gi, compute: \"50\"}\noverRequests: {memory: 1Ti}\noutput: [\"GPU 0:\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.ShareRequests(); len(got) != 2 || got["compute"] != "50" || p.OverShareRequests()["memory"] != "1Ti" {
+		t.Errorf("share %v, over %v", got, p.OverShareRequests())
+	}
+	for body, want := range map[string]string{
+		"capacity: memory\nshare: 40Gi\noverCapacity: 1Ti\nrequests: {compute: \"50\"}\noverRequests: {memory: 1Ti}\n": "give one form of the share, not both",
+		"requests: {memory: 40Gi}\n":                               "requests and overRequests go together",
+		"requests: {memory: forty}\noverRequests: {memory: 1Ti}\n": `driver profile requests.memory "forty" is not a quantity`,
+		"capacity: memory\n":                                       "driver profile: share is missing",
+	} {
+		if _, err := load(body); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
 		}
 	}
 }

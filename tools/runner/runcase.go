@@ -247,6 +247,13 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 	// The driver-profile cases run on the test driver unless a profile
 	// names another one.
 	onTestDriver := r.TestDriver || (r.DriverProfile && profile.Driver == cluster.TestDriverName)
+	if r.TestDriver && profile.Driver != cluster.TestDriverName && len(caps.TestDriverNodes) == 0 {
+		// A vendor's cluster need not run draconform's privileged test
+		// driver: the driver-profile cases check pods that really run with
+		// their share on the vendor's own driver instead.
+		return unmetRequirement{"needs the test driver; the driver-profile cases stand in for it on the profile's driver",
+			"checks the test driver's own devices and variables; this cluster has none of its nodes, and the run's driver profile " + profile.Name + " (" + profile.Driver + ") is checked on real nodes by the driver-profile cases instead", true}
+	}
 	if onTestDriver && len(caps.TestDriverNodes) == 0 {
 		return unmetRequirement{"needs nodes with the test driver",
 			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, use --provider kind, or give --driver-profile for another driver)", false}

@@ -127,7 +127,11 @@ type ExpectRunning struct {
 	Container string            `yaml:"container" doc:"whose log to read; default the first container"`
 	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty"`
 	EnvFrom   string            `yaml:"envFrom" doc:"a variable holding more of them as a map, e.g. ${profileEnv}"`
-	Within    Duration          `yaml:"within" doc:"default 2m (image pull and CDI injection included)"`
+	// Output is how a check of a file or a command inside the container
+	// reaches the suite without exec rights: the workload prints it.
+	Output     []string `yaml:"output" doc:"text the container's log must contain, each a line or part of one: what its command printed of a file or a tool inside the container"`
+	OutputFrom string   `yaml:"outputFrom" doc:"a variable holding more of them as a list, e.g. ${profileOutput}"`
+	Within     Duration `yaml:"within" doc:"default 2m (image pull and CDI injection included)"`
 }
 
 // ExpectEvent waits for an event about an object of the case.

@@ -223,15 +223,41 @@ type DriverProfile struct {
 	Name       string `yaml:"name" doc:"a DNS label naming the profile in reports"`
 	Driver     string `yaml:"driver" doc:"the DRA driver name its ResourceSlices and DeviceClass selectors use"`
 	Selector   string `yaml:"selector" doc:"a CEL expression over device selecting its shareable devices, ANDed with device.driver == driver (default: every device of the driver)"`
-	Capacity   string `yaml:"capacity" doc:"the capacity a share consumes, as the devices publish it (e.g. memory, shares)"`
+	Capacity   string `yaml:"capacity" doc:"the capacity a share consumes, as the devices publish it (e.g. memory, shares); or give requests: for several"`
 	Share      string `yaml:"share" doc:"the quantity of it one share takes (e.g. 10Gi, 1); two shares must fit one device"`
 	// OverCapacity makes the case of a pod that fits no device.
-	OverCapacity string            `yaml:"overCapacity" doc:"a quantity of the capacity larger than any one device has (e.g. 1Ti)"`
+	OverCapacity string `yaml:"overCapacity" doc:"a quantity of the capacity larger than any one device has (e.g. 1Ti)"`
+	// Requests is the several-capacity form of Capacity and Share: a
+	// capacity a share leaves out is consumed at the device's request
+	// policy default, often the whole device, so a driver that publishes
+	// several must have a share name each of them.
+	Requests map[string]string `yaml:"requests" doc:"instead of capacity and share: what one share requests of each capacity, as extendedResourceCapacityRequests.requests (e.g. {memory: 40Gi, compute: \"50\"}); name every capacity a share must not take whole; two shares must fit one device"`
+	// OverRequests is the several-capacity form of OverCapacity.
+	OverRequests map[string]string `yaml:"overRequests" doc:"with requests: a request no one device can meet (e.g. {memory: 1Ti})"`
 	NodeSelector map[string]string `yaml:"nodeSelector" doc:"node labels the pods must match (optional)"`
 	Workload     ProfileWorkload   `yaml:"workload"`
 	// Env are what the container must see of its share.
 	Env map[string]string `yaml:"env" doc:"environment variables a running container must print in its log, name to value (<any>: set to anything); the workload prints its environment"`
-	Pos Pos               `yaml:"-"`
+	// Output checks what is inside the container beyond its environment,
+	// as the workload's command prints it.
+	Output []string `yaml:"output" doc:"text the container's log must contain besides env: what the workload's command printed of a file or a tool inside the container (e.g. the line of a device in nvidia-smi -L)"`
+	Pos    Pos      `yaml:"-"`
+}
+
+// ShareRequests is what one share requests, whichever form gave it.
+func (p *DriverProfile) ShareRequests() map[string]string {
+	if len(p.Requests) > 0 {
+		return p.Requests
+	}
+	return map[string]string{p.Capacity: p.Share}
+}
+
+// OverShareRequests is a request no one device can meet.
+func (p *DriverProfile) OverShareRequests() map[string]string {
+	if len(p.OverRequests) > 0 {
+		return p.OverRequests
+	}
+	return map[string]string{p.Capacity: p.OverCapacity}
 }
 
 // ProfileWorkload is the container the family's pods run.
@@ -242,5 +268,5 @@ type ProfileWorkload struct {
 
 // ProfileVarNames are the variables a driver profile defines for every case
 // (see the driver-profile suite).
-var ProfileVarNames = []string{"profileDriver", "profileSelector", "profileCapacity", "profileShare", "profileOverCapacity",
-	"profileNodeSelector", "profileImage", "profileCommand", "profileEnv"}
+var ProfileVarNames = []string{"profileDriver", "profileSelector", "profileRequests", "profileOverRequests",
+	"profileNodeSelector", "profileImage", "profileCommand", "profileEnv", "profileOutput"}

@@ -1,7 +1,7 @@
 // Command draconform-driver is the draconform test DRA driver.
 //
 //	draconform-driver [flags]     run the kubelet plugin (the DaemonSet)
-//	draconform-driver print-env   print DRACONFORM_* variables, then wait for SIGTERM (the workload)
+//	draconform-driver print-env   print the environment, then wait for SIGTERM (the workload)
 //
 // Both run from the same image, so a cluster needs only one test image.
 package main

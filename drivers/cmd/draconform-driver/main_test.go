@@ -28,7 +28,7 @@ func TestRun(t *testing.T) {
 			args:       []string{"print-env"},
 			environ:    []string{"HOME=/", "DRACONFORM_0_DEVICE=shared-0", "DRACONFORM_CLAIM=ns/c"},
 			wantCode:   0,
-			wantStdout: "DRACONFORM_0_DEVICE=shared-0\nDRACONFORM_CLAIM=ns/c\n",
+			wantStdout: "DRACONFORM_0_DEVICE=shared-0\nDRACONFORM_CLAIM=ns/c\nHOME=/\n",
 		},
 		"print-env takes no arguments": {
 			args:       []string{"print-env", "x"},

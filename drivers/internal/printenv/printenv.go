@@ -1,7 +1,9 @@
 // Package printenv is the workload side of the test driver: a container
-// started with `draconform-driver print-env` logs the DRACONFORM_* variables
-// its CDI devices gave it, so a test case reads the allocation from the pod
-// log, and then keeps the pod running until it is deleted.
+// started with `draconform-driver print-env` logs its whole environment,
+// the variables its CDI devices gave it among them (the test driver's
+// DRACONFORM_* ones, or any other driver's), so a test case reads the
+// allocation from the pod log, and then keeps the pod running until it is
+// deleted.
 package printenv
 
 import (
@@ -10,20 +12,18 @@ import (
 	"io"
 	"slices"
 	"strings"
-
-	"github.com/draconform/draconform/drivers/envcontract"
 )
 
-// Print writes every DRACONFORM_* variable of environ (as os.Environ gives
-// it) as KEY=VALUE lines, sorted by key.
+// Print writes every variable of environ (as os.Environ gives it) as
+// KEY=VALUE lines, sorted by key: a driver's variables have names draconform
+// cannot know, so the case names what it looks for. A newline in a value is
+// written as \n, so that every line is one variable.
 func Print(w io.Writer, environ []string) error {
 	type entry struct{ key, value string }
 	var entries []entry
 	for _, kv := range environ {
 		key, value, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(key, envcontract.Prefix) {
-			entries = append(entries, entry{key, value})
-		}
+		entries = append(entries, entry{key, strings.ReplaceAll(value, "\n", `\n`)})
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
 	var b strings.Builder

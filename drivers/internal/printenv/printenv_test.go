@@ -17,15 +17,23 @@ func TestPrint(t *testing.T) {
 		"DRACONFORMX=not ours",
 		"DRACONFORM_0_CONSUMED_SHARES=2",
 		"DRACONFORM_1_REQUEST=a=b",
+		"GPU_DEVICE_0_MEMORY=40Gi",
+		"MULTI=one\ntwo",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "DRACONFORM_0_CONSUMED_SHARES=2\n" +
+	// Every variable: another driver's names its own (GPU_DEVICE_0_MEMORY),
+	// and a value's newline stays on its line.
+	want := "DRACONFORMX=not ours\n" +
+		"DRACONFORM_0_CONSUMED_SHARES=2\n" +
 		"DRACONFORM_0_DEVICE=shared-0\n" +
 		"DRACONFORM_0_SHARE_ID=\n" +
 		"DRACONFORM_1_REQUEST=a=b\n" +
-		"DRACONFORM_CLAIM=ns/c\n"
+		"DRACONFORM_CLAIM=ns/c\n" +
+		"GPU_DEVICE_0_MEMORY=40Gi\n" +
+		"MULTI=one\\ntwo\n" +
+		"PATH=/bin\n"
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
