@@ -104,8 +104,8 @@ func TestExpectRunning(t *testing.T) {
 		// Not variables: a log line with '=' in it, a value's second line;
 		// printed twice, the last one is the running container's.
 		{name: "lines that are not variables", node: node1, status: runningStatus,
-			log: "I1205 msg=hello world\nNVIDIA_VISIBLE_DEVICES=0\n  continued=x\nNVIDIA_VISIBLE_DEVICES=1\n",
-			env: map[string]string{"NVIDIA_VISIBLE_DEVICES": "1", "msg": "<any>", "continued": "<any>"},
+			log:   "I1205 msg=hello world\nNVIDIA_VISIBLE_DEVICES=0\n  continued=x\nNVIDIA_VISIBLE_DEVICES=1\n",
+			env:   map[string]string{"NVIDIA_VISIBLE_DEVICES": "1", "msg": "<any>", "continued": "<any>"},
 			fails: []string{"did not print continued, msg"}},
 		// What a command printed of a file or a tool inside the container.
 		{name: "output printed", node: node1, status: runningStatus, log: "GPU 0: Example GPU (UUID: GPU-1)\n" + printed,
