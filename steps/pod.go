@@ -162,6 +162,16 @@ func schedulingEvents(ctx context.Context, env *Env, pod *corev1.Pod) ([]string,
 	return out, nil
 }
 
+// checkExpectUnschedulable requires the message: every pending pod is
+// unschedulable for some reason, and the case is about one of them.
+func checkExpectUnschedulable(c Checker, st *spec.Step) {
+	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectUnschedulable.Pod))
+	if strings.TrimSpace(st.ExpectUnschedulable.Message) == "" {
+		c.Problem(st.Pos, `e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about`,
+			"expectUnschedulable needs message: without one, a pod pending for any reason at all would pass")
+	}
+}
+
 func checkExpectScheduled(c Checker, st *spec.Step) {
 	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectScheduled.Pod))
 	if st.ExpectScheduled.Node != "" {

@@ -67,6 +67,15 @@ var malformedSpecs = []struct {
 		want: []string{
 			`suites/s.yaml:9: duration "soon": time: invalid duration "soon" (write e.g. 30s or 1m)`,
 			`suites/s.yaml:9: pod/p1 is not an object of this case (at this point)`,
+			`suites/s.yaml:9: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
+		},
+	},
+	{
+		name:  "unschedulable without a message",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, for: 2s}\n  - expectUnschedulable: {pod: p1, message: \" \"}\n"),
+		want: []string{
+			`suites/s.yaml:10: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
+			`suites/s.yaml:11: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
 		},
 	},
 	{
