@@ -89,6 +89,11 @@ func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if strings.TrimSpace(message) == "" {
+		// Every text contains "": the loader refuses the step, and a
+		// variable that came out empty must not slip past it.
+		return fmt.Errorf("pod %s: expectUnschedulable has no message to look for (%q)", s.Spec.Pod, s.Spec.Message)
+	}
 	err = watchPod(ctx, env, s.Spec.Pod, within, func(pod *corev1.Pod) error {
 		if pod.Spec.NodeName != "" {
 			return fmt.Errorf("pod %s was bound to node %s", s.Spec.Pod, pod.Spec.NodeName)
