@@ -3,10 +3,12 @@ package steps
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
@@ -113,43 +115,140 @@ func checkExpectNoClaim(c Checker, st *spec.Step) {
 	}
 }
 
-// replayWindow bounds how long noClaimSince reads the replayed events; the
-// API server sends the history at once, so this only has to outlast a
-// loaded machine's delivery.
-const replayWindow = 2 * time.Second
+// replayBound bounds how long noClaimSince waits for the replay of claim
+// events to reach the present. The API server sends the history at once;
+// what can take a while is the bookmark that says it is all there.
+const replayBound = 15 * time.Second
+
+// replayWatchSeconds is the timeoutSeconds of each replaying watch. The
+// API server's watch cache sends a watch that allows bookmarks one 2 s
+// before its deadline, at the resourceVersion the cache has reached
+// (apiserver cacher, nextBookmarkTime), so a short watch learns soon that
+// it has seen everything up to the present; the next one resumes where it
+// ended.
+const replayWatchSeconds int64 = 4
 
 // noClaimSince replays the claim events of the namespace from the pod's
 // creation: a claim created for the pod and deleted again before this step
 // (a scheduler that creates the claim, fails, and lets the next attempt
-// clean up) is invisible to a list, but not to the watch history.
+// clean up) is invisible to a list, but not to the watch history. The
+// replay passes only once it has reached the present: an event or bookmark
+// at or past the resourceVersion of a list made as the step began. A watch
+// that merely went quiet may not have delivered everything yet.
 func noClaimSince(ctx context.Context, env *Env, podRV, uid, local string) error {
 	if podRV == "" {
 		return fmt.Errorf("pod %s has no resourceVersion from its creation to replay claim events from", local)
 	}
-	w, err := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: podRV})
+	ri := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace)
+	list, err := ri.List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return fmt.Errorf("replaying claim events since pod %s was created: %w", local, err)
+		return fmt.Errorf("listing claims to learn the present resourceVersion: %w", err)
 	}
-	defer w.Stop()
-	timer := time.NewTimer(replayWindow)
-	defer timer.Stop()
+	present, err := revision(list.GetResourceVersion())
+	if err != nil {
+		return fmt.Errorf("pod %s: cannot tell when the replay of claim events reaches the present: the claim list's %w", local, err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, replayBound)
+	defer cancel()
+	r := replay{uid: uid, local: local, podRV: podRV, present: present}
+	from := podRV
+	for {
+		secs := replayWatchSeconds
+		w, err := ri.Watch(rctx, metav1.ListOptions{ResourceVersion: from, AllowWatchBookmarks: true, TimeoutSeconds: &secs})
+		if err != nil {
+			if rctx.Err() != nil {
+				return r.notReached(ctx)
+			}
+			return fmt.Errorf("replaying claim events since pod %s was created: %w", local, err)
+		}
+		before := r.last
+		reached, err := r.read(rctx, w)
+		w.Stop()
+		switch {
+		case err != nil:
+			return err
+		case reached:
+			return nil
+		case rctx.Err() != nil:
+			return r.notReached(ctx)
+		}
+		if r.last == before {
+			// Nothing new from that watch: do not hammer the API server
+			// with watches it ends at once.
+			select {
+			case <-rctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		if r.last != "" {
+			from = r.last
+		}
+	}
+}
+
+// replay is what noClaimSince has seen so far.
+type replay struct {
+	uid, local, podRV string
+	present           uint64
+	// last is the resourceVersion of the newest event or bookmark seen.
+	last string
+}
+
+// read consumes one watch: reached says an event or bookmark at or past
+// the present came, after every event before it was checked.
+func (r *replay) read(ctx context.Context, w watch.Interface) (reached bool, err error) {
 	for {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return fmt.Errorf("replaying claim events since pod %s was created: the watch closed early", local)
+				return false, nil // timed out or closed: resume from r.last
 			}
 			if ev.Type == watch.Error {
-				return fmt.Errorf("replaying claim events since pod %s was created (resourceVersion %s): %w; the API server's watch history may no longer reach back that far", local, podRV, apierrors.FromObject(ev.Object))
+				return false, fmt.Errorf("replaying claim events since pod %s was created (resourceVersion %s): %w; the API server's watch history may no longer reach back that far", r.local, r.podRV, apierrors.FromObject(ev.Object))
 			}
-			u, ok := ev.Object.(*unstructured.Unstructured)
-			if ok && ev.Type == watch.Added && ownedBy(u, uid) {
-				return fmt.Errorf("pod %s must never have had a claim, but claim %s was created for it (seen replaying the claim events since the pod was created)", local, u.GetName())
+			m, err := meta.Accessor(ev.Object)
+			if err != nil {
+				return false, fmt.Errorf("replaying claim events since pod %s was created: a %s event without metadata: %w", r.local, ev.Type, err)
 			}
-		case <-timer.C:
-			return nil
+			if u, ok := ev.Object.(*unstructured.Unstructured); ok && ev.Type != watch.Bookmark && ownedBy(u, r.uid) {
+				verb := "was created for it"
+				if ev.Type != watch.Added {
+					verb = "belonged to it (" + string(ev.Type) + ")"
+				}
+				return false, fmt.Errorf("pod %s must never have had a claim, but claim %s %s (seen replaying the claim events since the pod was created)", r.local, u.GetName(), verb)
+			}
+			rv, err := revision(m.GetResourceVersion())
+			if err != nil {
+				return false, fmt.Errorf("pod %s: cannot tell when the replay of claim events reaches the present: a %s event's %w", r.local, ev.Type, err)
+			}
+			r.last = m.GetResourceVersion()
+			if rv >= r.present {
+				return true, nil
+			}
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, nil
 		}
 	}
+}
+
+func (r *replay) notReached(parent context.Context) error {
+	last := r.last
+	if last == "" {
+		last = "none"
+	}
+	err := fmt.Errorf("pod %s: the replay of claim events since its creation (resourceVersion %s) did not reach the present (resourceVersion %d, listed as the step began) within %s: the last resourceVersion it delivered was %s, and no event or bookmark at or past the present came, so a claim made for the pod after that may not have been replayed (the API server sends bookmarks to a watch that asks for them from its watch cache)", r.local, r.podRV, r.present, replayBound, last)
+	if parent.Err() != nil {
+		return fmt.Errorf("%w (interrupted: %w)", err, parent.Err())
+	}
+	return err
+}
+
+// revision reads a resourceVersion as the etcd revision the API server
+// makes it, which orders the events of one resource.
+func revision(rv string) (uint64, error) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("resourceVersion %q is not a number, so events cannot be ordered against it", rv)
+	}
+	return n, nil
 }

@@ -1,11 +1,14 @@
 package steps_test
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -94,27 +97,60 @@ func TestExpectNoClaimUnknownPod(t *testing.T) {
 	mustFail(t, run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p9"}}), "pod/p9 was not created by this case")
 }
 
-// The claim history: a scripted watch stands in for the API server's replay
+// The claim history: scripted watches stand in for the API server's replay
 // of claim events since the pod's resourceVersion, which the fake tracker
-// does not keep.
+// does not keep; the claim list says the present is resourceVersion 50.
 func TestExpectNoClaimEver(t *testing.T) {
+	claim := func(name, owner, rv string) *unstructured.Unstructured {
+		c := stepstest.Obj(t, ownedClaim(name, owner))
+		c.SetResourceVersion(rv)
+		return c
+	}
+	bookmark := func(rv string) *unstructured.Unstructured {
+		b := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim"}}
+		b.SetResourceVersion(rv)
+		return b
+	}
 	tests := []struct {
-		name   string
-		rv     string
-		events func(w *watch.FakeWatcher, f *stepstest.Fake)
-		fails  []string
+		name      string
+		rv        string
+		listRV    string
+		bound     time.Duration // the step's context; default run's
+		watches   []func(w *watch.FakeWatcher)
+		fails     []string
+		resumedAt string // the resourceVersion the second watch must start at
 	}{
-		{name: "no claim ever", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
-			w.Add(stepstest.Obj(t, ownedClaim("claim-other", "other")))
+		{name: "no claim ever, replay reaches the present", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+			w.Add(claim("claim-other", "other", "45"))
+			w.Action(watch.Bookmark, bookmark("50"))
+		}}},
+		{name: "an event at the present is enough", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+			w.Add(claim("claim-other", "other", "52"))
+		}}},
+		{name: "replay that goes quiet before the present", rv: "41", bound: 3 * time.Second,
+			watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+				w.Add(claim("claim-other", "other", "45"))
+			}},
+			fails: []string{"pod p1: the replay of claim events since its creation (resourceVersion 41) did not reach the present (resourceVersion 50", "the last resourceVersion it delivered was 45"}},
+		{name: "a stale bookmark is not the present", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+			w.Action(watch.Bookmark, bookmark("44"))
+			w.Add(claim("p1-extended-resources-x", "p1", "48"))
+			w.Action(watch.Bookmark, bookmark("50"))
+		}}, fails: []string{"claim p1-extended-resources-x was created for it"}},
+		{name: "a watch that ends early is resumed where it ended", rv: "41", resumedAt: "46", watches: []func(*watch.FakeWatcher){
+			func(w *watch.FakeWatcher) { w.Add(claim("claim-other", "other", "46")); w.Stop() },
+			func(w *watch.FakeWatcher) { w.Action(watch.Bookmark, bookmark("51")) },
 		}},
-		{name: "created and deleted before the step", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
-			c := stepstest.Obj(t, ownedClaim("p1-extended-resources-x", "p1"))
+		{name: "created and deleted before the step", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+			c := claim("p1-extended-resources-x", "p1", "43")
 			w.Add(c)
 			w.Delete(c)
-		}, fails: []string{"pod p1 must never have had a claim, but claim p1-extended-resources-x was created for it"}},
-		{name: "history too short", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
+		}}, fails: []string{"pod p1 must never have had a claim, but claim p1-extended-resources-x was created for it"}},
+		{name: "history too short", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 41 (900)"})
-		}, fails: []string{"replaying claim events since pod p1 was created (resourceVersion 41)", "too old resource version", "no longer reach back"}},
+		}}, fails: []string{"replaying claim events since pod p1 was created (resourceVersion 41)", "too old resource version", "no longer reach back"}},
+		{name: "a list without an ordered resourceVersion", rv: "41", listRV: "abc",
+			fails: []string{"cannot tell when the replay of claim events reaches the present", `resourceVersion "abc" is not a number`}},
 		{name: "no resourceVersion", fails: []string{"pod p1 has no resourceVersion from its creation"}},
 	}
 	for _, tt := range tests {
@@ -124,19 +160,40 @@ func TestExpectNoClaimEver(t *testing.T) {
 			pod := stepstest.Obj(t, podYAML("p1", "", ""))
 			pod.SetResourceVersion(tt.rv)
 			f.Seed("p1", pod)
-			w := watch.NewFakeWithChanSize(4, false)
-			var gotRV string
+			listRV := tt.listRV
+			if listRV == "" {
+				listRV = "50"
+			}
+			f.Dyn.PrependReactor("list", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				return true, &unstructured.UnstructuredList{Object: map[string]any{
+					"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimList", "metadata": map[string]any{"resourceVersion": listRV}}}, nil
+			})
+			var mu sync.Mutex
+			var startedAt []string
 			f.Dyn.PrependWatchReactor("resourceclaims", func(a k8stesting.Action) (bool, watch.Interface, error) {
-				gotRV = a.(k8stesting.WatchActionImpl).WatchRestrictions.ResourceVersion
+				mu.Lock()
+				defer mu.Unlock()
+				startedAt = append(startedAt, a.(k8stesting.WatchActionImpl).WatchRestrictions.ResourceVersion)
+				w := watch.NewFakeWithChanSize(8, false)
+				if n := len(startedAt) - 1; n < len(tt.watches) {
+					tt.watches[n](w)
+				}
 				return true, w, nil
 			})
-			if tt.events != nil {
-				tt.events(w, f)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if tt.bound != 0 {
+				ctx, cancel = context.WithTimeout(context.Background(), tt.bound)
 			}
-			err := run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Ever: true}})
+			defer cancel()
+			err := (&steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Ever: true}}).Run(ctx, f.Env)
 			check(t, err, tt.fails)
-			if tt.rv != "" && gotRV != tt.rv {
-				t.Errorf("the claim watch started at resourceVersion %q, want the pod's %q", gotRV, tt.rv)
+			mu.Lock()
+			defer mu.Unlock()
+			if tt.rv != "" && len(startedAt) > 0 && startedAt[0] != tt.rv {
+				t.Errorf("the claim watch started at resourceVersion %q, want the pod's %q", startedAt[0], tt.rv)
+			}
+			if tt.resumedAt != "" && (len(startedAt) < 2 || startedAt[1] != tt.resumedAt) {
+				t.Errorf("watches started at %q, want the second at %q", startedAt, tt.resumedAt)
 			}
 		})
 	}
