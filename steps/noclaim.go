@@ -20,11 +20,17 @@ import (
 // by it and its status names none. With For, it keeps watching that long.
 // With Within, a claim owned by the pod may come and go, as each failed
 // attempt of a scheduler that retries the pod creates one and deletes it:
-// it waits for a moment when the pod owns none.
+// it waits for a moment, after the scheduler has reported the pod failing,
+// when the pod owns none.
 type ExpectNoClaim struct{ Spec *spec.ExpectNoClaim }
 
 // Describe implements Step.
-func (s *ExpectNoClaim) Describe() string { return "no claim exists for pod " + s.Spec.Pod }
+func (s *ExpectNoClaim) Describe() string {
+	if s.Spec.Within != 0 {
+		return "pod " + s.Spec.Pod + " comes to own no claim once the scheduler has failed it"
+	}
+	return "no claim exists for pod " + s.Spec.Pod
+}
 
 // Run implements Step.
 func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
@@ -33,6 +39,9 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	uid := string(c.Object.GetUID())
+	if s.Spec.Within != 0 {
+		return s.comesToOwnNone(ctx, env, c.Object.GetName(), uid)
+	}
 	check := func() error {
 		u, err := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace).Get(ctx, c.Object.GetName(), metav1.GetOptions{})
 		if err != nil {
@@ -42,20 +51,7 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 		if err != nil {
 			return err
 		}
-		if s.Spec.Within == 0 {
-			return noClaimFor(ctx, env, pod, s.Spec.Pod)
-		}
-		if err := noClaimInStatus(pod, s.Spec.Pod); err != nil {
-			return err
-		}
-		// Listed again now, a claim could be the next attempt's: the
-		// moment with none is the watch's.
-		err = watchUntilNone(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), time.Duration(s.Spec.Within),
-			func(u *unstructured.Unstructured) bool { return ownedBy(u, uid) })
-		if err != nil {
-			return fmt.Errorf("pod %s must come to own no claim (a retried attempt's claim may come and go): %w", s.Spec.Pod, err)
-		}
-		return nil
+		return noClaimFor(ctx, env, pod, s.Spec.Pod)
 	}
 	if err := check(); err != nil {
 		return err
@@ -78,6 +74,48 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	return check()
+}
+
+// comesToOwnNone is within: a moment when the pod owns no claim, after the
+// scheduler has reported it failing at least once. A retrying scheduler
+// may create a claim in each attempt and delete it when the attempt fails
+// (v1.37.2's PreBind does, register R7), so a claim seen is not yet a
+// failure; but a moment before any attempt proves nothing, since a claim
+// the first attempt will leave behind does not exist yet. kube-scheduler
+// writes the pod's PodScheduled=False condition after the failed attempt
+// has undone its work, so the claims are watched only from then on: what
+// that attempt left is there, and the watch waits for a moment with none.
+func (s *ExpectNoClaim) comesToOwnNone(ctx context.Context, env *Env, name, uid string) error {
+	deadline := time.Now().Add(time.Duration(s.Spec.Within))
+	err := watchPod(ctx, env, s.Spec.Pod, time.Duration(s.Spec.Within), func(pod *corev1.Pod) error {
+		if pod.Spec.NodeName != "" {
+			return fmt.Errorf("pod %s was bound to node %s; within: is for a pod the scheduler keeps failing", s.Spec.Pod, pod.Spec.NodeName)
+		}
+		if err := noClaimInStatus(pod, s.Spec.Pod); err != nil {
+			return err
+		}
+		if c := podScheduledCondition(pod); c == nil || c.Status != corev1.ConditionFalse {
+			return notYet{"pod " + s.Spec.Pod + " has not been reported failing to schedule, so no attempt has ended yet; " + schedulingState(pod)}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pod %s must come to own no claim once the scheduler has failed it: %w", s.Spec.Pod, err)
+	}
+	err = watchUntilNone(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), time.Until(deadline),
+		func(u *unstructured.Unstructured) bool { return ownedBy(u, uid) })
+	if err != nil {
+		return fmt.Errorf("pod %s must come to own no claim once the scheduler has failed it (a retried attempt's claim may come and go): %w", s.Spec.Pod, err)
+	}
+	u, err := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading pod %s: %w", s.Spec.Pod, err)
+	}
+	pod, err := toPod(u)
+	if err != nil {
+		return err
+	}
+	return noClaimInStatus(pod, s.Spec.Pod)
 }
 
 func noClaimFor(ctx context.Context, env *Env, pod *corev1.Pod, local string) error {

@@ -200,36 +200,67 @@ func TestExpectNoClaimEver(t *testing.T) {
 }
 
 // within: a pod the scheduler keeps retrying owns a claim during each
-// attempt; the step passes at the first moment it owns none, and fails on a
-// claim that stays or a status that names one.
+// attempt; the step passes at the first moment, after the scheduler has
+// reported the pod failing, that it owns none, and fails on a claim that
+// stays or a status that names one.
 func TestExpectNoClaimWithin(t *testing.T) {
+	const failing = `status:
+  conditions:
+  - {type: PodScheduled, status: "False", reason: SchedulerError, message: "running PreBind plugin DynamicResources: nil or empty request mappings"}
+`
 	tests := []struct {
 		name     string
+		node     string
 		status   string
 		claims   []string // owners of claims present from the start
 		goes     bool     // the pod's claim is deleted after 100ms
+		appears  bool     // a claim of the pod is created after 100ms
+		fails    string   // the pod is reported failing after 300ms
 		within   time.Duration
-		fails    []string
+		want     []string
 		deadline time.Duration // the step must end within this
 	}{
-		{name: "none", within: 5 * time.Second, deadline: time.Second},
-		{name: "an attempt's claim goes", claims: []string{"p1"}, goes: true, within: 5 * time.Second, deadline: 2 * time.Second},
-		{name: "a claim that stays", claims: []string{"p1", "other"}, within: 500 * time.Millisecond,
-			fails: []string{"pod p1 must come to own no claim", "still there after 500ms", "[claim-p1]"}},
-		{name: "another pod's claim stays", claims: []string{"other"}, within: 5 * time.Second, deadline: time.Second},
-		{name: "status names a claim", status: "status: {extendedResourceClaimStatus: {resourceClaimName: p1-extended-resources-abc}}",
-			within: 5 * time.Second, deadline: time.Second, fails: []string{"status.extendedResourceClaimStatus names claim", "p1-extended-resources-abc"}},
+		{name: "none", status: failing, within: 5 * time.Second, deadline: time.Second},
+		{name: "an attempt's claim goes", status: failing, claims: []string{"p1"}, goes: true, within: 5 * time.Second, deadline: 2 * time.Second},
+		{name: "a claim that stays", status: failing, claims: []string{"p1", "other"}, within: 500 * time.Millisecond,
+			want: []string{"pod p1 must come to own no claim", "still there after", "[claim-p1]"}},
+		{name: "another pod's claim stays", status: failing, claims: []string{"other"}, within: 5 * time.Second, deadline: time.Second},
+		{name: "status names a claim", status: failing + "  extendedResourceClaimStatus: {resourceClaimName: p1-extended-resources-abc}\n",
+			within: 5 * time.Second, deadline: time.Second, want: []string{"status.extendedResourceClaimStatus names claim", "p1-extended-resources-abc"}},
+		// The moment before the first attempt ends proves nothing: the
+		// claim that attempt leaves behind may not exist yet.
+		{name: "the first attempt's claim, made after the step began, stays", appears: true, fails: failing, within: time.Second,
+			want: []string{"pod p1 must come to own no claim once the scheduler has failed it", "still there after", "[late-p1]"}},
+		{name: "a claim made before the first failure is reported, that goes", claims: []string{"p1"}, goes: true, fails: failing, within: 5 * time.Second, deadline: 2 * time.Second},
+		{name: "never reported failing", within: 500 * time.Millisecond,
+			want: []string{"has not been reported failing to schedule", "no PodScheduled condition"}},
+		{name: "bound", node: node1, status: failing, within: 5 * time.Second, deadline: time.Second,
+			want: []string{"pod p1 was bound to node " + node1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f, claims := podWithClaims(t, tt.status, tt.claims)
+			f := stepstest.New(t)
+			p := f.SeedYAML("p1", podYAML("p1", tt.node, tt.status))
+			f.AddYAML(podYAML("other", "", ""))
+			claims := map[string]*steps.Created{}
+			for _, owner := range tt.claims {
+				claims[owner] = f.AddYAML(ownedClaim("claim-"+owner, owner))
+			}
 			if tt.goes {
 				f.Later(100*time.Millisecond, func() { f.Remove(claims["p1"]) })
 			}
+			if tt.appears {
+				f.Later(100*time.Millisecond, func() { f.AddYAML(ownedClaim("late-p1", "p1")) })
+			}
+			if tt.fails != "" {
+				f.Later(300*time.Millisecond, func() {
+					f.Modify(p, func(u *unstructured.Unstructured) { u.Object["status"] = tree(t, tt.fails)["status"] })
+				})
+			}
 			start := time.Now()
 			err := run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Within: spec.Duration(tt.within)}})
-			check(t, err, tt.fails)
+			check(t, err, tt.want)
 			if tt.deadline != 0 && time.Since(start) > tt.deadline {
 				t.Errorf("took %s, want the step over within %s", time.Since(start), tt.deadline)
 			}
