@@ -164,6 +164,25 @@ var malformedSpecs = []struct {
 		want:  []string{`suites/s.yaml:1: apiVersion is "v1" (the first lines of every document are apiVersion: draconform.dev/v1alpha1 and kind)`},
 	},
 	{
+		name: "gap without its pinned step, pinsGap in gap.closed",
+		suite: suite("- id: a\n  title: t\n  knownIssue: k\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectScheduled: {pod: p1}\n" +
+			"  gap:\n    present: p\n    closed:\n    - expectScheduled: {pod: p1}\n      pinsGap: true\n"),
+		want: []string{
+			`suites/s.yaml:13: case a: gap: names no step that pins it, so no failure could run gap.closed (mark the step that fails where the gap is closed with pinsGap: true)`,
+			`suites/s.yaml:15: case a: pinsGap: true in gap.closed, which runs after the gap is found closed (mark the step of steps: that pins the gap)`,
+		},
+	},
+	{
+		name: "two pinned steps, and one without a gap",
+		suite: suite("- id: a\n  title: t\n  knownIssue: k\n  steps:\n  - create: {fixture: pod, name: p1}\n    pinsGap: true\n  - expectScheduled: {pod: p1}\n    pinsGap: true\n" +
+			"  gap:\n    present: p\n    closed:\n    - expectScheduled: {pod: p1}\n" +
+			"- id: b\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    pinsGap: true\n"),
+		want: []string{
+			`suites/s.yaml:12: case a: a second step pins the gap; exactly one may (keep pinsGap: true on one step (the first is at line 10))`,
+			`suites/s.yaml:21: case b: pinsGap: true, but the case has no gap: (add gap: (present:, closed:) to the case, or drop pinsGap)`,
+		},
+	},
+	{
 		name:  "unknown gate in a restart",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - restart: {component: kube-scheduler, gates: {DRAConsumableCapacty: false}}\n"),
 		want:  []string{`suites/s.yaml:9: unknown feature gate "DRAConsumableCapacty" (did you mean DRAConsumableCapacity?)`},
