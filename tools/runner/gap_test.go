@@ -2,11 +2,13 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/spec"
@@ -80,5 +82,48 @@ func TestOnlyThePinnedStepRunsGapClosed(t *testing.T) {
 				t.Errorf("gap recorded %q, want %q", gap, tt.gap)
 			}
 		})
+	}
+}
+
+// A step that cannot check what it promises here ends the case as not
+// applicable, with its reason: never a pass, never a failure, and never a
+// way into gap.closed.
+func TestNotApplicableEndsTheCase(t *testing.T) {
+	na := &steps.NotApplicable{Cause: "cannot count", Reason: "the scheduler does not log its attempts"}
+	wrapped := fmt.Errorf("step 2 at suites/s.yaml:11, over 20s ...:\n%w", na)
+	r := newCaseResult(false)
+	if !endNotApplicable(r, wrapped) {
+		t.Fatal("a wrapped NotApplicable did not end the case")
+	}
+	if r.skip != na.Reason || r.failure != "" {
+		t.Errorf("skip %q, failure %q: want the skip %q", r.skip, r.failure, na.Reason)
+	}
+	got := map[string]any{}
+	for _, e := range r.entries {
+		got[e.name] = e.value
+	}
+	if got[report.EntryInapplicable] != true || got[report.EntryCause] != na.Cause {
+		t.Errorf("entries %v: want inapplicable and cause %q", got, na.Cause)
+	}
+	if endNotApplicable(newCaseResult(false), fmt.Errorf("some failure")) {
+		t.Error("a failure ended the case as not applicable")
+	}
+
+	// Even from the step that pins a gap: expectNoHotLoop on a cluster
+	// that shows no kube-scheduler (the fakes show none).
+	f := stepstest.New(t)
+	f.SeedYAML("p1", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: main, image: pause}]}\n"+
+		"status: {conditions: [{type: PodScheduled, status: \"False\", reason: Unschedulable, message: m}]}\n")
+	c := &spec.Case{ID: "a", Steps: stepList(t, `{expectNoHotLoop: {pod: p1, over: 1s, maxAttempts: 10}, pinsGap: true}`),
+		Gap: &spec.Gap{Present: "p", Closed: stepList(t, holds)}}
+	r = newCaseResult(false)
+	err := stepsOrGap(context.Background(), f.Env, r, c)
+	if !steps.IsNotApplicable(err) {
+		t.Fatalf("want the case not applicable, got %v", err)
+	}
+	for _, e := range r.entries {
+		if e.name == report.EntryGap {
+			t.Errorf("a step that does not apply ran gap.closed (gap %v)", e.value)
+		}
 	}
 }

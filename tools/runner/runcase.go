@@ -95,13 +95,8 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	caseCtx, cancel := context.WithTimeout(ctx, s.opts.CaseTimeout)
 	defer cancel()
 	if err := caseSteps(caseCtx, env, c, r); err != nil {
-		if na, ok := steps.AsNotApplicable(err); ok {
-			// A check the cluster cannot make is no pass: the case does
-			// not apply here, and says why.
-			r.printf("%v\n", err)
-			r.cause(na.Cause)
-			r.inapplicable()
-			return r.skipped(na.Reason)
+		if endNotApplicable(r, err) {
+			return r
 		}
 		if caseCtx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("the case ran past --case-timeout (%s): %w", s.opts.CaseTimeout, err)
@@ -159,6 +154,21 @@ func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r 
 	for _, m := range env.Measurements() {
 		r.add(report.EntryMeasurement, m, false)
 	}
+}
+
+// endNotApplicable ends the case as a skip that does not apply to this
+// cluster, which verdicts leave out, when a step said it cannot check what
+// it promises here: that is no pass. It reports whether it did.
+func endNotApplicable(r *caseResult, err error) bool {
+	na, ok := steps.AsNotApplicable(err)
+	if !ok {
+		return false
+	}
+	r.printf("%v\n", err)
+	r.cause(na.Cause)
+	r.inapplicable()
+	r.skipped(na.Reason)
+	return true
 }
 
 // stepsOrGap runs the case's steps. A case that pins a gap passes with the
