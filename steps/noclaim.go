@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -154,41 +155,45 @@ func checkExpectNoClaim(c Checker, st *spec.Step) {
 }
 
 // replayBound bounds how long noClaimSince waits for the replay of claim
-// events to reach the present. The API server sends the history at once;
-// what can take a while is the bookmark that says it is all there.
+// events to reach the present. The API server sends the history at once.
 const replayBound = 15 * time.Second
 
-// replayWatchSeconds is the timeoutSeconds of each replaying watch. The
-// API server's watch cache sends a watch that allows bookmarks one 2 s
-// before its deadline, at the resourceVersion the cache has reached
-// (apiserver cacher, nextBookmarkTime), so a short watch learns soon that
-// it has seen everything up to the present; the next one resumes where it
-// ended.
+// replayWatchSeconds is the timeoutSeconds of each replaying watch: one
+// that ends is resumed from the last resourceVersion it delivered, and an
+// API server that sends bookmarks before a watch's deadline says sooner
+// how far it got.
 const replayWatchSeconds int64 = 4
 
 // noClaimSince replays the claim events of the namespace from the pod's
 // creation: a claim created for the pod and deleted again before this step
 // (a scheduler that creates the claim, fails, and lets the next attempt
 // clean up) is invisible to a list, but not to the watch history. The
-// replay passes only once it has reached the present: an event or bookmark
-// at or past the resourceVersion of a list made as the step began. A watch
-// that merely went quiet may not have delivered everything yet.
+// replay passes only once it has reached the present, which it learns by
+// writing a claim of its own (owned by nothing, asking for nothing, deleted
+// at once): a watch delivers the events of a resource in order, so once the
+// marker's event (or a bookmark at or past it) arrives, every claim event
+// before it has been seen. A watch that merely went quiet, or an API
+// server that sends no bookmark, may not have delivered everything yet;
+// v1.37.2's watch cache sends none to a watch whose start is newer than the
+// last claim event it saw, so a bookmark alone could not say.
 func noClaimSince(ctx context.Context, env *Env, podRV, uid, local string) error {
 	if podRV == "" {
 		return fmt.Errorf("pod %s has no resourceVersion from its creation to replay claim events from", local)
 	}
 	ri := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace)
-	list, err := ri.List(ctx, metav1.ListOptions{})
+	marker, err := writeReplayMarker(ctx, env, ri)
 	if err != nil {
-		return fmt.Errorf("listing claims to learn the present resourceVersion: %w", err)
+		return fmt.Errorf("pod %s: writing the claim that marks the present for the replay of claim events: %w", local, err)
 	}
-	present, err := revision(list.GetResourceVersion())
-	if err != nil {
-		return fmt.Errorf("pod %s: cannot tell when the replay of claim events reaches the present: the claim list's %w", local, err)
-	}
+	defer func() {
+		if derr := ri.Delete(context.WithoutCancel(ctx), marker.GetName(), metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
+			env.logf("deleting the replay marker claim %s: %v (the case's clean-up deletes it)", marker.GetName(), derr)
+		}
+	}()
 	rctx, cancel := context.WithTimeout(ctx, replayBound)
 	defer cancel()
-	r := replay{uid: uid, local: local, podRV: podRV, present: present}
+	r := replay{uid: uid, local: local, podRV: podRV, marker: marker}
+	r.present, r.ordered = revision(marker.GetResourceVersion())
 	from := podRV
 	for {
 		secs := replayWatchSeconds
@@ -224,16 +229,35 @@ func noClaimSince(ctx context.Context, env *Env, podRV, uid, local string) error
 	}
 }
 
+// writeReplayMarker creates the claim whose event marks the present in
+// the replay, labelled as the case's objects are; the case's namespace
+// goes with it should the step not get to delete it.
+func writeReplayMarker(ctx context.Context, env *Env, ri dynamic.ResourceInterface) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": ClaimGVR.GroupVersion().String(), "kind": "ResourceClaim",
+		"metadata": map[string]any{
+			"name":   fmt.Sprintf("draconform-replay-%d", env.nextProbe()),
+			"labels": map[string]any{RunLabel: env.RunID, CaseLabel: env.CaseHash},
+		},
+		"spec": map[string]any{},
+	}}
+	return ri.Create(ctx, u, metav1.CreateOptions{})
+}
+
 // replay is what noClaimSince has seen so far.
 type replay struct {
 	uid, local, podRV string
-	present           uint64
+	marker            *unstructured.Unstructured
+	// present is the marker's resourceVersion, where it is a number that
+	// orders events (ordered); a bookmark at or past it reaches it too.
+	present uint64
+	ordered bool
 	// last is the resourceVersion of the newest event or bookmark seen.
 	last string
 }
 
-// read consumes one watch: reached says an event or bookmark at or past
-// the present came, after every event before it was checked.
+// read consumes one watch: reached says the marker's event, or a bookmark
+// past it, came, after every event before it was checked.
 func (r *replay) read(ctx context.Context, w watch.Interface) (reached bool, err error) {
 	for {
 		select {
@@ -255,12 +279,13 @@ func (r *replay) read(ctx context.Context, w watch.Interface) (reached bool, err
 				}
 				return false, fmt.Errorf("pod %s must never have had a claim, but claim %s %s (seen replaying the claim events since the pod was created)", r.local, u.GetName(), verb)
 			}
-			rv, err := revision(m.GetResourceVersion())
-			if err != nil {
-				return false, fmt.Errorf("pod %s: cannot tell when the replay of claim events reaches the present: a %s event's %w", r.local, ev.Type, err)
+			if m.GetResourceVersion() != "" {
+				r.last = m.GetResourceVersion()
 			}
-			r.last = m.GetResourceVersion()
-			if rv >= r.present {
+			if ev.Type != watch.Bookmark && r.isMarker(m) {
+				return true, nil
+			}
+			if rv, ok := revision(m.GetResourceVersion()); ok && r.ordered && rv >= r.present {
 				return true, nil
 			}
 		case <-ctx.Done():
@@ -269,12 +294,19 @@ func (r *replay) read(ctx context.Context, w watch.Interface) (reached bool, err
 	}
 }
 
+func (r *replay) isMarker(m metav1.Object) bool {
+	if m.GetName() != r.marker.GetName() {
+		return false
+	}
+	return r.marker.GetUID() == "" || m.GetUID() == r.marker.GetUID()
+}
+
 func (r *replay) notReached(parent context.Context) error {
 	last := r.last
 	if last == "" {
 		last = "none"
 	}
-	err := fmt.Errorf("pod %s: the replay of claim events since its creation (resourceVersion %s) did not reach the present (resourceVersion %d, listed as the step began) within %s: the last resourceVersion it delivered was %s, and no event or bookmark at or past the present came, so a claim made for the pod after that may not have been replayed (the API server sends bookmarks to a watch that asks for them from its watch cache)", r.local, r.podRV, r.present, replayBound, last)
+	err := fmt.Errorf("pod %s: the replay of claim events since its creation (resourceVersion %s) did not reach the present within %s: the claim %s written to mark it (resourceVersion %s) never came, and the last resourceVersion delivered was %s, so a claim made for the pod may not have been replayed", r.local, r.podRV, replayBound, r.marker.GetName(), r.marker.GetResourceVersion(), last)
 	if parent.Err() != nil {
 		return fmt.Errorf("%w (interrupted: %w)", err, parent.Err())
 	}
@@ -282,11 +314,9 @@ func (r *replay) notReached(parent context.Context) error {
 }
 
 // revision reads a resourceVersion as the etcd revision the API server
-// makes it, which orders the events of one resource.
-func revision(rv string) (uint64, error) {
+// makes it, which orders the events of one resource; ok is false for one
+// that is no number.
+func revision(rv string) (uint64, bool) {
 	n, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("resourceVersion %q is not a number, so events cannot be ordered against it", rv)
-	}
-	return n, nil
+	return n, err == nil
 }

@@ -2,13 +2,16 @@ package steps_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -99,10 +102,15 @@ func TestExpectNoClaimUnknownPod(t *testing.T) {
 
 // The claim history: scripted watches stand in for the API server's replay
 // of claim events since the pod's resourceVersion, which the fake tracker
-// does not keep; the claim list says the present is resourceVersion 50.
+// does not keep. The step writes a marker claim, which the API server
+// stores at resourceVersion 50; its event in the replay is the present.
 func TestExpectNoClaimEver(t *testing.T) {
+	const markerName = "draconform-replay-1"
 	claim := func(name, owner, rv string) *unstructured.Unstructured {
 		c := stepstest.Obj(t, ownedClaim(name, owner))
+		if owner == "" {
+			c.SetOwnerReferences(nil)
+		}
 		c.SetResourceVersion(rv)
 		return c
 	}
@@ -111,46 +119,49 @@ func TestExpectNoClaimEver(t *testing.T) {
 		b.SetResourceVersion(rv)
 		return b
 	}
+	marker := claim(markerName, "", "50")
 	tests := []struct {
 		name      string
 		rv        string
-		listRV    string
+		markerErr error
 		bound     time.Duration // the step's context; default run's
 		watches   []func(w *watch.FakeWatcher)
 		fails     []string
 		resumedAt string // the resourceVersion the second watch must start at
 	}{
-		{name: "no claim ever, replay reaches the present", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+		{name: "no claim ever, the replay reaches the marker", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			w.Add(claim("claim-other", "other", "45"))
+			w.Add(marker)
+		}}},
+		{name: "a bookmark at the marker is enough", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			w.Action(watch.Bookmark, bookmark("50"))
 		}}},
-		{name: "an event at the present is enough", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
-			w.Add(claim("claim-other", "other", "52"))
-		}}},
-		{name: "replay that goes quiet before the present", rv: "41", bound: 3 * time.Second,
+		{name: "a replay that goes quiet before the marker", rv: "41", bound: 3 * time.Second,
 			watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 				w.Add(claim("claim-other", "other", "45"))
 			}},
-			fails: []string{"pod p1: the replay of claim events since its creation (resourceVersion 41) did not reach the present (resourceVersion 50", "the last resourceVersion it delivered was 45"}},
+			fails: []string{"pod p1: the replay of claim events since its creation (resourceVersion 41) did not reach the present",
+				"the claim " + markerName + " written to mark it (resourceVersion 50) never came", "the last resourceVersion delivered was 45"}},
 		{name: "a stale bookmark is not the present", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			w.Action(watch.Bookmark, bookmark("44"))
 			w.Add(claim("p1-extended-resources-x", "p1", "48"))
-			w.Action(watch.Bookmark, bookmark("50"))
+			w.Add(marker)
 		}}, fails: []string{"claim p1-extended-resources-x was created for it"}},
 		{name: "a watch that ends early is resumed where it ended", rv: "41", resumedAt: "46", watches: []func(*watch.FakeWatcher){
 			func(w *watch.FakeWatcher) { w.Add(claim("claim-other", "other", "46")); w.Stop() },
-			func(w *watch.FakeWatcher) { w.Action(watch.Bookmark, bookmark("51")) },
+			func(w *watch.FakeWatcher) { w.Add(marker) },
 		}},
 		{name: "created and deleted before the step", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			c := claim("p1-extended-resources-x", "p1", "43")
 			w.Add(c)
 			w.Delete(c)
+			w.Add(marker)
 		}}, fails: []string{"pod p1 must never have had a claim, but claim p1-extended-resources-x was created for it"}},
 		{name: "history too short", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 41 (900)"})
 		}}, fails: []string{"replaying claim events since pod p1 was created (resourceVersion 41)", "too old resource version", "no longer reach back"}},
-		{name: "a list without an ordered resourceVersion", rv: "41", listRV: "abc",
-			fails: []string{"cannot tell when the replay of claim events reaches the present", `resourceVersion "abc" is not a number`}},
+		{name: "the marker cannot be written", rv: "41", markerErr: apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, markerName, fmt.Errorf("denied")),
+			fails: []string{"writing the claim that marks the present", "forbidden"}},
 		{name: "no resourceVersion", fails: []string{"pod p1 has no resourceVersion from its creation"}},
 	}
 	for _, tt := range tests {
@@ -160,15 +171,26 @@ func TestExpectNoClaimEver(t *testing.T) {
 			pod := stepstest.Obj(t, podYAML("p1", "", ""))
 			pod.SetResourceVersion(tt.rv)
 			f.Seed("p1", pod)
-			listRV := tt.listRV
-			if listRV == "" {
-				listRV = "50"
-			}
-			f.Dyn.PrependReactor("list", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-				return true, &unstructured.UnstructuredList{Object: map[string]any{
-					"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimList", "metadata": map[string]any{"resourceVersion": listRV}}}, nil
-			})
 			var mu sync.Mutex
+			var written *unstructured.Unstructured
+			var deleted []string
+			f.Dyn.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if tt.markerErr != nil {
+					return true, nil, tt.markerErr
+				}
+				u := a.(k8stesting.CreateAction).GetObject().(*unstructured.Unstructured).DeepCopy()
+				u.SetResourceVersion("50")
+				mu.Lock()
+				written = u
+				mu.Unlock()
+				return true, u, nil
+			})
+			f.Dyn.PrependReactor("delete", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				mu.Lock()
+				deleted = append(deleted, a.(k8stesting.DeleteAction).GetName())
+				mu.Unlock()
+				return true, nil, nil
+			})
 			var startedAt []string
 			f.Dyn.PrependWatchReactor("resourceclaims", func(a k8stesting.Action) (bool, watch.Interface, error) {
 				mu.Lock()
@@ -194,6 +216,14 @@ func TestExpectNoClaimEver(t *testing.T) {
 			}
 			if tt.resumedAt != "" && (len(startedAt) < 2 || startedAt[1] != tt.resumedAt) {
 				t.Errorf("watches started at %q, want the second at %q", startedAt, tt.resumedAt)
+			}
+			if written != nil {
+				if l := written.GetLabels(); written.GetName() != markerName || l[steps.RunLabel] != stepstest.RunID || l[steps.CaseLabel] != stepstest.CaseHash || len(written.GetOwnerReferences()) != 0 {
+					t.Errorf("the marker claim is %s with labels %v and owners %v: want %s, the case's labels, no owner", written.GetName(), l, written.GetOwnerReferences(), markerName)
+				}
+				if len(deleted) != 1 || deleted[0] != markerName {
+					t.Errorf("deleted claims %q, want the marker %s deleted once the replay is over", deleted, markerName)
+				}
 			}
 		})
 	}

@@ -146,7 +146,9 @@ type ExpectEvent struct {
 // unsatisfiable class does "not panic or hot-loop the scheduler": over a
 // window, the pod stays unbound, kube-scheduler keeps its run and logs no
 // panic, and it tries the pod at most MaxAttempts times. Attempts are
-// counted from the scheduler's own log where the provider can read it.
+// counted from the scheduler's own log (at --v=2), read through the
+// provider or, on a kubeadm cluster, through the API; where they cannot be
+// counted the case does not apply, and says why.
 type ExpectNoHotLoop struct {
 	Pod         string   `yaml:"pod"`
 	Over        Duration `yaml:"over" doc:"the window, at most 2m (default 20s)"`
