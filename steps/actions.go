@@ -69,7 +69,7 @@ func Actions() []Action {
 		{Field: "Assert", Build: func(st *spec.Step) Step { return &Assert{Spec: st.Assert} }, Check: checkAssert},
 		{Field: "ExpectScheduled", Build: func(st *spec.Step) Step { return &ExpectScheduled{Spec: st.ExpectScheduled} }, Check: checkExpectScheduled},
 		{Field: "ExpectUnschedulable", Build: func(st *spec.Step) Step { return &ExpectUnschedulable{Spec: st.ExpectUnschedulable} },
-			Check: func(c Checker, st *spec.Step) { c.Need(st.Pos, spec.RefOf("Pod", st.ExpectUnschedulable.Pod)) }},
+			Check: checkExpectUnschedulable},
 		{Field: "ExpectClaim", Build: func(st *spec.Step) Step { return &ExpectClaim{Spec: st.ExpectClaim} }, Check: checkExpectClaim},
 		{Field: "ExpectNoClaim", Build: func(st *spec.Step) Step { return &ExpectNoClaim{Spec: st.ExpectNoClaim} }, Check: checkExpectNoClaim},
 		{Field: "ExpectSameDevice", Build: func(st *spec.Step) Step { return &Devices{Pods: st.ExpectSameDevice, Same: true} },

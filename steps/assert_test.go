@@ -18,7 +18,7 @@ const storedClaim = `apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
   name: c1
-  labels: {app: x}
+  labels: {app: x, tier: ""}
 spec:
   devices:
     requests:
@@ -47,6 +47,7 @@ func TestAssert(t *testing.T) {
 		{name: "list length", object: "spec: {devices: {requests: [{name: req-0}, {name: req-1}]}}",
 			fails: []string{"spec.devices.requests: length 1, want 2"}},
 		{name: "any but absent", object: "status: <any>", fails: []string{"status: missing"}},
+		{name: "any but empty", object: "metadata: {labels: {tier: <any>}}", fails: []string{"metadata.labels.tier: empty (<any> needs a value)"}},
 		{name: "undefined variable", object: `metadata: {name: "${nope}"}`, fails: []string{"assert resourceclaim/c1", "undefined variable ${nope}"}},
 	}
 	for _, tt := range tests {

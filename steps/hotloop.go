@@ -2,11 +2,13 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/draconform/draconform/tools/cluster"
@@ -16,9 +18,13 @@ import (
 const defaultHotLoopWindow = 20 * time.Second
 
 // ExpectNoHotLoop watches an unschedulable pod over a window: it must stay
-// unbound, and where the provider shows kube-scheduler's run, the scheduler
-// must keep that run, log no panic, and log at most MaxAttempts failed
-// attempts for the pod. The count is reported as a measurement either way.
+// unbound, kube-scheduler must keep its run, log no panic, and log at most
+// MaxAttempts failed attempts for the pod; the count is reported as a
+// measurement. kube-scheduler's run is read from the provider where it
+// shows it (the embedded control planes, kind), else through the API from
+// the static pod kubeadm runs it in. Where neither shows it, or the
+// scheduler does not log its attempts (it does at --v=2), the step cannot
+// count them and ends the case as not applicable: it never passes unmeasured.
 type ExpectNoHotLoop struct{ Spec *spec.ExpectNoHotLoop }
 
 // Describe implements Step.
@@ -46,12 +52,13 @@ func (s *ExpectNoHotLoop) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	inspector, _ := env.Cluster.(cluster.RunInspector)
-	var before cluster.Run
-	if inspector != nil {
-		if before, err = inspector.CurrentRun(ctx, cluster.Scheduler); err != nil {
-			return fmt.Errorf("reading kube-scheduler's run: %w", err)
-		}
+	inspector, err := schedulerRuns(ctx, env)
+	if err != nil {
+		return err
+	}
+	before, err := inspector.CurrentRun(ctx, cluster.Scheduler)
+	if err != nil {
+		return fmt.Errorf("reading kube-scheduler's run: %w", err)
 	}
 	began := time.Now()
 	ri := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace)
@@ -64,15 +71,31 @@ func (s *ExpectNoHotLoop) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	if inspector == nil {
-		env.Measure(fmt.Sprintf("scheduling attempts for pod %s over %s: not measured (this provider does not show kube-scheduler's log)", s.Spec.Pod, window))
-		return nil
-	}
 	after, err := inspector.CurrentRun(ctx, cluster.Scheduler)
 	if err != nil {
 		return fmt.Errorf("reading kube-scheduler's run: %w", err)
 	}
 	return judgeSchedulerRun(env, before, after, pod.Namespace+"/"+pod.Name, s.Spec.Pod, window, s.Spec.MaxAttempts)
+}
+
+// causeNoAttempts is the golden table's word for a hot-loop case that
+// cannot count kube-scheduler's attempts.
+const causeNoAttempts = "kube-scheduler's attempts cannot be counted on this cluster"
+
+// schedulerRuns is what shows kube-scheduler's run: the provider, or the
+// API. Where nothing does, the case does not apply.
+func schedulerRuns(ctx context.Context, env *Env) (cluster.RunInspector, error) {
+	if ri, ok := env.Cluster.(cluster.RunInspector); ok {
+		return ri, nil
+	}
+	api := apiSchedulerRuns{env: env}
+	if _, err := api.pods(ctx); err != nil {
+		if errors.Is(err, errNoSchedulerPod) || apierrors.IsForbidden(err) {
+			return nil, &NotApplicable{Cause: causeNoAttempts, Reason: "expectNoHotLoop counts kube-scheduler's attempts at the pod from its log, and this cluster shows it nowhere: the provider cannot read kube-scheduler's run, and through the API " + err.Error()}
+		}
+		return nil, fmt.Errorf("looking for kube-scheduler's pods: %w", err)
+	}
+	return api, nil
 }
 
 // judgeSchedulerRun compares kube-scheduler's run before and after the
@@ -85,9 +108,11 @@ func judgeSchedulerRun(env *Env, before, after cluster.Run, key, local string, w
 		return fmt.Errorf("kube-scheduler logged a panic while pod %s was pending:\n%s", local, line)
 	}
 	atStart, atEnd := attempts(before.Log, key), attempts(after.Log, key)
-	if atStart == 0 {
-		env.Measure(fmt.Sprintf("scheduling attempts for pod %s over %s: not measured (kube-scheduler does not log them; it does at --v=2)", local, window))
-		return nil
+	if atEnd == 0 {
+		// The pod was reported unschedulable before the window, so
+		// kube-scheduler has tried it: a log without a line for it is a
+		// log that does not say.
+		return &NotApplicable{Cause: causeNoAttempts, Reason: fmt.Sprintf("kube-scheduler logged no attempt at pod %s in %s, although the pod was reported unschedulable: it logs its attempts at --v=2 (on kubeadm and kind, scheduler extraArgs v: \"2\"), so the attempts of a hot loop cannot be counted here", local, window)}
 	}
 	n := atEnd - atStart
 	env.Measure(fmt.Sprintf("scheduling attempts for pod %s over %s: %d (%d before the window)", local, window, n, atStart))
@@ -98,7 +123,9 @@ func judgeSchedulerRun(env *Env, before, after cluster.Run, key, local string, w
 }
 
 // attempts counts kube-scheduler's log lines for failed attempts to
-// schedule the pod namespace/name (schedule_one.go, at --v=2). Its
+// schedule the pod namespace/name (schedule_one.go: "Unable to schedule
+// pod" at --v=2 for a pod that fits nowhere, "Error scheduling pod" at
+// every level for an error). Its
 // FailedScheduling events cannot count them: client-go's event broadcaster
 // folds repeats into a series whose count it writes back only every 30
 // minutes (tools/events refreshTime), so the API shows 1 or 2 however hot
@@ -106,7 +133,7 @@ func judgeSchedulerRun(env *Env, before, after cluster.Run, key, local string, w
 func attempts(log, key string) int {
 	n := 0
 	for _, l := range strings.Split(log, "\n") {
-		if strings.Contains(l, "Unable to schedule pod") && strings.Contains(l, `pod="`+key+`"`) {
+		if (strings.Contains(l, "Unable to schedule pod") || strings.Contains(l, "Error scheduling pod; retrying")) && strings.Contains(l, `pod="`+key+`"`) {
 			n++
 		}
 	}

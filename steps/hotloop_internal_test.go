@@ -41,7 +41,9 @@ func TestJudgeSchedulerRun(t *testing.T) {
 		{"recovered panic", run("7", true, schedulerLog(map[string]int{key: 1})),
 			run("7", true, schedulerLog(map[string]int{key: 2}, `E1202 10:00:01.000000 42 runtime.go:142] "Observed a panic" panic="runtime error: index out of range"`)),
 			[]string{"logged a panic", "index out of range"}, ""},
-		{"attempts not logged", run("7", true, "I1202 nothing at v=0\n"), run("7", true, "I1202 nothing at v=0\n"), nil, "not measured"},
+		{"a scheduling error counts as an attempt", run("7", true, schedulerLog(map[string]int{key: 1})),
+			run("7", true, schedulerLog(map[string]int{key: 1}, `E1202 10:00:03.000000 42 schedule_one.go:1198] "Error scheduling pod; retrying" err="running PreBind plugin" pod="`+key+`"`)),
+			nil, "1 (1 before the window)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,5 +67,23 @@ func TestJudgeSchedulerRun(t *testing.T) {
 				t.Errorf("measurements %q do not say %q", got, tt.measured)
 			}
 		})
+	}
+}
+
+// A scheduler below --v=2 logs no attempt: the step cannot count them, and
+// the case does not apply; it must not pass as if it had counted.
+func TestJudgeSchedulerRunUnmeasured(t *testing.T) {
+	quiet := cluster.Run{ID: "7", Running: true, Log: "I1202 nothing at v=0\n"}
+	env := &Env{}
+	err := judgeSchedulerRun(env, quiet, quiet, "ns/p1", "p1", 20*time.Second, 10)
+	na, ok := AsNotApplicable(err)
+	if !ok {
+		t.Fatalf("want the case not applicable; got %v", err)
+	}
+	if na.Cause != causeNoAttempts || !strings.Contains(na.Reason, "--v=2") || !strings.Contains(na.Reason, "logged no attempt at pod p1") {
+		t.Errorf("cause %q, reason %q: want %q and the reason the attempts cannot be counted", na.Cause, na.Reason, causeNoAttempts)
+	}
+	if len(env.Measurements()) != 0 {
+		t.Errorf("measured %q from a log that shows no attempt", env.Measurements())
 	}
 }

@@ -84,3 +84,98 @@ func TestCapacityInvariant(t *testing.T) {
 		})
 	}
 }
+
+// sliceWith publishes gpu-0 in node1's pool of the case's driver; shared
+// says allowMultipleAllocations.
+func sliceWith(shared bool) string {
+	multi := ""
+	if shared {
+		multi = "allowMultipleAllocations: true, "
+	}
+	return `apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: ` + stepstest.Prefix + `-slice}
+spec:
+  driver: ` + stepstest.Driver + `
+  nodeName: ` + node1 + `
+  pool: {name: ` + node1 + `, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: gpu-0, ` + multi + `capacity: {shares: {value: "4"}, memory: {value: 4Gi}}}
+`
+}
+
+// The allocation of a synthesized request with capacity: on a shared
+// device, a share (shareID) consuming at least the request of every
+// capacity; on a device that is not shared, the whole device.
+func TestCapacityInvariantAllocation(t *testing.T) {
+	const before = "2026-11-30T10:00:00Z"
+	tests := []struct {
+		name      string
+		requests  string // the class's and the request's capacity
+		consumed  string // the result's consumedCapacity; "" for none
+		shareID   bool
+		slice     string // "" for no slice
+		annotated bool   // else found through the pod's status only
+		named     bool   // the pod's status names the claim
+		fails     []string
+	}{
+		{name: "consumes the request", requests: `{shares: "2"}`, consumed: `{shares: "2"}`, shareID: true, slice: sliceWith(true), annotated: true},
+		{name: "consumes more, as a requestPolicy rounds up", requests: `{shares: "2"}`, consumed: `{shares: "3"}`, shareID: true, slice: sliceWith(true), annotated: true},
+		{name: "consumes less than the request", requests: `{shares: "2"}`, consumed: `{shares: "1"}`, shareID: true, slice: sliceWith(true), annotated: true,
+			fails: []string{"device " + stepstest.Driver + "/" + node1 + "/gpu-0", "request container-0-request-0", "shares: 1 consumed, 2 asked", "below what the request asks for"}},
+		{name: "a capacity not consumed", requests: `{shares: "1", memory: 1Gi}`, consumed: `{shares: "1"}`, shareID: true, slice: sliceWith(true), annotated: true,
+			fails: []string{"memory: none consumed, 1Gi asked"}},
+		{name: "no shareID on a shared device", requests: `{shares: "1"}`, consumed: `{shares: "1"}`, slice: sliceWith(true), annotated: true,
+			fails: []string{"the device is shared (allowMultipleAllocations), but the allocation has no shareID"}},
+		{name: "a shared device taken whole", requests: `{shares: "1"}`, slice: sliceWith(true), annotated: true,
+			fails: []string{"has no shareID"}},
+		{name: "a device that is not shared, taken whole", requests: `{shares: "1"}`, slice: sliceWith(false), annotated: true},
+		{name: "slice gone: a share is judged by its fields", requests: `{shares: "2"}`, consumed: `{shares: "1"}`, shareID: true, annotated: true,
+			fails: []string{"shares: 1 consumed, 2 asked"}},
+		{name: "slice gone, whole device", requests: `{shares: "2"}`, annotated: true},
+		{name: "found through the pod's status, without the annotation", requests: `{shares: "2"}`, consumed: `{shares: "1"}`, shareID: true, slice: sliceWith(true), named: true,
+			fails: []string{"synthesized for pod p1", "shares: 1 consumed, 2 asked"}},
+		{name: "a hand-written claim is not the invariant's", requests: `{shares: "2"}`, consumed: `{shares: "1"}`, shareID: true, slice: sliceWith(true)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := stepstest.New(t)
+			f.AddYAML(classWith(tt.requests, before, 1))
+			if tt.slice != "" {
+				f.AddYAML(tt.slice)
+			}
+			claim := stepstest.Obj(t, claimWithCapacity(`capacity: {requests: `+tt.requests+`}`))
+			if !tt.annotated {
+				claim.SetAnnotations(nil)
+			}
+			result := map[string]any{"request": "container-0-request-0", "driver": stepstest.Driver, "pool": node1, "device": "gpu-0"}
+			if tt.shareID {
+				result["shareID"] = "5b7c3a4e-0d4f-4c0e-9d57-2f0b8a3c1e11"
+			}
+			if tt.consumed != "" {
+				result["consumedCapacity"] = tree(t, "c: "+tt.consumed)["c"]
+			}
+			set(t, claim, []any{result}, "status", "allocation", "devices", "results")
+			f.Add(claim)
+			status := ""
+			if tt.named {
+				status = "status: {extendedResourceClaimStatus: {resourceClaimName: " + claim.GetName() + "}}\n"
+			}
+			f.AddYAML(podYAML("p1", node1, status))
+			check(t, run(t, f, steps.CapacityInvariant{}), tt.fails)
+		})
+	}
+}
+
+// A claim a pod's status names is the pod's synthesized claim whether or
+// not it carries the annotation: a scheduler that forgets it must not hide
+// a lost field from the invariant.
+func TestCapacityInvariantFindsClaimsThroughThePodStatus(t *testing.T) {
+	f := stepstest.New(t)
+	f.AddYAML(classWith(`{shares: "1"}`, "2026-11-30T10:00:00Z", 1))
+	claim := stepstest.Obj(t, claimWithCapacity(""))
+	claim.SetAnnotations(nil)
+	f.Add(claim)
+	f.AddYAML(podYAML("p1", node1, "status: {extendedResourceClaimStatus: {resourceClaimName: "+claim.GetName()+"}}\n"))
+	mustFail(t, run(t, f, steps.CapacityInvariant{}), "sets extendedResourceCapacityRequests", "has no capacity", "synthesized for pod p1")
+}

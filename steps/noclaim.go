@@ -3,13 +3,16 @@ package steps
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -18,11 +21,17 @@ import (
 // by it and its status names none. With For, it keeps watching that long.
 // With Within, a claim owned by the pod may come and go, as each failed
 // attempt of a scheduler that retries the pod creates one and deletes it:
-// it waits for a moment when the pod owns none.
+// it waits for a moment, after the scheduler has reported the pod failing,
+// when the pod owns none.
 type ExpectNoClaim struct{ Spec *spec.ExpectNoClaim }
 
 // Describe implements Step.
-func (s *ExpectNoClaim) Describe() string { return "no claim exists for pod " + s.Spec.Pod }
+func (s *ExpectNoClaim) Describe() string {
+	if s.Spec.Within != 0 {
+		return "pod " + s.Spec.Pod + " comes to own no claim once the scheduler has failed it"
+	}
+	return "no claim exists for pod " + s.Spec.Pod
+}
 
 // Run implements Step.
 func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
@@ -31,6 +40,9 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	uid := string(c.Object.GetUID())
+	if s.Spec.Within != 0 {
+		return s.comesToOwnNone(ctx, env, c.Object.GetName(), uid)
+	}
 	check := func() error {
 		u, err := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace).Get(ctx, c.Object.GetName(), metav1.GetOptions{})
 		if err != nil {
@@ -40,20 +52,7 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 		if err != nil {
 			return err
 		}
-		if s.Spec.Within == 0 {
-			return noClaimFor(ctx, env, pod, s.Spec.Pod)
-		}
-		if err := noClaimInStatus(pod, s.Spec.Pod); err != nil {
-			return err
-		}
-		// Listed again now, a claim could be the next attempt's: the
-		// moment with none is the watch's.
-		err = watchUntilNone(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), time.Duration(s.Spec.Within),
-			func(u *unstructured.Unstructured) bool { return ownedBy(u, uid) })
-		if err != nil {
-			return fmt.Errorf("pod %s must come to own no claim (a retried attempt's claim may come and go): %w", s.Spec.Pod, err)
-		}
-		return nil
+		return noClaimFor(ctx, env, pod, s.Spec.Pod)
 	}
 	if err := check(); err != nil {
 		return err
@@ -76,6 +75,48 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	return check()
+}
+
+// comesToOwnNone is within: a moment when the pod owns no claim, after the
+// scheduler has reported it failing at least once. A retrying scheduler
+// may create a claim in each attempt and delete it when the attempt fails
+// (v1.37.2's PreBind does, register R7), so a claim seen is not yet a
+// failure; but a moment before any attempt proves nothing, since a claim
+// the first attempt will leave behind does not exist yet. kube-scheduler
+// writes the pod's PodScheduled=False condition after the failed attempt
+// has undone its work, so the claims are watched only from then on: what
+// that attempt left is there, and the watch waits for a moment with none.
+func (s *ExpectNoClaim) comesToOwnNone(ctx context.Context, env *Env, name, uid string) error {
+	deadline := time.Now().Add(time.Duration(s.Spec.Within))
+	err := watchPod(ctx, env, s.Spec.Pod, time.Duration(s.Spec.Within), func(pod *corev1.Pod) error {
+		if pod.Spec.NodeName != "" {
+			return fmt.Errorf("pod %s was bound to node %s; within: is for a pod the scheduler keeps failing", s.Spec.Pod, pod.Spec.NodeName)
+		}
+		if err := noClaimInStatus(pod, s.Spec.Pod); err != nil {
+			return err
+		}
+		if c := podScheduledCondition(pod); c == nil || c.Status != corev1.ConditionFalse {
+			return notYet{"pod " + s.Spec.Pod + " has not been reported failing to schedule, so no attempt has ended yet; " + schedulingState(pod)}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pod %s must come to own no claim once the scheduler has failed it: %w", s.Spec.Pod, err)
+	}
+	err = watchUntilNone(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), time.Until(deadline),
+		func(u *unstructured.Unstructured) bool { return ownedBy(u, uid) })
+	if err != nil {
+		return fmt.Errorf("pod %s must come to own no claim once the scheduler has failed it (a retried attempt's claim may come and go): %w", s.Spec.Pod, err)
+	}
+	u, err := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading pod %s: %w", s.Spec.Pod, err)
+	}
+	pod, err := toPod(u)
+	if err != nil {
+		return err
+	}
+	return noClaimInStatus(pod, s.Spec.Pod)
 }
 
 func noClaimFor(ctx context.Context, env *Env, pod *corev1.Pod, local string) error {
@@ -113,43 +154,169 @@ func checkExpectNoClaim(c Checker, st *spec.Step) {
 	}
 }
 
-// replayWindow bounds how long noClaimSince reads the replayed events; the
-// API server sends the history at once, so this only has to outlast a
-// loaded machine's delivery.
-const replayWindow = 2 * time.Second
+// replayBound bounds how long noClaimSince waits for the replay of claim
+// events to reach the present. The API server sends the history at once.
+const replayBound = 15 * time.Second
+
+// replayWatchSeconds is the timeoutSeconds of each replaying watch: one
+// that ends is resumed from the last resourceVersion it delivered, and an
+// API server that sends bookmarks before a watch's deadline says sooner
+// how far it got.
+const replayWatchSeconds int64 = 4
 
 // noClaimSince replays the claim events of the namespace from the pod's
 // creation: a claim created for the pod and deleted again before this step
 // (a scheduler that creates the claim, fails, and lets the next attempt
-// clean up) is invisible to a list, but not to the watch history.
+// clean up) is invisible to a list, but not to the watch history. The
+// replay passes only once it has reached the present, which it learns by
+// writing a claim of its own (owned by nothing, asking for nothing, deleted
+// at once): a watch delivers the events of a resource in order, so once the
+// marker's event (or a bookmark at or past it) arrives, every claim event
+// before it has been seen. A watch that merely went quiet, or an API
+// server that sends no bookmark, may not have delivered everything yet;
+// v1.37.2's watch cache sends none to a watch whose start is newer than the
+// last claim event it saw, so a bookmark alone could not say.
 func noClaimSince(ctx context.Context, env *Env, podRV, uid, local string) error {
 	if podRV == "" {
 		return fmt.Errorf("pod %s has no resourceVersion from its creation to replay claim events from", local)
 	}
-	w, err := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: podRV})
+	ri := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace)
+	marker, err := writeReplayMarker(ctx, env, ri)
 	if err != nil {
-		return fmt.Errorf("replaying claim events since pod %s was created: %w", local, err)
+		return fmt.Errorf("pod %s: writing the claim that marks the present for the replay of claim events: %w", local, err)
 	}
-	defer w.Stop()
-	timer := time.NewTimer(replayWindow)
-	defer timer.Stop()
+	defer func() {
+		if derr := ri.Delete(context.WithoutCancel(ctx), marker.GetName(), metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
+			env.logf("deleting the replay marker claim %s: %v (the case's clean-up deletes it)", marker.GetName(), derr)
+		}
+	}()
+	rctx, cancel := context.WithTimeout(ctx, replayBound)
+	defer cancel()
+	r := replay{uid: uid, local: local, podRV: podRV, marker: marker}
+	r.present, r.ordered = revision(marker.GetResourceVersion())
+	from := podRV
+	for {
+		secs := replayWatchSeconds
+		w, err := ri.Watch(rctx, metav1.ListOptions{ResourceVersion: from, AllowWatchBookmarks: true, TimeoutSeconds: &secs})
+		if err != nil {
+			if rctx.Err() != nil {
+				return r.notReached(ctx)
+			}
+			return fmt.Errorf("replaying claim events since pod %s was created: %w", local, err)
+		}
+		before := r.last
+		reached, err := r.read(rctx, w)
+		w.Stop()
+		switch {
+		case err != nil:
+			return err
+		case reached:
+			return nil
+		case rctx.Err() != nil:
+			return r.notReached(ctx)
+		}
+		if r.last == before {
+			// Nothing new from that watch: do not hammer the API server
+			// with watches it ends at once.
+			select {
+			case <-rctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		if r.last != "" {
+			from = r.last
+		}
+	}
+}
+
+// writeReplayMarker creates the claim whose event marks the present in
+// the replay, labelled as the case's objects are; the case's namespace
+// goes with it should the step not get to delete it.
+func writeReplayMarker(ctx context.Context, env *Env, ri dynamic.ResourceInterface) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": ClaimGVR.GroupVersion().String(), "kind": "ResourceClaim",
+		"metadata": map[string]any{
+			"name":   fmt.Sprintf("draconform-replay-%d", env.nextProbe()),
+			"labels": map[string]any{RunLabel: env.RunID, CaseLabel: env.CaseHash},
+		},
+		"spec": map[string]any{},
+	}}
+	return ri.Create(ctx, u, metav1.CreateOptions{})
+}
+
+// replay is what noClaimSince has seen so far.
+type replay struct {
+	uid, local, podRV string
+	marker            *unstructured.Unstructured
+	// present is the marker's resourceVersion, where it is a number that
+	// orders events (ordered); a bookmark at or past it reaches it too.
+	present uint64
+	ordered bool
+	// last is the resourceVersion of the newest event or bookmark seen.
+	last string
+}
+
+// read consumes one watch: reached says the marker's event, or a bookmark
+// past it, came, after every event before it was checked.
+func (r *replay) read(ctx context.Context, w watch.Interface) (reached bool, err error) {
 	for {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return fmt.Errorf("replaying claim events since pod %s was created: the watch closed early", local)
+				return false, nil // timed out or closed: resume from r.last
 			}
 			if ev.Type == watch.Error {
-				return fmt.Errorf("replaying claim events since pod %s was created (resourceVersion %s): %w; the API server's watch history may no longer reach back that far", local, podRV, apierrors.FromObject(ev.Object))
+				return false, fmt.Errorf("replaying claim events since pod %s was created (resourceVersion %s): %w; the API server's watch history may no longer reach back that far", r.local, r.podRV, apierrors.FromObject(ev.Object))
 			}
-			u, ok := ev.Object.(*unstructured.Unstructured)
-			if ok && ev.Type == watch.Added && ownedBy(u, uid) {
-				return fmt.Errorf("pod %s must never have had a claim, but claim %s was created for it (seen replaying the claim events since the pod was created)", local, u.GetName())
+			m, err := meta.Accessor(ev.Object)
+			if err != nil {
+				return false, fmt.Errorf("replaying claim events since pod %s was created: a %s event without metadata: %w", r.local, ev.Type, err)
 			}
-		case <-timer.C:
-			return nil
+			if u, ok := ev.Object.(*unstructured.Unstructured); ok && ev.Type != watch.Bookmark && ownedBy(u, r.uid) {
+				verb := "was created for it"
+				if ev.Type != watch.Added {
+					verb = "belonged to it (" + string(ev.Type) + ")"
+				}
+				return false, fmt.Errorf("pod %s must never have had a claim, but claim %s %s (seen replaying the claim events since the pod was created)", r.local, u.GetName(), verb)
+			}
+			if m.GetResourceVersion() != "" {
+				r.last = m.GetResourceVersion()
+			}
+			if ev.Type != watch.Bookmark && r.isMarker(m) {
+				return true, nil
+			}
+			if rv, ok := revision(m.GetResourceVersion()); ok && r.ordered && rv >= r.present {
+				return true, nil
+			}
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, nil
 		}
 	}
+}
+
+func (r *replay) isMarker(m metav1.Object) bool {
+	if m.GetName() != r.marker.GetName() {
+		return false
+	}
+	return r.marker.GetUID() == "" || m.GetUID() == r.marker.GetUID()
+}
+
+func (r *replay) notReached(parent context.Context) error {
+	last := r.last
+	if last == "" {
+		last = "none"
+	}
+	err := fmt.Errorf("pod %s: the replay of claim events since its creation (resourceVersion %s) did not reach the present within %s: the claim %s written to mark it (resourceVersion %s) never came, and the last resourceVersion delivered was %s, so a claim made for the pod may not have been replayed", r.local, r.podRV, replayBound, r.marker.GetName(), r.marker.GetResourceVersion(), last)
+	if parent.Err() != nil {
+		return fmt.Errorf("%w (interrupted: %w)", err, parent.Err())
+	}
+	return err
+}
+
+// revision reads a resourceVersion as the etcd revision the API server
+// makes it, which orders the events of one resource; ok is false for one
+// that is no number.
+func revision(rv string) (uint64, bool) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return n, err == nil
 }

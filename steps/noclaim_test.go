@@ -1,11 +1,17 @@
 package steps_test
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -94,27 +100,68 @@ func TestExpectNoClaimUnknownPod(t *testing.T) {
 	mustFail(t, run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p9"}}), "pod/p9 was not created by this case")
 }
 
-// The claim history: a scripted watch stands in for the API server's replay
+// The claim history: scripted watches stand in for the API server's replay
 // of claim events since the pod's resourceVersion, which the fake tracker
-// does not keep.
+// does not keep. The step writes a marker claim, which the API server
+// stores at resourceVersion 50; its event in the replay is the present.
 func TestExpectNoClaimEver(t *testing.T) {
+	const markerName = "draconform-replay-1"
+	claim := func(name, owner, rv string) *unstructured.Unstructured {
+		c := stepstest.Obj(t, ownedClaim(name, owner))
+		if owner == "" {
+			c.SetOwnerReferences(nil)
+		}
+		c.SetResourceVersion(rv)
+		return c
+	}
+	bookmark := func(rv string) *unstructured.Unstructured {
+		b := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim"}}
+		b.SetResourceVersion(rv)
+		return b
+	}
+	marker := claim(markerName, "", "50")
 	tests := []struct {
-		name   string
-		rv     string
-		events func(w *watch.FakeWatcher, f *stepstest.Fake)
-		fails  []string
+		name      string
+		rv        string
+		markerErr error
+		bound     time.Duration // the step's context; default run's
+		watches   []func(w *watch.FakeWatcher)
+		fails     []string
+		resumedAt string // the resourceVersion the second watch must start at
 	}{
-		{name: "no claim ever", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
-			w.Add(stepstest.Obj(t, ownedClaim("claim-other", "other")))
+		{name: "no claim ever, the replay reaches the marker", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+			w.Add(claim("claim-other", "other", "45"))
+			w.Add(marker)
+		}}},
+		{name: "a bookmark at the marker is enough", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+			w.Action(watch.Bookmark, bookmark("50"))
+		}}},
+		{name: "a replay that goes quiet before the marker", rv: "41", bound: 3 * time.Second,
+			watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+				w.Add(claim("claim-other", "other", "45"))
+			}},
+			fails: []string{"pod p1: the replay of claim events since its creation (resourceVersion 41) did not reach the present",
+				"the claim " + markerName + " written to mark it (resourceVersion 50) never came", "the last resourceVersion delivered was 45"}},
+		{name: "a stale bookmark is not the present", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+			w.Action(watch.Bookmark, bookmark("44"))
+			w.Add(claim("p1-extended-resources-x", "p1", "48"))
+			w.Add(marker)
+		}}, fails: []string{"claim p1-extended-resources-x was created for it"}},
+		{name: "a watch that ends early is resumed where it ended", rv: "41", resumedAt: "46", watches: []func(*watch.FakeWatcher){
+			func(w *watch.FakeWatcher) { w.Add(claim("claim-other", "other", "46")); w.Stop() },
+			func(w *watch.FakeWatcher) { w.Add(marker) },
 		}},
-		{name: "created and deleted before the step", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
-			c := stepstest.Obj(t, ownedClaim("p1-extended-resources-x", "p1"))
+		{name: "created and deleted before the step", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+			c := claim("p1-extended-resources-x", "p1", "43")
 			w.Add(c)
 			w.Delete(c)
-		}, fails: []string{"pod p1 must never have had a claim, but claim p1-extended-resources-x was created for it"}},
-		{name: "history too short", rv: "41", events: func(w *watch.FakeWatcher, f *stepstest.Fake) {
+			w.Add(marker)
+		}}, fails: []string{"pod p1 must never have had a claim, but claim p1-extended-resources-x was created for it"}},
+		{name: "history too short", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 41 (900)"})
-		}, fails: []string{"replaying claim events since pod p1 was created (resourceVersion 41)", "too old resource version", "no longer reach back"}},
+		}}, fails: []string{"replaying claim events since pod p1 was created (resourceVersion 41)", "too old resource version", "no longer reach back"}},
+		{name: "the marker cannot be written", rv: "41", markerErr: apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, markerName, fmt.Errorf("denied")),
+			fails: []string{"writing the claim that marks the present", "forbidden"}},
 		{name: "no resourceVersion", fails: []string{"pod p1 has no resourceVersion from its creation"}},
 	}
 	for _, tt := range tests {
@@ -124,55 +171,126 @@ func TestExpectNoClaimEver(t *testing.T) {
 			pod := stepstest.Obj(t, podYAML("p1", "", ""))
 			pod.SetResourceVersion(tt.rv)
 			f.Seed("p1", pod)
-			w := watch.NewFakeWithChanSize(4, false)
-			var gotRV string
+			var mu sync.Mutex
+			var written *unstructured.Unstructured
+			var deleted []string
+			f.Dyn.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if tt.markerErr != nil {
+					return true, nil, tt.markerErr
+				}
+				u := a.(k8stesting.CreateAction).GetObject().(*unstructured.Unstructured).DeepCopy()
+				u.SetResourceVersion("50")
+				mu.Lock()
+				written = u
+				mu.Unlock()
+				return true, u, nil
+			})
+			f.Dyn.PrependReactor("delete", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				mu.Lock()
+				deleted = append(deleted, a.(k8stesting.DeleteAction).GetName())
+				mu.Unlock()
+				return true, nil, nil
+			})
+			var startedAt []string
 			f.Dyn.PrependWatchReactor("resourceclaims", func(a k8stesting.Action) (bool, watch.Interface, error) {
-				gotRV = a.(k8stesting.WatchActionImpl).WatchRestrictions.ResourceVersion
+				mu.Lock()
+				defer mu.Unlock()
+				startedAt = append(startedAt, a.(k8stesting.WatchActionImpl).WatchRestrictions.ResourceVersion)
+				w := watch.NewFakeWithChanSize(8, false)
+				if n := len(startedAt) - 1; n < len(tt.watches) {
+					tt.watches[n](w)
+				}
 				return true, w, nil
 			})
-			if tt.events != nil {
-				tt.events(w, f)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if tt.bound != 0 {
+				ctx, cancel = context.WithTimeout(context.Background(), tt.bound)
 			}
-			err := run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Ever: true}})
+			defer cancel()
+			err := (&steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Ever: true}}).Run(ctx, f.Env)
 			check(t, err, tt.fails)
-			if tt.rv != "" && gotRV != tt.rv {
-				t.Errorf("the claim watch started at resourceVersion %q, want the pod's %q", gotRV, tt.rv)
+			mu.Lock()
+			defer mu.Unlock()
+			if tt.rv != "" && len(startedAt) > 0 && startedAt[0] != tt.rv {
+				t.Errorf("the claim watch started at resourceVersion %q, want the pod's %q", startedAt[0], tt.rv)
+			}
+			if tt.resumedAt != "" && (len(startedAt) < 2 || startedAt[1] != tt.resumedAt) {
+				t.Errorf("watches started at %q, want the second at %q", startedAt, tt.resumedAt)
+			}
+			if written != nil {
+				if l := written.GetLabels(); written.GetName() != markerName || l[steps.RunLabel] != stepstest.RunID || l[steps.CaseLabel] != stepstest.CaseHash || len(written.GetOwnerReferences()) != 0 {
+					t.Errorf("the marker claim is %s with labels %v and owners %v: want %s, the case's labels, no owner", written.GetName(), l, written.GetOwnerReferences(), markerName)
+				}
+				if len(deleted) != 1 || deleted[0] != markerName {
+					t.Errorf("deleted claims %q, want the marker %s deleted once the replay is over", deleted, markerName)
+				}
 			}
 		})
 	}
 }
 
 // within: a pod the scheduler keeps retrying owns a claim during each
-// attempt; the step passes at the first moment it owns none, and fails on a
-// claim that stays or a status that names one.
+// attempt; the step passes at the first moment, after the scheduler has
+// reported the pod failing, that it owns none, and fails on a claim that
+// stays or a status that names one.
 func TestExpectNoClaimWithin(t *testing.T) {
+	const failing = `status:
+  conditions:
+  - {type: PodScheduled, status: "False", reason: SchedulerError, message: "running PreBind plugin DynamicResources: nil or empty request mappings"}
+`
 	tests := []struct {
 		name     string
+		node     string
 		status   string
 		claims   []string // owners of claims present from the start
 		goes     bool     // the pod's claim is deleted after 100ms
+		appears  bool     // a claim of the pod is created after 100ms
+		fails    string   // the pod is reported failing after 300ms
 		within   time.Duration
-		fails    []string
+		want     []string
 		deadline time.Duration // the step must end within this
 	}{
-		{name: "none", within: 5 * time.Second, deadline: time.Second},
-		{name: "an attempt's claim goes", claims: []string{"p1"}, goes: true, within: 5 * time.Second, deadline: 2 * time.Second},
-		{name: "a claim that stays", claims: []string{"p1", "other"}, within: 500 * time.Millisecond,
-			fails: []string{"pod p1 must come to own no claim", "still there after 500ms", "[claim-p1]"}},
-		{name: "another pod's claim stays", claims: []string{"other"}, within: 5 * time.Second, deadline: time.Second},
-		{name: "status names a claim", status: "status: {extendedResourceClaimStatus: {resourceClaimName: p1-extended-resources-abc}}",
-			within: 5 * time.Second, deadline: time.Second, fails: []string{"status.extendedResourceClaimStatus names claim", "p1-extended-resources-abc"}},
+		{name: "none", status: failing, within: 5 * time.Second, deadline: time.Second},
+		{name: "an attempt's claim goes", status: failing, claims: []string{"p1"}, goes: true, within: 5 * time.Second, deadline: 2 * time.Second},
+		{name: "a claim that stays", status: failing, claims: []string{"p1", "other"}, within: 500 * time.Millisecond,
+			want: []string{"pod p1 must come to own no claim", "still there after", "[claim-p1]"}},
+		{name: "another pod's claim stays", status: failing, claims: []string{"other"}, within: 5 * time.Second, deadline: time.Second},
+		{name: "status names a claim", status: failing + "  extendedResourceClaimStatus: {resourceClaimName: p1-extended-resources-abc}\n",
+			within: 5 * time.Second, deadline: time.Second, want: []string{"status.extendedResourceClaimStatus names claim", "p1-extended-resources-abc"}},
+		// The moment before the first attempt ends proves nothing: the
+		// claim that attempt leaves behind may not exist yet.
+		{name: "the first attempt's claim, made after the step began, stays", appears: true, fails: failing, within: time.Second,
+			want: []string{"pod p1 must come to own no claim once the scheduler has failed it", "still there after", "[late-p1]"}},
+		{name: "a claim made before the first failure is reported, that goes", claims: []string{"p1"}, goes: true, fails: failing, within: 5 * time.Second, deadline: 2 * time.Second},
+		{name: "never reported failing", within: 500 * time.Millisecond,
+			want: []string{"has not been reported failing to schedule", "no PodScheduled condition"}},
+		{name: "bound", node: node1, status: failing, within: 5 * time.Second, deadline: time.Second,
+			want: []string{"pod p1 was bound to node " + node1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f, claims := podWithClaims(t, tt.status, tt.claims)
+			f := stepstest.New(t)
+			p := f.SeedYAML("p1", podYAML("p1", tt.node, tt.status))
+			f.AddYAML(podYAML("other", "", ""))
+			claims := map[string]*steps.Created{}
+			for _, owner := range tt.claims {
+				claims[owner] = f.AddYAML(ownedClaim("claim-"+owner, owner))
+			}
 			if tt.goes {
 				f.Later(100*time.Millisecond, func() { f.Remove(claims["p1"]) })
 			}
+			if tt.appears {
+				f.Later(100*time.Millisecond, func() { f.AddYAML(ownedClaim("late-p1", "p1")) })
+			}
+			if tt.fails != "" {
+				f.Later(300*time.Millisecond, func() {
+					f.Modify(p, func(u *unstructured.Unstructured) { u.Object["status"] = tree(t, tt.fails)["status"] })
+				})
+			}
 			start := time.Now()
 			err := run(t, f, &steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Within: spec.Duration(tt.within)}})
-			check(t, err, tt.fails)
+			check(t, err, tt.want)
 			if tt.deadline != 0 && time.Since(start) > tt.deadline {
 				t.Errorf("took %s, want the step over within %s", time.Since(start), tt.deadline)
 			}

@@ -89,6 +89,11 @@ func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if strings.TrimSpace(message) == "" {
+		// Every text contains "": the loader refuses the step, and a
+		// variable that came out empty must not slip past it.
+		return fmt.Errorf("pod %s: expectUnschedulable has no message to look for (%q)", s.Spec.Pod, s.Spec.Message)
+	}
 	err = watchPod(ctx, env, s.Spec.Pod, within, func(pod *corev1.Pod) error {
 		if pod.Spec.NodeName != "" {
 			return fmt.Errorf("pod %s was bound to node %s", s.Spec.Pod, pod.Spec.NodeName)
@@ -160,6 +165,16 @@ func schedulingEvents(ctx context.Context, env *Env, pod *corev1.Pod) ([]string,
 		out = append(out, e.Message)
 	}
 	return out, nil
+}
+
+// checkExpectUnschedulable requires the message: every pending pod is
+// unschedulable for some reason, and the case is about one of them.
+func checkExpectUnschedulable(c Checker, st *spec.Step) {
+	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectUnschedulable.Pod))
+	if strings.TrimSpace(st.ExpectUnschedulable.Message) == "" {
+		c.Problem(st.Pos, `e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about`,
+			"expectUnschedulable needs message: without one, a pod pending for any reason at all would pass")
+	}
 }
 
 func checkExpectScheduled(c Checker, st *spec.Step) {

@@ -89,6 +89,7 @@ func TestExpectUnschedulable(t *testing.T) {
 		{name: "not reported yet", message: msg, fails: []string{"pod p1 is not reported unschedulable", "no PodScheduled condition"}},
 		{name: "scheduled condition", message: msg, status: "status: {conditions: [{type: PodScheduled, status: \"True\"}]}",
 			fails: []string{"not reported unschedulable", "PodScheduled=True"}},
+		{name: "no message", status: unschedulableStatus, message: " ", fails: []string{"pod p1: expectUnschedulable has no message to look for"}},
 		{name: "stays unbound for the hold", status: unschedulableStatus, message: msg, hold: short},
 		{name: "bound during the hold", status: unschedulableStatus, message: msg, hold: 2 * time.Second, bindAt: 100 * time.Millisecond,
 			fails: []string{"pod p1 was bound to node " + node1 + " although it was unschedulable"}},

@@ -35,7 +35,10 @@ func watchUntil(ctx context.Context, ri dynamic.ResourceInterface, name string, 
 
 // holdFor watches like watchUntil but for the whole duration: it fails as
 // soon as check returns a hard error and succeeds when the time runs out.
-// check returns notYet while everything is as it must stay.
+// check returns notYet while everything is as it must stay. A hold on a
+// named object also fails when the object is not there at the start or is
+// deleted during the hold: a pod that is gone is not a pod that stayed
+// pending, and check never sees a deletion to judge it.
 func holdFor(ctx context.Context, ri dynamic.ResourceInterface, name string, d time.Duration, check func(*unstructured.Unstructured) error) error {
 	return watchObjects(ctx, ri, name, d, true, check)
 }
@@ -75,7 +78,27 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 			return ri.Watch(ctx, o)
 		},
 	}
-	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, nil, func(ev watch.Event) (bool, error) {
+	namedHold := timeoutIsSuccess && name != ""
+	began := time.Now()
+	// The informer syncs before any condition runs: a hold whose initial
+	// state never arrived saw nothing, and must not pass for one that held.
+	synced := false
+	precondition := func(store cache.Store) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		synced = true
+		if !namedHold {
+			return false, nil
+		}
+		for _, o := range store.List() {
+			if u, ok := o.(*unstructured.Unstructured); ok && u.GetName() == name {
+				return false, nil
+			}
+		}
+		failed = fmt.Errorf("%s does not exist, so it cannot stay as it must for %s", name, within)
+		return false, failed
+	}
+	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, precondition, func(ev watch.Event) (bool, error) {
 		u, ok := ev.Object.(*unstructured.Unstructured)
 		// The API server filters by name; checking again keeps fakes honest.
 		if !ok || (name != "" && u.GetName() != name) {
@@ -83,6 +106,10 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		if ev.Type == watch.Deleted && namedHold {
+			failed = fmt.Errorf("%s was deleted %s into the %s it had to stay as it was: a deleted object does not hold", u.GetName(), time.Since(began).Round(100*time.Millisecond), within)
+			return false, failed
+		}
 		if ev.Type == watch.Deleted {
 			last = notYet{fmt.Sprintf("%s was deleted", u.GetName())}
 			return false, nil
@@ -108,6 +135,8 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 	case !listed && listErr != nil:
 		// A hold that never saw the object must not pass for a kept one.
 		return fmt.Errorf("could not list within %s: %w", within, listErr)
+	case timeoutIsSuccess && !synced:
+		return fmt.Errorf("the watch never delivered the initial state within %s, so nothing was seen to hold: %w", within, last)
 	case ctx.Err() != nil:
 		if timeoutIsSuccess {
 			return nil

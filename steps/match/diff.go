@@ -42,6 +42,9 @@ func prune(want, got any, present bool) (pruned any, keep bool) {
 		return nil, true
 	}
 	if want == AnyValue {
+		if empty(got) {
+			return got, true
+		}
 		return want, true
 	}
 	switch w := want.(type) {

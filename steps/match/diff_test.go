@@ -65,6 +65,15 @@ status: {allocation: <any>, shares: 1}
 -c: <any>
 +c: null
 `},
+		{name: "an empty value for <any> is shown", want: "a: <any>\nb: <any>", got: `{"a":"","b":{}}`,
+			expect: `--- want
++++ got
+@@ -1,2 +1,2 @@
+-a: <any>
+-b: <any>
++a: ""
++b: {}
+`},
 		{name: "type mismatch shows whole got value", want: "spec: {a: 1}", got: `{"spec":"x"}`,
 			expect: `--- want
 +++ got

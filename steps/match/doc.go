@@ -19,7 +19,8 @@
 //     missing element does not hide other differences.
 //   - want nil (YAML null or ~): the field must be absent or null in got;
 //     otherwise Reason is "must be absent".
-//   - want "<any>" ([AnyValue]): the field must exist and not be null.
+//   - want "<any>" ([AnyValue]): the field must exist and hold a value: not
+//     null, and not "", {} or [] (Reason "empty (<any> needs a value)").
 //   - A null in got counts as absent, mirroring the rule above: the API
 //     server omits empty fields and clients differ in whether they write null.
 //   - Scalars must be equal after normalisation. Numbers compare numerically

@@ -8,7 +8,10 @@ import (
 	"strings"
 )
 
-// AnyValue as a want value matches any present, non-null got value.
+// AnyValue as a want value matches any present value that is not empty:
+// not null, "", {} or []. A field the API server or a client wrote empty
+// says nothing was set, which is what "<any>" means to rule out (a shareID
+// of "" is no share).
 const AnyValue = "<any>"
 
 // Reasons that callers may want to branch on; the others are built with
@@ -17,6 +20,7 @@ const (
 	ReasonMissing      = "missing"
 	ReasonMustBeAbsent = "must be absent"
 	ReasonDiffers      = "differs"
+	ReasonEmpty        = "empty (<any> needs a value)"
 )
 
 // maxValueLen bounds how much of a value String prints; a missing subtree can
@@ -89,6 +93,9 @@ func compare(out *[]Mismatch, path string, want, got any, present bool) {
 		return
 	}
 	if want == AnyValue {
+		if empty(got) {
+			add(ReasonEmpty)
+		}
 		return
 	}
 	switch w := want.(type) {
@@ -123,6 +130,19 @@ func compare(out *[]Mismatch, path string, want, got any, present bool) {
 			add(ReasonDiffers)
 		}
 	}
+}
+
+// empty says a present, non-null value holds nothing.
+func empty(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return v == ""
+	case map[string]any:
+		return len(v) == 0
+	case []any:
+		return len(v) == 0
+	}
+	return false
 }
 
 func typeReason(want, got any) string {

@@ -67,6 +67,15 @@ var malformedSpecs = []struct {
 		want: []string{
 			`suites/s.yaml:9: duration "soon": time: invalid duration "soon" (write e.g. 30s or 1m)`,
 			`suites/s.yaml:9: pod/p1 is not an object of this case (at this point)`,
+			`suites/s.yaml:9: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
+		},
+	},
+	{
+		name:  "unschedulable without a message",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, for: 2s}\n  - expectUnschedulable: {pod: p1, message: \" \"}\n"),
+		want: []string{
+			`suites/s.yaml:10: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
+			`suites/s.yaml:11: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
 		},
 	},
 	{
@@ -153,6 +162,25 @@ var malformedSpecs = []struct {
 		name:  "wrong apiVersion",
 		suite: "apiVersion: v1\nkind: Suite\nname: s\n",
 		want:  []string{`suites/s.yaml:1: apiVersion is "v1" (the first lines of every document are apiVersion: draconform.dev/v1alpha1 and kind)`},
+	},
+	{
+		name: "gap without its pinned step, pinsGap in gap.closed",
+		suite: suite("- id: a\n  title: t\n  knownIssue: k\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectScheduled: {pod: p1}\n" +
+			"  gap:\n    present: p\n    closed:\n    - expectScheduled: {pod: p1}\n      pinsGap: true\n"),
+		want: []string{
+			`suites/s.yaml:13: case a: gap: names no step that pins it, so no failure could run gap.closed (mark the step that fails where the gap is closed with pinsGap: true)`,
+			`suites/s.yaml:15: case a: pinsGap: true in gap.closed, which runs after the gap is found closed (mark the step of steps: that pins the gap)`,
+		},
+	},
+	{
+		name: "two pinned steps, and one without a gap",
+		suite: suite("- id: a\n  title: t\n  knownIssue: k\n  steps:\n  - create: {fixture: pod, name: p1}\n    pinsGap: true\n  - expectScheduled: {pod: p1}\n    pinsGap: true\n" +
+			"  gap:\n    present: p\n    closed:\n    - expectScheduled: {pod: p1}\n" +
+			"- id: b\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    pinsGap: true\n"),
+		want: []string{
+			`suites/s.yaml:12: case a: a second step pins the gap; exactly one may (keep pinsGap: true on one step (the first is at line 10))`,
+			`suites/s.yaml:21: case b: pinsGap: true, but the case has no gap: (add gap: (present:, closed:) to the case, or drop pinsGap)`,
+		},
 	},
 	{
 		name:  "unknown gate in a restart",

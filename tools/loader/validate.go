@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"maps"
 	"reflect"
 	"regexp"
@@ -265,6 +266,7 @@ func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
 	if c.Gap != nil {
 		cc.gap(c.Gap)
 	}
+	cc.pinned()
 	for _, v := range slices.Sorted(maps.Keys(c.Vars)) {
 		if !cc.used[v] {
 			at("remove it, or declare it as a param of the fixture meant to take it", "case %s: variable %q is not used", c.ID, v)
@@ -272,7 +274,7 @@ func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
 	}
 }
 
-// gap checks a gap's closed steps. They run after whichever step failed
+// gap checks a gap's closed steps. They run after the pinning step failed
 // and may use any object of the case: one the steps did not get to create
 // fails them at run time, with the reason.
 func (cc *caseCheck) gap(g *spec.Gap) {
@@ -287,6 +289,40 @@ func (cc *caseCheck) gap(g *spec.Gap) {
 	}
 	for i := range g.Closed {
 		cc.step(&g.Closed[i])
+	}
+}
+
+// pinned checks that a case with a gap names the one step that pins it,
+// and that nothing else claims to: the runner forgives only that step's
+// failure, so a gap with none, or with several, would forgive too little
+// or too much.
+func (cc *caseCheck) pinned() {
+	var pins []spec.Pos
+	for i := range cc.c.Steps {
+		if cc.c.Steps[i].PinsGap {
+			pins = append(pins, cc.c.Steps[i].Pos)
+		}
+	}
+	if cc.c.Gap == nil {
+		for _, p := range pins {
+			cc.probs.add(p.File, p.Line, "add gap: (present:, closed:) to the case, or drop pinsGap", "case %s: pinsGap: true, but the case has no gap:", cc.c.ID)
+		}
+		return
+	}
+	g := cc.c.Gap
+	switch {
+	case len(pins) == 0:
+		cc.probs.add(g.Pos.File, g.Pos.Line, "mark the step that fails where the gap is closed with pinsGap: true", "case %s: gap: names no step that pins it, so no failure could run gap.closed", cc.c.ID)
+	case len(pins) > 1:
+		for _, p := range pins[1:] {
+			cc.probs.add(p.File, p.Line, fmt.Sprintf("keep pinsGap: true on one step (the first is at line %d)", pins[0].Line), "case %s: a second step pins the gap; exactly one may", cc.c.ID)
+		}
+	}
+	for i := range g.Closed {
+		if g.Closed[i].PinsGap {
+			p := g.Closed[i].Pos
+			cc.probs.add(p.File, p.Line, "mark the step of steps: that pins the gap", "case %s: pinsGap: true in gap.closed, which runs after the gap is found closed", cc.c.ID)
+		}
 	}
 }
 

@@ -100,6 +100,9 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 			r.inapplicable()
 			return r.skipped(no.Error())
 		}
+		if endNotApplicable(r, err) {
+			return r
+		}
 		if caseCtx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("the case ran past --case-timeout (%s): %w", s.opts.CaseTimeout, err)
 		}
@@ -109,7 +112,7 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 }
 
 // caseSteps makes the case's namespace and given objects, runs its steps
-// (and a gap's closed steps where the steps pinning it fail), then checks
+// (and a gap's closed steps where the step pinning it fails), then checks
 // the capacity invariant.
 func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, r *caseResult) error {
 	if err := createNamespace(ctx, env); err != nil {
@@ -121,16 +124,8 @@ func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, r *caseResult) 
 			return err
 		}
 	}
-	if err := runSteps(ctx, env, r, c.Case.Steps, "step"); err != nil {
-		if c.Case.Gap == nil || gatesNotOffered(err) != nil {
-			return err
-		}
-		if err := gapClosed(ctx, env, r, c.Case.Gap, err); err != nil {
-			return err
-		}
-	} else if c.Case.Gap != nil {
-		r.add(report.EntryGap, "present", false)
-		r.add(report.EntryNote, "gap present: "+c.Case.Gap.Present, false)
+	if err := stepsOrGap(ctx, env, r, c.Case); err != nil {
+		return err
 	}
 	if slices.Contains(c.Cell.Released, string(cluster.Scheduler)) {
 		// A scheduler that predates the KEP cannot carry the field; what
@@ -166,32 +161,86 @@ func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r 
 	}
 }
 
-// gapClosed runs a gap's closed steps after the steps that pin the gap
+// endNotApplicable ends the case as a skip that does not apply to this
+// cluster, which verdicts leave out, when a step said it cannot check what
+// it promises here: that is no pass. It reports whether it did.
+func endNotApplicable(r *caseResult, err error) bool {
+	na, ok := steps.AsNotApplicable(err)
+	if !ok {
+		return false
+	}
+	r.printf("%v\n", err)
+	r.cause(na.Cause)
+	r.inapplicable()
+	r.skipped(na.Reason)
+	return true
+}
+
+// stepsOrGap runs the case's steps. A case that pins a gap passes with the
+// gap present when they all pass; when the one step marked pinsGap fails,
+// the gap's closed steps run instead of it and the steps after it. Any
+// other failure is the case's: a step that does not pin the gap failing
+// says nothing about whether the cluster closed it.
+func stepsOrGap(ctx context.Context, env *steps.Env, r *caseResult, c *spec.Case) error {
+	failedAt, err := runSteps(ctx, env, r, c.Steps, "step")
+	switch {
+	case err == nil:
+		if c.Gap != nil {
+			r.add(report.EntryGap, "present", false)
+			r.add(report.EntryNote, "gap present: "+c.Gap.Present, false)
+		}
+		return nil
+	case c.Gap == nil || steps.IsNotApplicable(err) || gatesNotOffered(err) != nil:
+		// A case that does not apply here has no gap to judge either.
+		return err
+	case failedAt < 0 || !c.Steps[failedAt].PinsGap:
+		pin := pinnedStep(c)
+		return fmt.Errorf("%w\n(gap.closed does not run: only a failure of the step that pins the gap, step %d at %s:%d, may mean this cluster closed it)", err, pin+1, c.Steps[pin].Pos.File, c.Steps[pin].Pos.Line)
+	}
+	return gapClosed(ctx, env, r, c.Gap, err)
+}
+
+// pinnedStep is the index of the step marked pinsGap; the loader makes
+// sure a case with a gap has exactly one.
+func pinnedStep(c *spec.Case) int {
+	for i := range c.Steps {
+		if c.Steps[i].PinsGap {
+			return i
+		}
+	}
+	return -1
+}
+
+// gapClosed runs a gap's closed steps after the step that pins the gap
 // failed: the cluster passes if it closed the gap the way the KEP would
 // have it, and fails only if it does neither.
 func gapClosed(ctx context.Context, env *steps.Env, r *caseResult, gap *spec.Gap, pinned error) error {
-	r.printf("the steps pinning the gap failed; checking that this cluster closed it:\n%v\n", pinned)
-	if err := runSteps(ctx, env, r, gap.Closed, "gap.closed step"); err != nil {
-		return fmt.Errorf("this cluster neither has the gap the case pins (%s) nor closed it:\nthe steps pinning the gap failed: %v\nand gap.closed failed: %v", gap.Present, pinned, err)
+	r.printf("the step pinning the gap failed; checking that this cluster closed it:\n%v\n", pinned)
+	if _, err := runSteps(ctx, env, r, gap.Closed, "gap.closed step"); err != nil {
+		if steps.IsNotApplicable(err) || gatesNotOffered(err) != nil {
+			return err
+		}
+		return fmt.Errorf("this cluster neither has the gap the case pins (%s) nor closed it:\nthe step pinning the gap failed: %v\nand gap.closed failed: %w", gap.Present, pinned, err)
 	}
 	r.add(report.EntryGap, "closed", false)
-	r.add(report.EntryNote, "gap closed in this cluster (the steps pinning it failed: "+oneLine(pinned.Error(), 400)+")", false)
+	r.add(report.EntryNote, "gap closed in this cluster (the step pinning it failed: "+oneLine(pinned.Error(), 400)+")", false)
 	return nil
 }
 
-// runSteps runs steps in order and returns the first failure.
-func runSteps(ctx context.Context, env *steps.Env, r *caseResult, list []spec.Step, what string) error {
+// runSteps runs steps in order and returns the first failure with the
+// index of the step that failed (-1 where the step could not be built).
+func runSteps(ctx context.Context, env *steps.Env, r *caseResult, list []spec.Step, what string) (int, error) {
 	for i := range list {
 		sp := &list[i]
 		step, err := steps.Build(sp)
 		if err != nil {
-			return err
+			return -1, err
 		}
 		if err := try(ctx, env, r, step, fmt.Sprintf("%s %d", what, i+1), sp.Pos); err != nil {
-			return err
+			return i, err
 		}
 	}
-	return nil
+	return -1, nil
 }
 
 func try(ctx context.Context, env *steps.Env, r *caseResult, step steps.Step, what string, pos spec.Pos) error {

@@ -11,6 +11,9 @@ import (
 // enforces that, and steps/build.go dispatches on it in one switch.
 type Step struct {
 	Name string `yaml:"name" doc:"optional label shown in progress and failures"`
+	// PinsGap marks the one step whose failure may mean the case's gap is
+	// closed; any other step's failure fails the case.
+	PinsGap bool `yaml:"pinsGap" doc:"this step pins the case's gap: only its failure runs gap.closed (exactly one step of a case with gap: sets it; not in gap.closed)"`
 
 	Create *Write `yaml:"create" doc:"create an object (POST)"`
 	Update *Write `yaml:"update" doc:"read the stored object, merge the patch, write it back (PUT)"`
@@ -147,7 +150,9 @@ type ExpectEvent struct {
 // unsatisfiable class does "not panic or hot-loop the scheduler": over a
 // window, the pod stays unbound, kube-scheduler keeps its run and logs no
 // panic, and it tries the pod at most MaxAttempts times. Attempts are
-// counted from the scheduler's own log where the provider can read it.
+// counted from the scheduler's own log (at --v=2), read through the
+// provider or, on a kubeadm cluster, through the API; where they cannot be
+// counted the case does not apply, and says why.
 type ExpectNoHotLoop struct {
 	Pod         string   `yaml:"pod"`
 	Over        Duration `yaml:"over" doc:"the window, at most 2m (default 20s)"`
@@ -178,7 +183,7 @@ type ExpectNoClaim struct {
 	Pod    string   `yaml:"pod"`
 	For    Duration `yaml:"for" doc:"keep checking this long (default: check once)"`
 	Ever   bool     `yaml:"ever" doc:"also no claim that existed and is gone: replays the claim events since the pod was created"`
-	Within Duration `yaml:"within" doc:"wait up to this long for a moment when the pod owns no claim, for a pod the scheduler keeps retrying: each failed attempt may create a claim and delete it; one that stays fails (default: check once; not with for or ever)"`
+	Within Duration `yaml:"within" doc:"wait up to this long for a moment, after the scheduler has reported the pod failing (PodScheduled False), when the pod owns no claim: for a pod the scheduler keeps retrying, each failed attempt may create a claim and delete it; one that stays fails (default: check once; not with for or ever)"`
 }
 
 // Duration is a time.Duration written as "30s".

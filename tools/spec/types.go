@@ -43,18 +43,20 @@ type Case struct {
 	Steps       []Step      `yaml:"steps" doc:"actions and expectations, in order"`
 	Pos         Pos         `yaml:"-"`
 	KnownIssues string      `yaml:"knownIssue" doc:"an upstream defect this case documents; reported apart, and blocking like any other case (pin the defect with gap: so that a release that fixes it passes)"`
-	Gap         *Gap        `yaml:"gap" doc:"set when the steps pin an upstream gap (a fact about a Kubernetes release, not a promise of the KEP): a cluster that closed it passes through gap.closed instead, reported as information"`
+	Gap         *Gap        `yaml:"gap" doc:"set when a step pins an upstream gap (a fact about a Kubernetes release, not a promise of the KEP): mark that step pinsGap: true; a cluster that closed the gap fails that step and passes gap.closed instead, reported as information"`
 }
 
-// Gap marks a case whose steps pin a gap of an upstream release: what a
-// release does that the KEP, or its parent KEPs, would have it not do. A
-// cluster that still has the gap passes the steps; one that closed it must
-// pass Closed instead. Either is reported as information ("gap present",
-// "gap closed"); only a cluster that does neither fails, so a newer
-// Kubernetes is never failed for being better.
+// Gap marks a case one of whose steps pins a gap of an upstream release:
+// what a release does that the KEP, or its parent KEPs, would have it not
+// do. That step says pinsGap: true. A cluster that still has the gap passes
+// the steps; one that closed it fails the pinning step and must pass Closed
+// instead of it and the steps after it. Either is reported as information
+// ("gap present", "gap closed"); only a cluster that does neither fails, so
+// a newer Kubernetes is never failed for being better. A failure of any
+// other step is no sign of a closed gap, and fails the case.
 type Gap struct {
-	Present string `yaml:"present" doc:"the gap, in one sentence, as the steps pin it (with the release that has it)"`
-	Closed  []Step `yaml:"closed" doc:"what a cluster that closed the gap must do instead; runs after the first failing step, with the given objects and whatever the steps created"`
+	Present string `yaml:"present" doc:"the gap, in one sentence, as the pinning step pins it (with the release that has it)"`
+	Closed  []Step `yaml:"closed" doc:"what a cluster that closed the gap must do instead; runs when the step marked pinsGap: true fails, in place of it and the steps after it, with the given objects and whatever the steps created"`
 	Pos     Pos    `yaml:"-"`
 }
 
