@@ -69,7 +69,11 @@ func exampleDriverCmd(fs *pflag.FlagSet) action {
 		if err != nil {
 			return fail(err)
 		}
-		plan, err := exampledriver.Prepare(ctx, dc, b, node, dir)
+		dyn, mapper, err := cluster.DynamicClients(cfg)
+		if err != nil {
+			return fail(err)
+		}
+		plan, err := exampledriver.Prepare(ctx, dc, mapper, b, node, dir)
 		if err != nil {
 			return fail(err)
 		}
@@ -83,10 +87,6 @@ func exampleDriverCmd(fs *pflag.FlagSet) action {
 		}
 		fmt.Fprintln(s.Out, "Ctrl-C removes all of it.")
 
-		dyn, mapper, err := cluster.DynamicClients(cfg)
-		if err != nil {
-			return fail(err)
-		}
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			return fail(err)

@@ -47,6 +47,17 @@ type Deviation struct{ What, Why string }
 //     folder, so that nodes side by side and the machine's own runtime do
 //     not see each other's specs. The path in the container stays the
 //     chart's.
+//   - No POD_UID: given its pod's UID the plugin names its sockets with it
+//     (for a rolling update of the DaemonSet, which the suite never does),
+//     and the registration socket in the node's kubelet folder would be 113
+//     bytes long, more than a Unix socket's path may be (108): neither the
+//     plugin nor the kubelet could use it. Without it the plugin uses the
+//     names it had before rolling updates.
+//   - No privileged container: the embedded API server keeps Kubernetes'
+//     default --allow-privileged=false (a privileged container on this node
+//     would see the machine's devices and kernel settings), and the plugin
+//     needs no privilege here: as root it writes only to its host-path
+//     folders (sockets, checkpoint, CDI specs) and uses no real device.
 //
 // The kubelet's registry and plugin folders, the image, the node it runs on
 // and its ports are chart values (Values), not deviations.
@@ -82,7 +93,12 @@ func onTheEmbeddedNode(objs []*unstructured.Unstructured, n Node) ([]Deviation, 
 	}
 	chartCDI := v.HostPath.Path
 	v.HostPath.Path = n.CDIDir
+	podUID := removeEnv(c, "POD_UID")
 	pod.HostNetwork = true
+	privileged := c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged
+	if privileged {
+		c.SecurityContext.Privileged = nil
+	}
 	setEnv(c, "KUBERNETES_SERVICE_HOST", host)
 	setEnv(c, "KUBERNETES_SERVICE_PORT", port)
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pod)
@@ -92,12 +108,21 @@ func onTheEmbeddedNode(objs []*unstructured.Unstructured, n Node) ([]Deviation, 
 	if err := unstructured.SetNestedMap(ds.Object, out, "spec", "template", "spec"); err != nil {
 		return nil, fmt.Errorf("writing DaemonSet %s's pod: %w", ds.GetName(), err)
 	}
-	return []Deviation{
+	devs := []Deviation{
 		{What: "hostNetwork: true, KUBERNETES_SERVICE_HOST=" + host + " KUBERNETES_SERVICE_PORT=" + port,
 			Why: "the node has no kube-proxy and its pod bridge no gateway: the API server is reached on the node's 127.0.0.1"},
 		{What: "CDI volume from " + n.CDIDir + " instead of " + chartCDI,
 			Why: "the node's containerd reads CDI specs from its own folder"},
-	}, nil
+	}
+	if podUID {
+		devs = append(devs, Deviation{What: "no POD_UID in container " + pluginContainer,
+			Why: "the sockets the plugin names with its pod's UID would be too long for a Unix socket under the node's kubelet folder"})
+	}
+	if privileged {
+		devs = append(devs, Deviation{What: "container " + pluginContainer + " not privileged",
+			Why: "the embedded API server allows no privileged container (Kubernetes' default), and the plugin needs none: it writes only to its host-path folders"})
+	}
+	return devs, nil
 }
 
 func container(pod *corev1.PodSpec, name string) *corev1.Container {
@@ -116,6 +141,17 @@ func volume(pod *corev1.PodSpec, name string) *corev1.Volume {
 		}
 	}
 	return nil
+}
+
+// removeEnv removes the variable name from c and says whether it was there.
+func removeEnv(c *corev1.Container, name string) bool {
+	for i := range c.Env {
+		if c.Env[i].Name == name {
+			c.Env = append(c.Env[:i], c.Env[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 func setEnv(c *corev1.Container, name, value string) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 
@@ -33,7 +34,7 @@ type Plan struct {
 // Prepare builds the image archive and renders the chart for node, with
 // the capabilities the cluster reports: nothing is created on the cluster
 // or the node yet.
-func Prepare(ctx context.Context, dc discovery.DiscoveryInterface, b Binaries, n Node, workDir string) (*Plan, error) {
+func Prepare(ctx context.Context, dc discovery.DiscoveryInterface, mapper meta.RESTMapper, b Binaries, n Node, workDir string) (*Plan, error) {
 	if err := os.MkdirAll(workDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", workDir, err)
 	}
@@ -51,6 +52,9 @@ func Prepare(ctx context.Context, dc discovery.DiscoveryInterface, b Binaries, n
 	}
 	devs, err := onTheEmbeddedNode(objs, n)
 	if err != nil {
+		return nil, err
+	}
+	if err := scope(mapper, objs); err != nil {
 		return nil, err
 	}
 	archive, err := WriteImage(b, workDir)
@@ -80,6 +84,23 @@ func capabilities(dc discovery.DiscoveryInterface) (Cluster, error) {
 		}
 	}
 	return c, nil
+}
+
+// scope checks that the cluster serves every kind the chart renders, and
+// clears the namespace helm gives a cluster-scoped object, so that what
+// Describe says is what Install creates.
+func scope(mapper meta.RESTMapper, objs []*unstructured.Unstructured) error {
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return fmt.Errorf("the chart renders %s, which the cluster does not serve: %w", testdriver.DescribeObject(o), err)
+		}
+		if m.Scope.Name() != meta.RESTScopeNameNamespace {
+			o.SetNamespace("")
+		}
+	}
+	return nil
 }
 
 // freePorts are n TCP ports free on the machine now.

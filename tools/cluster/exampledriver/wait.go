@@ -10,6 +10,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,9 +49,9 @@ func (inst *Installed) Wait(ctx context.Context, timeout time.Duration) (*Publis
 			last = err.Error()
 			return false, nil
 		}
-		inst.notePods(ctx, ds.Namespace)
+		pods := inst.notePods(ctx, ds.Namespace)
 		if ok, why := testdriver.DaemonSetReady(cur); !ok {
-			last = why
+			last = why + podTrouble(pods)
 			return false, nil
 		}
 		if node.KubeletLog != "" && pub.Registration == "" {
@@ -80,14 +81,43 @@ func (inst *Installed) Wait(ctx context.Context, timeout time.Duration) (*Publis
 
 // notePods records the plugin's pods, whose folders Remove waits for the
 // kubelet to remove.
-func (inst *Installed) notePods(ctx context.Context, ns string) {
+func (inst *Installed) notePods(ctx context.Context, ns string) []corev1.Pod {
 	pods, err := inst.c.Core.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return
+		return nil
 	}
 	for _, p := range pods.Items {
 		inst.pods[p.UID] = p.Name
 	}
+	return pods.Items
+}
+
+// podTrouble says why a plugin container is not running (with its
+// termination message where it wrote one; its log is in the kubelet's pod
+// logs), for a wait that ends before the driver runs.
+func podTrouble(pods []corev1.Pod) string {
+	var out []string
+	for _, p := range pods {
+		for _, c := range p.Status.ContainerStatuses {
+			if c.Ready {
+				continue
+			}
+			why := ""
+			if w := c.State.Waiting; w != nil {
+				why = w.Reason
+			}
+			if t := c.LastTerminationState.Terminated; t != nil {
+				why += fmt.Sprintf(" after exit %d (%s, %d restarts): %s", t.ExitCode, t.Reason, c.RestartCount, strings.TrimSpace(t.Message))
+			}
+			if why != "" {
+				out = append(out, fmt.Sprintf("pod %s container %s: %s", p.Name, c.Name, strings.TrimSpace(why)))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(out, "; ")
 }
 
 // registrationLine is the first line of the kubelet's log after offset
