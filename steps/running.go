@@ -119,6 +119,7 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	// container starts may still be empty, so read until every variable
 	// is there or the bound passes.
 	var last error
+	var printed map[string]string
 	within := time.Duration(s.Spec.Within.Or(defaultRunningWithin))
 	err = wait.PollUntilContextTimeout(ctx, time.Second, within, true, func(ctx context.Context) (bool, error) {
 		text, err := env.containerLog(ctx, name, container)
@@ -126,7 +127,8 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 			last = fmt.Errorf("reading the log of pod %s, container %s: %w", s.Spec.Pod, container, err)
 			return false, nil
 		}
-		last = compareEnv(printedEnv(text), want)
+		printed = printedEnv(text)
+		last = compareEnv(printed, want)
 		if _, final := last.(envMismatch); final {
 			return false, last
 		}
@@ -137,6 +139,9 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	})
 	switch {
 	case err == nil:
+		// What was checked goes into the outcome, so that a reviewer
+		// reads what the container saw of its share, not only "passed".
+		env.Measure(checkedEnv(s.Spec.Pod, container, want, printed, len(output)))
 		return nil
 	case ctx.Err() != nil:
 		return fmt.Errorf("pod %s: %w (last: %v)", s.Spec.Pod, ctx.Err(), last)
@@ -238,6 +243,25 @@ func logTail(log string, n int) string {
 type envMismatch struct{ msg string }
 
 func (e envMismatch) Error() string { return e.msg }
+
+// checkedEnv says what a container printed of the variables it was
+// checked for (the value itself where the case accepted <any>), and how
+// many output lines were found.
+func checkedEnv(pod, container string, want, got map[string]string, outputs int) string {
+	vars := make([]string, 0, len(want))
+	for k := range want {
+		vars = append(vars, k+"="+got[k])
+	}
+	sort.Strings(vars)
+	text := fmt.Sprintf("pod %s, container %s printed", pod, container)
+	if len(vars) > 0 {
+		text += " " + strings.Join(vars, " ")
+	}
+	if outputs > 0 {
+		text += fmt.Sprintf(" and the %d output lines checked", outputs)
+	}
+	return text
+}
 
 func compareEnv(got, want map[string]string) error {
 	keys := make([]string, 0, len(want))

@@ -3,6 +3,7 @@ package steps_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -63,6 +64,7 @@ func TestExpectRunning(t *testing.T) {
 		env      map[string]string
 		output   []string
 		fails    []string
+		measured string // what the outcome records of a check that passed
 	}{
 		{name: "running with its share", node: node1, status: runningStatus, log: printed, env: wantShare},
 		{name: "running, no env asked", node: node1, status: runningStatus},
@@ -96,8 +98,9 @@ func TestExpectRunning(t *testing.T) {
 		// driver's CDI spec gives GPU_DEVICE_0_MEMORY, and a shell's env
 		// prints PATH and the like around it.
 		{name: "another driver's variables", node: node1, status: runningStatus,
-			log: "PATH=/usr/bin\nDRA_RESOURCE_DRIVER_NAME=gpu.example.com\nGPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=40Gi\nHOSTNAME=p1\n",
-			env: map[string]string{"DRA_RESOURCE_DRIVER_NAME": "gpu.example.com", "GPU_DEVICE_0": "<any>", "GPU_DEVICE_0_MEMORY": "40Gi"}},
+			log:      "PATH=/usr/bin\nDRA_RESOURCE_DRIVER_NAME=gpu.example.com\nGPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=40Gi\nHOSTNAME=p1\n",
+			env:      map[string]string{"DRA_RESOURCE_DRIVER_NAME": "gpu.example.com", "GPU_DEVICE_0": "<any>", "GPU_DEVICE_0_MEMORY": "40Gi"},
+			measured: "pod p1, container main printed DRA_RESOURCE_DRIVER_NAME=gpu.example.com GPU_DEVICE_0=gpu-0 GPU_DEVICE_0_MEMORY=40Gi"},
 		{name: "another driver's variable, wrong", node: node1, status: runningStatus,
 			log: "GPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=80Gi\n", env: map[string]string{"GPU_DEVICE_0_MEMORY": "40Gi"},
 			fails: []string{`the container got GPU_DEVICE_0_MEMORY="80Gi", want "40Gi"`}},
@@ -109,7 +112,8 @@ func TestExpectRunning(t *testing.T) {
 			fails: []string{"did not print continued, msg"}},
 		// What a command printed of a file or a tool inside the container.
 		{name: "output printed", node: node1, status: runningStatus, log: "GPU 0: Example GPU (UUID: GPU-1)\n" + printed,
-			env: wantShare, output: []string{"GPU 0: Example GPU"}},
+			env: wantShare, output: []string{"GPU 0: Example GPU"},
+			measured: "pod p1, container main printed DRACONFORM_0_CONSUMED_SHARES=1 DRACONFORM_0_DEVICE=shared-0 DRACONFORM_0_SHARE_ID=6f1c and the 1 output lines checked"},
 		{name: "output missing", node: node1, status: runningStatus, log: printed, env: wantShare, output: []string{"GPU 0:"},
 			fails: []string{`the container did not print "GPU 0:" (its log: DRACONFORM_0_CONSUMED_SHARES=1 | `}},
 	}
@@ -126,6 +130,9 @@ func TestExpectRunning(t *testing.T) {
 			}
 			err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: tt.env, Output: tt.output, Within: spec.Duration(short + 2*time.Second)}})
 			check(t, err, tt.fails)
+			if tt.measured != "" && !slices.Contains(f.Env.Measurements(), tt.measured) {
+				t.Errorf("measurements %q, want %q", f.Env.Measurements(), tt.measured)
+			}
 		})
 	}
 }

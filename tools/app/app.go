@@ -51,6 +51,7 @@ func verbs() []verb {
 		{"preflight", "check a cluster before a run: credentials, reachability, every permission a run needs, and what a run would create and set off there", preflightCmd},
 		{"rbac", "print the RBAC role, bindings and admission policy that let a user run draconform and nothing more (kubectl apply -f -)", rbacCmd},
 		{"up", "start an embedded control plane for one cell and keep it until Ctrl-C", upCmd},
+		{"example-driver", "install the Kubernetes SIG's example DRA driver (its kubelet plugin built at the pinned version, its chart rendered) on the node of a running draconform up --node until Ctrl-C, then remove everything it created", exampleDriverCmd},
 		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
 		{"node-image", "build (or find) the kind node image made offline from Debian packages and Go modules; prints its tag", nodeImageCmd},
 		{"engine", "up: a Docker engine that runs kind's privileged nodes (starts one where needed); down: stop it", engineCmd},

@@ -26,6 +26,26 @@ func TestShippedProfileLoads(t *testing.T) {
 	}
 }
 
+// TestExampleDriverFilesLoad: the worked example of self-certification
+// (make certify-example) ships a profile and a product file, which must
+// load as a vendor's would.
+func TestExampleDriverFilesLoad(t *testing.T) {
+	p, err := loader.LoadProfile(filepath.Join("..", "..", "suites", "profiles", "dra-example-driver.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Driver != "gpu.example.com" {
+		t.Errorf("driver %q", p.Driver)
+	}
+	prod, err := loader.LoadProduct(filepath.Join("..", "..", "suites", "profiles", "dra-example-driver.product.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prod.Driver != p.Driver {
+		t.Errorf("the product names driver %q, the profile %q", prod.Driver, p.Driver)
+	}
+}
+
 // badProfile has a typo, a name that is no DNS label, a share that is no
 // quantity, and misses three fields.
 const badProfile = "apiVersion: draconform.dev/v1alpha1\nkind: DriverProfile\nname: Vendor_X\ndriver: gpu.example.com\ncapacity: memory\nshare: ten\nworkload: {image: x, comand: [sh]}\n"

@@ -21,9 +21,9 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 )
 
-// decodeManifests splits a multi-document YAML stream into objects,
+// DecodeManifests splits a multi-document YAML stream into objects,
 // skipping empty documents (a leading "---", comments only).
-func decodeManifests(data []byte) ([]*unstructured.Unstructured, error) {
+func DecodeManifests(data []byte) ([]*unstructured.Unstructured, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []*unstructured.Unstructured
 	for i := 1; ; i++ {
@@ -51,27 +51,17 @@ func decodeManifests(data []byte) ([]*unstructured.Unstructured, error) {
 // second run of the same cluster (kind's KeepCluster) must not fail on
 // AlreadyExists. Returns "Kind namespace/name" of each, for the log.
 func ApplyManifests(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, data []byte) ([]string, error) {
-	objs, err := decodeManifests(data)
+	objs, err := DecodeManifests(data)
 	if err != nil {
 		return nil, err
 	}
 	var applied []string
 	for _, obj := range objs {
-		gvk := obj.GroupVersionKind()
-		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		ri, err := ResourceFor(dyn, mapper, obj)
 		if err != nil {
-			return applied, fmt.Errorf("%s: %w", describeObject(obj), err)
+			return applied, err
 		}
-		var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
-		if m.Scope.Name() == meta.RESTScopeNameNamespace {
-			if obj.GetNamespace() == "" {
-				obj.SetNamespace(metav1.NamespaceDefault)
-			}
-			ri = dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
-		} else {
-			obj.SetNamespace("")
-		}
-		ref := describeObject(obj)
+		ref := DescribeObject(obj)
 		cur, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
@@ -88,7 +78,28 @@ func ApplyManifests(ctx context.Context, dyn dynamic.Interface, mapper meta.REST
 	return applied, nil
 }
 
-func describeObject(o *unstructured.Unstructured) string {
+// ResourceFor is the client of obj's resource, in obj's namespace for a
+// namespaced one (the default namespace where it names none, which it is
+// then given); a cluster-scoped object's namespace is cleared.
+func ResourceFor(dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	gvk := obj.GroupVersionKind()
+	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", DescribeObject(obj), err)
+	}
+	if m.Scope.Name() != meta.RESTScopeNameNamespace {
+		obj.SetNamespace("")
+		return dyn.Resource(m.Resource), nil
+	}
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+	return dyn.Resource(m.Resource).Namespace(obj.GetNamespace()), nil
+}
+
+// DescribeObject is "Kind namespace/name", or "Kind name" for a
+// cluster-scoped object.
+func DescribeObject(o *unstructured.Unstructured) string {
 	if o.GetNamespace() != "" {
 		return fmt.Sprintf("%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 	}
