@@ -205,7 +205,7 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	for _, b := range r.Breaks {
 		broken = append(broken, b.Claim)
 	}
-	fmt.Fprintf(s.Out, "mutation: %s: %d cases caught it (%d failed on the prototype too, not counted); claims it breaks: %s; in %s\n",
+	fmt.Fprintf(s.Out, "mutation: %s: %d cases caught it (%d did not pass on the prototype either, not counted); claims it breaks: %s; in %s\n",
 		m.Provider, len(r.Caught), len(r.FailedOnReference), orNone(strings.Join(broken, ", ")), time.Since(began).Round(time.Second))
 	return r, nil
 }
