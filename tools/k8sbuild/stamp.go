@@ -35,19 +35,25 @@ const kubernetesModule = "k8s.io/kubernetes"
 // moduleDir requires: what a build there compiles, whatever cache key it is
 // kept under (--k8s-version names the key, and a download the release).
 func KubernetesVersion(moduleDir string) (string, error) {
+	return RequiredVersion(moduleDir, kubernetesModule)
+}
+
+// RequiredVersion is the version of module that the go.mod in moduleDir
+// requires: a pinned module's version, read where it is pinned.
+func RequiredVersion(moduleDir, module string) (string, error) {
 	path := filepath.Join(moduleDir, "go.mod")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("reading the Kubernetes version: %w", err)
+		return "", fmt.Errorf("reading the version of %s: %w", module, err)
 	}
 	f, err := modfile.ParseLax(path, data, nil)
 	if err != nil {
-		return "", fmt.Errorf("reading the Kubernetes version: %w", err)
+		return "", fmt.Errorf("reading the version of %s: %w", module, err)
 	}
 	for _, r := range f.Require {
-		if r.Mod.Path == kubernetesModule {
+		if r.Mod.Path == module {
 			return r.Mod.Version, nil
 		}
 	}
-	return "", fmt.Errorf("%s requires no %s", path, kubernetesModule)
+	return "", fmt.Errorf("%s requires no %s", path, module)
 }

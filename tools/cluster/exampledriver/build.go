@@ -17,8 +17,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/mod/modfile"
-
 	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
@@ -94,23 +92,7 @@ func Build(ctx context.Context, o BuildOptions) (Binaries, error) {
 func CacheKey(version string) string { return "dra-example-driver-" + version }
 
 // PinnedVersion is the version of Module that the go.mod in dir requires.
-func PinnedVersion(dir string) (string, error) {
-	path := filepath.Join(dir, "go.mod")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("reading the example driver's version: %w", err)
-	}
-	f, err := modfile.ParseLax(path, data, nil)
-	if err != nil {
-		return "", fmt.Errorf("reading the example driver's version: %w", err)
-	}
-	for _, r := range f.Require {
-		if r.Mod.Path == Module {
-			return r.Mod.Version, nil
-		}
-	}
-	return "", fmt.Errorf("%s requires no %s", path, Module)
-}
+func PinnedVersion(dir string) (string, error) { return k8sbuild.RequiredVersion(dir, Module) }
 
 // moduleFolder is where the go command keeps module mod of the build list
 // of the module in dir, downloaded (and checked against its go.sum) first
