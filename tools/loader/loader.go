@@ -72,6 +72,10 @@ func (b *Bundle) addFile(name string, data []byte, probs *Problems) {
 		probs.add(name, 1, "split it into files of cases on one feature area", "%s", tooLarge)
 		return
 	}
+	if enc := utf16(data); enc != "" {
+		probs.add(name, 1, "save it as UTF-8", "%s", enc)
+		return
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
@@ -145,4 +149,14 @@ func (b *Bundle) addDoc(name string, n *yaml.Node, probs *Problems) {
 	default:
 		probs.add(name, n.Line, probs.closest(head.Kind, []string{"Suite", "Fixture", "Cells", "Register", "Claims"}), "unknown kind %q", head.Kind)
 	}
+}
+
+// utf16 says why data is not UTF-8 text where it starts with a UTF-16
+// byte-order mark, which the YAML decoder follows: its lines would then not
+// be the lines a problem's file:line counts.
+func utf16(data []byte) string {
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		return "not UTF-8 text: the file starts with a UTF-16 byte-order mark"
+	}
+	return ""
 }

@@ -128,6 +128,10 @@ func loadDoc(name string, data []byte, kind string, v any) (Problems, *yaml.Node
 		probs.add(name, 1, "", "%s", tooLarge)
 		return probs, nil
 	}
+	if enc := utf16(data); enc != "" {
+		probs.add(name, 1, "save it as UTF-8", "not a %s file: %s", kind, enc)
+		return probs, nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	err := dec.Decode(&doc)
