@@ -11,6 +11,7 @@ import (
 
 	"github.com/draconform/draconform/tools/docs"
 	"github.com/draconform/draconform/tools/mutants"
+	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/spf13/pflag"
 )
@@ -59,10 +60,28 @@ func docsCmd(fs *pflag.FlagSet) action {
 		}
 		// The mutation table speaks of the built-in suites: judged on
 		// others, it would claim kills these suites may not make.
-		if *check && results != nil && sf.suites == "" && sf.fixtures == "" {
-			if old := docs.StaleMutations(results, mutants.Names(), suiteDigest()); len(old) > 0 {
-				fmt.Fprintf(s.Err, "draconform docs: %s is stale, so its table says nothing of these suites; rerun make mutation (MUTANTS=a,b for some):\n  %s\n",
-					filepath.Join(*dir, "mutation.json"), strings.Join(old, "\n  "))
+		if results != nil && sf.suites == "" && sf.fixtures == "" {
+			digests, err := plan.Digests(b)
+			if err != nil {
+				fmt.Fprintln(s.Err, "draconform docs:", err)
+				return 1
+			}
+			now := docs.Suites{Digest: suiteDigest(), Cases: digests, Blocking: plan.Blocking(b)}
+			if !*check && docs.RecordDigests(results, now) {
+				path := filepath.Join(*dir, "mutation.json")
+				if err := mutants.SaveResults(path, results); err != nil {
+					fmt.Fprintln(s.Err, "draconform docs:", err)
+					return 1
+				}
+				fmt.Fprintf(s.Out, "recorded in %s what each case that caught a mutant ran\n", path)
+			}
+			if old := docs.StaleMutations(results, mutants.Names(), now); *check && len(old) > 0 {
+				var lines []string
+				for _, o := range old {
+					lines = append(lines, o.String())
+				}
+				fmt.Fprintf(s.Err, "draconform docs: %s is stale, so its table says nothing of these suites; rerun make mutation MUTANTS=%s\n  %s\n",
+					filepath.Join(*dir, "mutation.json"), strings.Join(docs.StaleNames(old), ","), strings.Join(lines, "\n  "))
 				stale = true
 			}
 		}

@@ -196,7 +196,11 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
-	r, err := mutants.Judge(m, suiteDigest(), got, want)
+	digests, err := builtInCaseDigests()
+	if err != nil {
+		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
+	}
+	r, err := mutants.Judge(m, suiteDigest(), digests, got, want)
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s (see %s): %w", m.Provider, out, err)
 	}

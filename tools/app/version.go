@@ -10,6 +10,7 @@ import (
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/loader"
+	"github.com/draconform/draconform/tools/plan"
 )
 
 // version is set at link time (-ldflags "-X
@@ -63,6 +64,16 @@ func buildVersion() Version {
 		v.Version = "devel"
 	}
 	return v
+}
+
+// builtInCaseDigests is what each case of the built-in suites runs, as
+// plan.Digest says, by id.
+func builtInCaseDigests() (map[string]string, error) {
+	b, err := loader.Load(suites.FS, fixtures.FS)
+	if err != nil {
+		return nil, fmt.Errorf("loading the built-in suites: %w", err)
+	}
+	return plan.Digests(b)
 }
 
 func suiteDigest() string {

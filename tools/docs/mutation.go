@@ -2,6 +2,7 @@ package docs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,29 +85,93 @@ func caughtList(r mutants.Result) string {
 	return text
 }
 
-// StaleMutations lists what makes results say nothing of the suites whose
-// digest is digest: a mutant of the catalogue with no result, and a result
-// judged on other suites. The mutation table is a claim about the suites
-// as they are, so lint refuses it stale.
-func StaleMutations(rs []mutants.Result, catalogue []string, digest string) []string {
-	var out []string
+// Suites is what the mutation table is checked against: the suites as
+// they are now.
+type Suites struct {
+	// Digest covers every file of the suites and fixtures.
+	Digest string
+	// Cases is each planned case's digest (plan.Digest), by id.
+	Cases map[string]string
+	// Blocking is, for each claim, the ids of the cases that block it.
+	Blocking map[string]map[string]bool
+}
+
+// StaleMutations lists what makes results say nothing of the suites now: a
+// mutant of the catalogue with no result, a kill that rests on a case that
+// changed, went or stopped blocking its claim, and a mutant no claim broke
+// judged on other suites (any new case might catch it). A kill whose cases
+// all still run what they ran stands on other suites too, since those
+// cases still fail on the mutant and pass on the prototype. The mutation
+// table is a claim about the suites as they are, so lint refuses it stale.
+func StaleMutations(rs []mutants.Result, catalogue []string, now Suites) []Stale {
+	var out []Stale
 	have := map[string]bool{}
 	for _, r := range rs {
 		have[r.Provider] = true
-		if r.SuiteDigest != digest {
-			was := r.SuiteDigest
-			if was == "" {
-				was = "unrecorded"
+		if r.SuiteDigest == now.Digest {
+			continue
+		}
+		if !r.Killed() {
+			out = append(out, Stale{r.Provider, fmt.Sprintf("broke no claim on other suites (%s; these are %s): any case added since may catch it", orUnrecorded(r.SuiteDigest), now.Digest)})
+			continue
+		}
+		for _, b := range r.Breaks {
+			for _, id := range b.Cases {
+				if why := brokenBy(b, id, now); why != "" {
+					out = append(out, Stale{r.Provider, fmt.Sprintf("its break of %s rests on %s, which %s", b.Claim, id, why)})
+				}
 			}
-			out = append(out, fmt.Sprintf("%s was judged on other suites (%s; these are %s)", r.Provider, was, digest))
 		}
 	}
 	for _, name := range catalogue {
 		if !have[name] {
-			out = append(out, name+" has no result")
+			out = append(out, Stale{name, "has no result"})
 		}
 	}
 	return out
+}
+
+// Stale is one reason a mutant's result says nothing of the suites now.
+type Stale struct {
+	Mutant string
+	Why    string
+}
+
+func (s Stale) String() string { return s.Mutant + ": " + s.Why }
+
+// StaleNames are the mutants of stale, once each, in order: what to rerun.
+func StaleNames(stale []Stale) []string {
+	var out []string
+	for _, s := range stale {
+		if !slices.Contains(out, s.Mutant) {
+			out = append(out, s.Mutant)
+		}
+	}
+	return out
+}
+
+// brokenBy says why case id no longer shows break b, or "".
+func brokenBy(b mutants.Break, id string, now Suites) string {
+	was, recorded := b.Digests[id]
+	d, planned := now.Cases[id]
+	switch {
+	case !recorded:
+		return "was recorded without what it ran"
+	case !planned:
+		return "the suites no longer plan"
+	case d != was:
+		return "changed since"
+	case !b.Contradicted && !now.Blocking[b.Claim][id]:
+		return "no longer blocks it"
+	}
+	return ""
+}
+
+func orUnrecorded(digest string) string {
+	if digest == "" {
+		return "unrecorded"
+	}
+	return digest
 }
 
 // The README's generated section sits between these markers.
@@ -118,4 +183,31 @@ const (
 // SpliceMutationTable puts table between the README's markers.
 func SpliceMutationTable(readme, table string) (string, error) {
 	return splice(readme, mutationBegin, mutationEnd, table)
+}
+
+// RecordDigests fills in what each case of a break ran, for results judged
+// on the suites as they are now and recorded before breaks kept it: the
+// cases ran then what they run now. It says whether it filled any.
+func RecordDigests(rs []mutants.Result, now Suites) bool {
+	filled := false
+	for i := range rs {
+		if rs[i].SuiteDigest != now.Digest {
+			continue
+		}
+		for j := range rs[i].Breaks {
+			b := &rs[i].Breaks[j]
+			for _, id := range b.Cases {
+				d, ok := now.Cases[id]
+				if _, has := b.Digests[id]; has || !ok {
+					continue
+				}
+				if b.Digests == nil {
+					b.Digests = map[string]string{}
+				}
+				b.Digests[id] = d
+				filled = true
+			}
+		}
+	}
+	return filled
 }

@@ -50,17 +50,71 @@ func TestSpliceMutationTable(t *testing.T) {
 	}
 }
 
-// Results judged on other suites, or missing for a mutant of the
-// catalogue, make the table stale.
+// A mutant no claim broke, judged on other suites, or one missing from
+// the results, makes the table stale; a kill stays as long as each case it
+// rests on runs what it ran and blocks its claim.
 func TestStaleMutations(t *testing.T) {
-	rs := []mutants.Result{{Provider: "a", SuiteDigest: "new"}, {Provider: "b", SuiteDigest: "old"}, {Provider: "c"}}
-	got := StaleMutations(rs, []string{"a", "b", "c", "d"}, "new")
-	want := []string{
-		"b was judged on other suites (old; these are new)",
-		"c was judged on other suites (unrecorded; these are new)",
-		"d has no result",
+	kill := func(provider string, digests map[string]string) mutants.Result {
+		return mutants.Result{Provider: provider, SuiteDigest: "old", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/x@c", "s/y@c"}, Digests: digests}}}
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("stale:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	rs := []mutants.Result{
+		{Provider: "a", SuiteDigest: "new"},
+		{Provider: "b", SuiteDigest: "old"},
+		{Provider: "c"},
+		kill("kept", map[string]string{"s/x@c": "dx", "s/y@c": "dy"}),
+		kill("changed", map[string]string{"s/x@c": "dx", "s/y@c": "dy-before"}),
+		kill("unrecorded", nil),
+		{Provider: "gone", SuiteDigest: "old", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/z@c"}, Digests: map[string]string{"s/z@c": "dz"}}}},
+		{Provider: "informs", SuiteDigest: "old", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/i@c"}, Digests: map[string]string{"s/i@c": "di"}}}},
+		// A probe that contradicted its gates made every case block.
+		{Provider: "contradicted", SuiteDigest: "old", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/i@c"}, Digests: map[string]string{"s/i@c": "di"}, Contradicted: true}}},
+	}
+	now := Suites{
+		Digest:   "new",
+		Cases:    map[string]string{"s/x@c": "dx", "s/y@c": "dy", "s/i@c": "di"},
+		Blocking: map[string]map[string]bool{"on": {"s/x@c": true, "s/y@c": true}},
+	}
+	got := StaleMutations(rs, []string{"a", "b", "c", "d", "kept"}, now)
+	want := []string{
+		"b: broke no claim on other suites (old; these are new): any case added since may catch it",
+		"c: broke no claim on other suites (unrecorded; these are new): any case added since may catch it",
+		"changed: its break of on rests on s/y@c, which changed since",
+		"unrecorded: its break of on rests on s/x@c, which was recorded without what it ran",
+		"unrecorded: its break of on rests on s/y@c, which was recorded without what it ran",
+		"gone: its break of on rests on s/z@c, which the suites no longer plan",
+		"informs: its break of on rests on s/i@c, which no longer blocks it",
+		"d: has no result",
+	}
+	var lines []string
+	for _, s := range got {
+		lines = append(lines, s.String())
+	}
+	if strings.Join(StaleNames(got), ",") != "b,c,changed,unrecorded,gone,informs,d" {
+		t.Errorf("to rerun: %v", StaleNames(got))
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stale:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Only results judged on the suites as they are get their cases' digests
+// filled in, and only those missing.
+func TestRecordDigests(t *testing.T) {
+	rs := []mutants.Result{
+		{Provider: "now", SuiteDigest: "new", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/x@c", "s/y@c"}, Digests: map[string]string{"s/y@c": "kept"}}}},
+		{Provider: "before", SuiteDigest: "old", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/x@c"}}}},
+	}
+	now := Suites{Digest: "new", Cases: map[string]string{"s/x@c": "dx", "s/y@c": "dy"}}
+	if !RecordDigests(rs, now) {
+		t.Fatal("filled nothing")
+	}
+	if got := rs[0].Breaks[0].Digests; got["s/x@c"] != "dx" || got["s/y@c"] != "kept" {
+		t.Errorf("judged on these suites: %v", got)
+	}
+	if got := rs[1].Breaks[0].Digests; got != nil {
+		t.Errorf("judged on other suites, filled with these suites' digests: %v", got)
+	}
+	if RecordDigests(rs, now) {
+		t.Error("filled again")
 	}
 }

@@ -43,6 +43,15 @@ type Break struct {
 	Claim string `json:"claim"`
 	// Cases are the claim's blocking cases that did not pass on the mutant.
 	Cases []string `json:"cases"`
+	// Digests are what each of Cases ran when it caught the mutant (the
+	// plan's digest of the case): the break holds on later suites as long
+	// as each case still runs that and still blocks the claim, so a new
+	// case elsewhere needs no new mutation run.
+	Digests map[string]string `json:"digests,omitempty"`
+	// Contradicted says a cell's probe contradicted its gates on the
+	// mutant, which makes every case of the claim block, informing ones
+	// included.
+	Contradicted bool `json:"contradicted,omitempty"`
 }
 
 // Killed says whether the mutant breaks a claim: a case that only informs
@@ -77,7 +86,7 @@ type Run struct {
 // reference run; the mutant is killed when a claim that stands on the
 // reference is not conformant on it. A cluster or node that did not start
 // is no catch but an error of the mutation run, since nothing was checked.
-func Judge(m Mutant, digest string, got Run, reference Run) (Result, error) {
+func Judge(m Mutant, digest string, caseDigests map[string]string, got Run, reference Run) (Result, error) {
 	r := Result{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, SuiteDigest: digest, Caught: []string{}, Breaks: []Break{}}
 	ref := map[string]report.Outcome{}
 	for _, o := range reference.Outcomes {
@@ -109,10 +118,14 @@ func Judge(m Mutant, digest string, got Run, reference Run) (Result, error) {
 		if v.State != report.NotConformant || !stands[v.Claim] {
 			continue
 		}
-		b := Break{Claim: v.Claim, Cases: []string{}}
+		b := Break{Claim: v.Claim, Cases: []string{}, Digests: map[string]string{}}
 		for _, why := range v.Blocking {
 			id, _, _ := strings.Cut(why, " ")
 			b.Cases = append(b.Cases, id)
+			b.Contradicted = b.Contradicted || strings.HasSuffix(why, "("+report.CauseContradicted+")")
+			if d, ok := caseDigests[id]; ok {
+				b.Digests[id] = d
+			}
 		}
 		sort.Strings(b.Cases)
 		r.Breaks = append(r.Breaks, b)

@@ -16,7 +16,7 @@ func TestJudge(t *testing.T) {
 		{ID: "s/b@on", State: "failed"},
 		{ID: "s/c@on", State: "passed"},
 	}}
-	r, err := Judge(m, "sha", Run{Outcomes: []report.Outcome{
+	r, err := Judge(m, "sha", nil, Run{Outcomes: []report.Outcome{
 		{ID: "s/a@on", State: "failed"},
 		{ID: "s/b@on", State: "failed"},
 		{ID: "s/c@on", State: "passed"},
@@ -28,7 +28,7 @@ func TestJudge(t *testing.T) {
 	if strings.Join(r.Caught, ",") != "s/a@on" || strings.Join(r.FailedOnReference, ",") != "s/b@on,s/d@on" || r.SuiteDigest != "sha" {
 		t.Errorf("caught %v, failed on the reference %v, digest %q", r.Caught, r.FailedOnReference, r.SuiteDigest)
 	}
-	_, err = Judge(m, "sha", Run{Outcomes: []report.Outcome{
+	_, err = Judge(m, "sha", nil, Run{Outcomes: []report.Outcome{
 		{ID: "s/a@on", State: "failed", Cause: report.CauseCellStart},
 		{ID: "s/c@on", State: "failed"},
 	}}, ref)
@@ -48,7 +48,7 @@ func TestKilledOnlyByABrokenClaim(t *testing.T) {
 		Verdicts: []report.Verdict{{Claim: "on", State: report.Conformant}, {Claim: "off", State: report.NotConformant}},
 	}
 	// Only the informing case failed: every claim stands on the mutant.
-	r, err := Judge(m, "sha", Run{Outcomes: outcomes, Verdicts: []report.Verdict{{Claim: "on", State: report.Conformant}, {Claim: "off", State: report.NotConformant}}}, ref)
+	r, err := Judge(m, "sha", nil, Run{Outcomes: outcomes, Verdicts: []report.Verdict{{Claim: "on", State: report.Conformant}, {Claim: "off", State: report.NotConformant}}}, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestKilledOnlyByABrokenClaim(t *testing.T) {
 	// A blocking case broke "on"; "off" was not conformant on the
 	// prototype either, so it says nothing of the mutant.
 	outcomes[1].State = "failed"
-	r, err = Judge(m, "sha", Run{Outcomes: outcomes, Verdicts: []report.Verdict{
+	r, err = Judge(m, "sha", map[string]string{"s/a@on": "da", "s/open@on": "do"}, Run{Outcomes: outcomes, Verdicts: []report.Verdict{
 		{Claim: "on", State: report.NotConformant, Blocking: []string{"s/a@on failed (boom)"}},
 		{Claim: "off", State: report.NotConformant, Blocking: []string{"s/z@off failed"}},
 	}}, ref)
@@ -68,7 +68,32 @@ func TestKilledOnlyByABrokenClaim(t *testing.T) {
 	if !r.Killed() || len(r.Breaks) != 1 || r.Breaks[0].Claim != "on" || strings.Join(r.Breaks[0].Cases, ",") != "s/a@on" {
 		t.Errorf("breaks %+v", r.Breaks)
 	}
+	// What the breaking case ran is kept, so the break holds on later
+	// suites while the case runs the same.
+	if d := r.Breaks[0].Digests; len(d) != 1 || d["s/a@on"] != "da" || r.Breaks[0].Contradicted {
+		t.Errorf("digests of the break %v, contradicted %t", d, r.Breaks[0].Contradicted)
+	}
 	if strings.Join(r.InformingOnly(), ",") != "s/open@on" {
 		t.Errorf("informing only %v", r.InformingOnly())
+	}
+}
+
+// A break made by a cell whose probe contradicted its gates lists
+// informing cases too, and says so.
+func TestBreakOfAContradictedCell(t *testing.T) {
+	m := Mutant{Provider: "prototype-x", Mistake: "x"}
+	ref := Run{
+		Outcomes: []report.Outcome{{ID: "s/open@on", State: "passed"}},
+		Verdicts: []report.Verdict{{Claim: "on", State: report.Conformant}},
+	}
+	r, err := Judge(m, "sha", nil, Run{
+		Outcomes: []report.Outcome{{ID: "s/open@on", State: "failed", Informing: true}},
+		Verdicts: []report.Verdict{{Claim: "on", State: report.NotConformant, Blocking: []string{"s/open@on failed (" + report.CauseContradicted + ")"}}},
+	}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Killed() || !r.Breaks[0].Contradicted {
+		t.Errorf("breaks %+v", r.Breaks)
 	}
 }

@@ -188,7 +188,7 @@ func apiVersions(c *spec.Case) []string {
 // objects and its create, apply and update steps, inline or from fixtures.
 func kindsCreated(b *loader.Bundle, c *spec.Case) []string {
 	var out []string
-	use := func(u *spec.ObjectUse) {
+	for _, u := range objectUses(c) {
 		obj := &u.Object
 		if u.Fixture != "" {
 			if f, ok := b.Fixtures[u.Fixture]; ok {
@@ -198,22 +198,6 @@ func kindsCreated(b *loader.Bundle, c *spec.Case) []string {
 		if k := mappingValue(obj, "kind"); k != "" {
 			out = append(out, k)
 		}
-	}
-	for i := range c.Given {
-		use(&c.Given[i])
-	}
-	walk := func(steps []spec.Step) {
-		for _, st := range steps {
-			for _, w := range []*spec.Write{st.Create, st.Update, st.Apply} {
-				if w != nil {
-					use(&w.ObjectUse)
-				}
-			}
-		}
-	}
-	walk(c.Steps)
-	if c.Gap != nil {
-		walk(c.Gap.Closed)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
