@@ -78,6 +78,8 @@ func Actions() []Action {
 			Check: func(c Checker, st *spec.Step) { checkDevices(c, st.Pos, st.ExpectDistinct) }},
 		{Field: "ExpectEvent", Build: func(st *spec.Step) Step { return &ExpectEvent{Spec: st.ExpectEvent} }, Check: checkExpectEvent},
 		{Field: "ExpectNoHotLoop", Build: func(st *spec.Step) Step { return &ExpectNoHotLoop{Spec: st.ExpectNoHotLoop} }, Check: checkExpectNoHotLoop, Alone: true},
+		{Field: "ExpectSchedulerMetric", Build: func(st *spec.Step) Step { return &ExpectSchedulerMetric{Spec: st.ExpectSchedulerMetric} },
+			Check: checkExpectSchedulerMetric, Alone: true},
 		{Field: "ExpectRunning", Build: func(st *spec.Step) Step { return &ExpectRunning{Spec: st.ExpectRunning} }, Check: checkExpectRunning},
 	}
 }

@@ -237,6 +237,13 @@ type SchedulerLatency interface {
 	SchedulerLatency(ctx context.Context) (Latency, error)
 }
 
+// SchedulerMetrics is a cluster that can read kube-scheduler's own
+// metrics, in Prometheus' text format: what the KEP's PRR names as the
+// signal of a misconfigured class.
+type SchedulerMetrics interface {
+	SchedulerMetrics(ctx context.Context) (string, error)
+}
+
 // Latency is the time a scheduler spent on Pods pods, from each one's
 // first entry into its queue to its binding.
 type Latency struct {

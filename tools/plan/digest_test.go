@@ -10,6 +10,8 @@ import (
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/loader"
 	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/spec"
+	"gopkg.in/yaml.v3"
 )
 
 // copyFS is an editable copy of an embedded tree's top-level YAML files.
@@ -120,4 +122,53 @@ func TestDigestFollowsWhatACaseRuns(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A struct field left zero is the same as no field: a new step type's
+// field, empty in every case, changes no digest. A zero written inside an
+// object is kept.
+func TestCanonicalDropsEmptyFields(t *testing.T) {
+	type before struct {
+		A string    `yaml:"a"`
+		L []string  `yaml:"l"`
+		O yaml.Node `yaml:"o"`
+		P spec.Pos  `yaml:"-"`
+	}
+	type after struct {
+		A   string           `yaml:"a"`
+		L   []string         `yaml:"l"`
+		O   yaml.Node        `yaml:"o"`
+		P   spec.Pos         `yaml:"-"`
+		New *struct{ X int } `yaml:"new"`
+		N   int              `yaml:"n"`
+		B   bool             `yaml:"b"`
+	}
+	node := func(src string) yaml.Node {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+			t.Fatal(err)
+		}
+		return *n.Content[0]
+	}
+	canon := func(v any) string {
+		t.Helper()
+		data, err := plan.Canonical(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	x := canon(before{A: "x", L: []string{"", "y"}, O: node("{shares: 0, b: 1}"), P: spec.Pos{File: "a", Line: 1}})
+	if y := canon(after{A: "x", L: []string{"", "y"}, O: node("# moved\n{b: 1, shares: 0}"), P: spec.Pos{File: "a", Line: 9}}); x != y {
+		t.Errorf("the same content with empty fields added, moved and reordered:\n%s\n%s", x, y)
+	}
+	for name, v := range map[string]any{
+		"a list item dropped":         after{A: "x", L: []string{"y"}, O: node("{shares: 0, b: 1}")},
+		"a zero in an object dropped": after{A: "x", L: []string{"", "y"}, O: node("{b: 1}")},
+		"a field set":                 after{A: "x", L: []string{"", "y"}, O: node("{shares: 0, b: 1}"), N: 1},
+	} {
+		if got := canon(v); got == x {
+			t.Errorf("%s changed nothing: %s", name, got)
+		}
+	}
 }

@@ -21,6 +21,8 @@ var KEPSections = []string{
 	"Upgrade / Downgrade Strategy",
 	"Version Skew Strategy",
 	"Feature Enablement and Rollback",
+	"Rollout, Upgrade and Rollback Planning",
+	"Monitoring Requirements",
 	"Troubleshooting",
 	// Behaviour of the KEPs this one composes, which it promises to keep.
 	"KEP-5004",

@@ -34,7 +34,9 @@ type Step struct {
 	ExpectDistinct      []string             `yaml:"expectDistinctDevices" doc:"no two of these pods share a device"`
 	ExpectEvent         *ExpectEvent         `yaml:"expectEvent" doc:"an object of the case gets an event with this reason (and message), at most so many times"`
 	ExpectNoHotLoop     *ExpectNoHotLoop     `yaml:"expectNoHotLoop" doc:"an unschedulable pod stays pending over a window without making the scheduler panic, restart or retry it in a hot loop"`
-	ExpectRunning       *ExpectRunning       `yaml:"expectRunning" doc:"a pod runs on a real kubelet, and its container saw these DRACONFORM_* variables (needs requires.testDriver)"`
+	// ExpectSchedulerMetric is the signal the KEP's PRR names for rollback.
+	ExpectSchedulerMetric *ExpectSchedulerMetric `yaml:"expectSchedulerMetric" doc:"while a pod is unschedulable, one of kube-scheduler's own metrics (series matching labels, summed) reaches at least a value; runs alone, since the scheduler's gauges count every pod"`
+	ExpectRunning         *ExpectRunning         `yaml:"expectRunning" doc:"a pod runs on a real kubelet, and its container saw these DRACONFORM_* variables (needs requires.testDriver)"`
 
 	Pos Pos `yaml:"-"`
 }
@@ -157,6 +159,19 @@ type ExpectNoHotLoop struct {
 	Pod         string   `yaml:"pod"`
 	Over        Duration `yaml:"over" doc:"the window, at most 2m (default 20s)"`
 	MaxAttempts int      `yaml:"maxAttempts" doc:"scheduling attempts for the pod allowed in the window; backoff allows a handful, a hot loop makes hundreds"`
+}
+
+// ExpectSchedulerMetric checks what the KEP's PRR names as the signal of a
+// misconfigured class: scheduler_unschedulable_pods{plugin="DynamicResources"}
+// rising for a pod that cannot be scheduled. Where the provider cannot read
+// kube-scheduler's metrics the case does not apply, and says why; it never
+// passes unread.
+type ExpectSchedulerMetric struct {
+	Pod     string            `yaml:"pod" doc:"the pod that must be found unschedulable first, and counted"`
+	Metric  string            `yaml:"metric" doc:"the metric's name, e.g. scheduler_unschedulable_pods"`
+	Labels  map[string]string `yaml:"labels" doc:"labels a series must have to count (others are free); the matching series are summed"`
+	AtLeast float64           `yaml:"atLeast" doc:"the sum must reach this value, at least 1"`
+	Within  Duration          `yaml:"within" doc:"default 30s, at most 2m"`
 }
 
 // Sleep waits a fixed time. Expectations poll and never need it; it exists

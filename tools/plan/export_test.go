@@ -1,0 +1,4 @@
+package plan
+
+// Canonical exposes canonical to the tests.
+var Canonical = canonical
