@@ -97,12 +97,13 @@ type Suites struct {
 }
 
 // StaleMutations lists what makes results say nothing of the suites now: a
-// mutant of the catalogue with no result, a kill that rests on a case that
-// changed, went or stopped blocking its claim, and a mutant no claim broke
-// judged on other suites (any new case might catch it). A kill whose cases
-// all still run what they ran stands on other suites too, since those
-// cases still fail on the mutant and pass on the prototype. The mutation
-// table is a claim about the suites as they are, so lint refuses it stale.
+// mutant of the catalogue with no result, a break none of whose cases
+// still holds (each changed, went or stopped blocking its claim), and a
+// mutant no claim broke judged on other suites (any new case might catch
+// it). A break with one case that still runs what it ran and blocks its
+// claim stands on other suites too: that case still fails on the mutant
+// and passes on the prototype. The mutation table is a claim about the
+// suites as they are, so lint refuses it stale.
 func StaleMutations(rs []mutants.Result, catalogue []string, now Suites) []Stale {
 	var out []Stale
 	have := map[string]bool{}
@@ -116,10 +117,17 @@ func StaleMutations(rs []mutants.Result, catalogue []string, now Suites) []Stale
 			continue
 		}
 		for _, b := range r.Breaks {
+			var why []string
 			for _, id := range b.Cases {
-				if why := brokenBy(b, id, now); why != "" {
-					out = append(out, Stale{r.Provider, fmt.Sprintf("its break of %s rests on %s, which %s", b.Claim, id, why)})
+				w := brokenBy(b, id, now)
+				if w == "" {
+					why = nil
+					break
 				}
+				why = append(why, id+" "+w)
+			}
+			if len(why) > 0 || len(b.Cases) == 0 {
+				out = append(out, Stale{r.Provider, fmt.Sprintf("no case of its break of %s holds: %s", b.Claim, strings.Join(why, "; "))})
 			}
 		}
 	}
@@ -129,6 +137,50 @@ func StaleMutations(rs []mutants.Result, catalogue []string, now Suites) []Stale
 		}
 	}
 	return out
+}
+
+// DropChanged removes from results judged on other suites the cases that
+// no longer show what they showed (changed, gone, or no longer blocking
+// the claim they broke), so that the table names only cases that still
+// catch the mutant. It says whether it removed any. A break left without
+// cases is kept empty, for StaleMutations to report.
+func DropChanged(rs []mutants.Result, now Suites) bool {
+	dropped := false
+	for i := range rs {
+		r := &rs[i]
+		if r.SuiteDigest == now.Digest || !r.Killed() {
+			continue
+		}
+		gone := map[string]bool{}
+		for j := range r.Breaks {
+			b := &r.Breaks[j]
+			keep := []string{}
+			for _, id := range b.Cases {
+				if brokenBy(*b, id, now) == "" {
+					keep = append(keep, id)
+					continue
+				}
+				if d, ok := b.Digests[id]; !ok || d != now.Cases[id] {
+					gone[id] = true // it runs something else now
+				}
+				delete(b.Digests, id)
+				dropped = true
+			}
+			b.Cases = keep
+		}
+		// Informing catches kill nothing and have no recorded digest:
+		// the table only counts them, so they stay while still planned.
+		caught := []string{}
+		for _, id := range r.Caught {
+			if gone[id] || now.Cases[id] == "" {
+				dropped = true
+				continue
+			}
+			caught = append(caught, id)
+		}
+		r.Caught = caught
+	}
+	return dropped
 }
 
 // Stale is one reason a mutant's result says nothing of the suites now.

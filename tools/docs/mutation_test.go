@@ -51,8 +51,8 @@ func TestSpliceMutationTable(t *testing.T) {
 }
 
 // A mutant no claim broke, judged on other suites, or one missing from
-// the results, makes the table stale; a kill stays as long as each case it
-// rests on runs what it ran and blocks its claim.
+// the results, makes the table stale; a break stays as long as one case
+// it rests on runs what it ran and blocks its claim.
 func TestStaleMutations(t *testing.T) {
 	kill := func(provider string, digests map[string]string) mutants.Result {
 		return mutants.Result{Provider: provider, SuiteDigest: "old", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/x@c", "s/y@c"}, Digests: digests}}}
@@ -62,7 +62,9 @@ func TestStaleMutations(t *testing.T) {
 		{Provider: "b", SuiteDigest: "old"},
 		{Provider: "c"},
 		kill("kept", map[string]string{"s/x@c": "dx", "s/y@c": "dy"}),
+		// s/x@c still holds, so the break stands.
 		kill("changed", map[string]string{"s/x@c": "dx", "s/y@c": "dy-before"}),
+		kill("all-changed", map[string]string{"s/x@c": "dx-before", "s/y@c": "dy-before"}),
 		kill("unrecorded", nil),
 		{Provider: "gone", SuiteDigest: "old", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/z@c"}, Digests: map[string]string{"s/z@c": "dz"}}}},
 		{Provider: "informs", SuiteDigest: "old", Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/i@c"}, Digests: map[string]string{"s/i@c": "di"}}}},
@@ -78,18 +80,17 @@ func TestStaleMutations(t *testing.T) {
 	want := []string{
 		"b: broke no claim on other suites (old; these are new): any case added since may catch it",
 		"c: broke no claim on other suites (unrecorded; these are new): any case added since may catch it",
-		"changed: its break of on rests on s/y@c, which changed since",
-		"unrecorded: its break of on rests on s/x@c, which was recorded without what it ran",
-		"unrecorded: its break of on rests on s/y@c, which was recorded without what it ran",
-		"gone: its break of on rests on s/z@c, which the suites no longer plan",
-		"informs: its break of on rests on s/i@c, which no longer blocks it",
+		"all-changed: no case of its break of on holds: s/x@c changed since; s/y@c changed since",
+		"unrecorded: no case of its break of on holds: s/x@c was recorded without what it ran; s/y@c was recorded without what it ran",
+		"gone: no case of its break of on holds: s/z@c the suites no longer plan",
+		"informs: no case of its break of on holds: s/i@c no longer blocks it",
 		"d: has no result",
 	}
 	var lines []string
 	for _, s := range got {
 		lines = append(lines, s.String())
 	}
-	if strings.Join(StaleNames(got), ",") != "b,c,changed,unrecorded,gone,informs,d" {
+	if strings.Join(StaleNames(got), ",") != "b,c,all-changed,unrecorded,gone,informs,d" {
 		t.Errorf("to rerun: %v", StaleNames(got))
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
@@ -116,5 +117,37 @@ func TestRecordDigests(t *testing.T) {
 	}
 	if RecordDigests(rs, now) {
 		t.Error("filled again")
+	}
+}
+
+// Cases that no longer show what they showed leave the table; those that
+// still do stay, and so do informing catches still planned.
+func TestDropChanged(t *testing.T) {
+	rs := []mutants.Result{
+		{Provider: "m", SuiteDigest: "old", Caught: []string{"s/x@c", "s/y@c", "s/open@c", "s/removed@c"},
+			Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/x@c", "s/y@c"}, Digests: map[string]string{"s/x@c": "dx", "s/y@c": "dy-before"}}}},
+		{Provider: "now", SuiteDigest: "new", Caught: []string{"s/y@c"},
+			Breaks: []mutants.Break{{Claim: "on", Cases: []string{"s/y@c"}, Digests: map[string]string{"s/y@c": "dy"}}}},
+	}
+	now := Suites{Digest: "new", Cases: map[string]string{"s/x@c": "dx", "s/y@c": "dy", "s/open@c": "do"},
+		Blocking: map[string]map[string]bool{"on": {"s/x@c": true, "s/y@c": true}}}
+	if !DropChanged(rs, now) {
+		t.Fatal("dropped nothing")
+	}
+	b := rs[0].Breaks[0]
+	if strings.Join(b.Cases, ",") != "s/x@c" || len(b.Digests) != 1 || b.Digests["s/x@c"] != "dx" {
+		t.Errorf("break after: %+v", b)
+	}
+	if got := strings.Join(rs[0].Caught, ","); got != "s/x@c,s/open@c" {
+		t.Errorf("caught after: %s", got)
+	}
+	if strings.Join(rs[1].Breaks[0].Cases, ",") != "s/y@c" {
+		t.Errorf("a result judged on these suites was touched: %+v", rs[1])
+	}
+	if DropChanged(rs, now) {
+		t.Error("dropped again")
+	}
+	if stale := StaleMutations(rs, nil, now); len(stale) != 0 {
+		t.Errorf("a break with a case that holds is stale: %v", stale)
 	}
 }

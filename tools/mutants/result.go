@@ -172,12 +172,21 @@ func MergeResults(old, fresh []Result, order []string) []Result {
 
 // SaveResults writes the results as indented JSON.
 func SaveResults(path string, rs []Result) error {
+	data, err := EncodeResults(rs)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// EncodeResults is the file SaveResults writes.
+func EncodeResults(rs []Result) ([]byte, error) {
 	for i := range rs {
 		sort.Strings(rs[i].Caught)
 	}
 	data, err := json.MarshalIndent(rs, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return append(data, '\n'), nil
 }
