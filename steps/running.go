@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,7 +162,10 @@ func running(pod *corev1.Pod, container string) error {
 	if pod.Spec.NodeName == "" {
 		return notYet{"pod " + pod.Name + " is not bound; " + schedulingState(pod)}
 	}
-	for _, st := range pod.Status.ContainerStatuses {
+	// A sidecar (an init container that restarts always) runs beside the
+	// main containers, and its status is among the init containers'.
+	statuses := append(slices.Clone(pod.Status.ContainerStatuses), pod.Status.InitContainerStatuses...)
+	for _, st := range statuses {
 		if st.Name != container {
 			continue
 		}
@@ -250,6 +254,10 @@ func (e envMismatch) Error() string { return e.msg }
 func checkedEnv(pod, container string, want, got map[string]string, outputs int) string {
 	vars := make([]string, 0, len(want))
 	for k := range want {
+		if want[k] == unsetValue {
+			vars = append(vars, "no "+k)
+			continue
+		}
 		vars = append(vars, k+"="+got[k])
 	}
 	sort.Strings(vars)
@@ -263,6 +271,10 @@ func checkedEnv(pod, container string, want, got map[string]string, outputs int)
 	return text
 }
 
+// unsetValue, as a variable's wanted value, says the container must not
+// have it.
+const unsetValue = "<unset>"
+
 func compareEnv(got, want map[string]string) error {
 	keys := make([]string, 0, len(want))
 	for k := range want {
@@ -273,6 +285,11 @@ func compareEnv(got, want map[string]string) error {
 	for _, k := range keys {
 		v, ok := got[k]
 		switch {
+		case want[k] == unsetValue:
+			// Another container's share, say, which this one must not see.
+			if ok {
+				wrong = append(wrong, fmt.Sprintf("%s=%q, want it unset", k, v))
+			}
 		case !ok || (want[k] == "<any>" && v == ""):
 			missing = append(missing, k)
 		case want[k] != "<any>" && v != want[k]:

@@ -136,3 +136,46 @@ func TestExpectRunning(t *testing.T) {
 		})
 	}
 }
+
+// A sidecar's status is among the init containers': it runs beside the
+// main container, and its own log is read, not the main container's.
+func TestExpectRunningSidecar(t *testing.T) {
+	const status = `status:
+  phase: Running
+  initContainerStatuses:
+  - {name: sidecar, state: {running: {}}}
+  containerStatuses:
+  - {name: main, state: {running: {}}}
+`
+	f := stepstest.New(t)
+	l := &logs{text: map[string]string{}}
+	f.Env.Clients.Logs = l.read
+	name := f.SeedYAML("p1", podYAML("p1", node1, status)).Object.GetName()
+	l.set(name+"/main", "DRACONFORM_0_REQUEST=container-1-request-0\n")
+	l.set(name+"/sidecar", "DRACONFORM_0_REQUEST=container-0-request-0\n")
+	want := func(container, request string) error {
+		return run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Container: container,
+			Env: map[string]string{"DRACONFORM_0_REQUEST": request}, Within: spec.Duration(short)}})
+	}
+	mustPass(t, want("sidecar", "container-0-request-0"))
+	mustPass(t, want("main", "container-1-request-0"))
+	mustFail(t, want("sidecar", "container-1-request-0"), `the container got DRACONFORM_0_REQUEST="container-0-request-0", want "container-1-request-0"`)
+}
+
+// <unset> says a container must not have a variable: another container's
+// share, say.
+func TestExpectRunningUnset(t *testing.T) {
+	f := stepstest.New(t)
+	l := &logs{text: map[string]string{}}
+	f.Env.Clients.Logs = l.read
+	name := f.SeedYAML("p1", podYAML("p1", node1, runningStatus)).Object.GetName()
+	l.set(name+"/main", "DRACONFORM_1_REQUEST=container-1-request-0\n")
+	want := func(env map[string]string) error {
+		return run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: env, Within: spec.Duration(short)}})
+	}
+	mustPass(t, want(map[string]string{"DRACONFORM_0_REQUEST": "<unset>", "DRACONFORM_1_REQUEST": "container-1-request-0"}))
+	if got := f.Env.Measurements(); !slices.Contains(got, "pod p1, container main printed DRACONFORM_1_REQUEST=container-1-request-0 no DRACONFORM_0_REQUEST") {
+		t.Errorf("measured %q", got)
+	}
+	mustFail(t, want(map[string]string{"DRACONFORM_1_REQUEST": "<unset>"}), `DRACONFORM_1_REQUEST="container-1-request-0", want it unset`)
+}

@@ -130,7 +130,7 @@ type ClaimMapping struct {
 type ExpectRunning struct {
 	Pod       string            `yaml:"pod"`
 	Container string            `yaml:"container" doc:"whose log to read; default the first container"`
-	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty"`
+	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty, \"<unset>\" means not printed at all"`
 	EnvFrom   string            `yaml:"envFrom" doc:"a variable holding more of them as a map, e.g. ${profileEnv}"`
 	// Output is how a check of a file or a command inside the container
 	// reaches the suite without exec rights: the workload prints it.
