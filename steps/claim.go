@@ -3,9 +3,14 @@ package steps
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -105,6 +110,9 @@ func (s *ExpectClaim) claimTree(env *Env) (map[string]any, error) {
 					ex["capacity"] = map[string]any{"requests": tree}
 				}
 			}
+			for _, f := range r.Absent {
+				ex[f] = nil
+			}
 			reqs = append(reqs, map[string]any{"name": r.Name, "exactly": ex})
 		}
 		want["spec"] = map[string]any{"devices": map[string]any{"requests": reqs}}
@@ -138,9 +146,14 @@ func (s *ExpectClaim) claimTree(env *Env) (map[string]any, error) {
 			case "unset":
 				m["shareID"] = nil
 			}
+			for _, f := range r.Absent {
+				m[f] = nil
+			}
 			results = append(results, m)
 		}
-		want["status"] = map[string]any{"allocation": map[string]any{"devices": map[string]any{"results": results}}}
+		// The KEP (and KEP-5075) leave the order of results open: a request
+		// for count 3 may list its devices in any order.
+		want["status"] = map[string]any{"allocation": map[string]any{"devices": map[string]any{"results": match.Unordered(results)}}}
 	}
 	return want, nil
 }
@@ -246,12 +259,46 @@ func checkExpectClaim(c Checker, st *spec.Step) {
 			c.Need(p, spec.RefOf("DeviceClass", e.Requests[i].DeviceClass))
 		}
 		c.Vars(&e.Requests[i].Capacity)
+		checkAbsent(c, p, "requests", e.Requests[i].Absent, exactRequestFields, []string{"capacity", "count", "deviceClassName"})
 	}
 	for i := range e.Results {
 		c.Enum(p, "shareID", e.Results[i].ShareID, []string{"", "set", "unset"})
 		c.Vars(&e.Results[i].ConsumedCapacity)
+		checkAbsent(c, p, "results", e.Results[i].Absent, resultFields, []string{"consumedCapacity", "device", "driver", "request", "shareID"})
 	}
 	if e.Mapping != nil && e.Pod == "" {
 		c.Problem(p, "", "mapping: is checked on a pod's status: use pod:")
+	}
+}
+
+// The fields absent: may name, read from the API types the claim is read
+// as, so a misspelt name (which would be absent from every claim, and pass)
+// is refused.
+var (
+	exactRequestFields = jsonFields(reflect.TypeFor[resourcev1.ExactDeviceRequest]())
+	resultFields       = jsonFields(reflect.TypeFor[resourcev1.DeviceRequestAllocationResult]())
+)
+
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkAbsent refuses a name the API type lacks, and one the step already
+// sets a value for through its own key (absent and present at once).
+func checkAbsent(c Checker, p spec.Pos, list string, absent, fields, own []string) {
+	for _, f := range absent {
+		switch {
+		case !slices.Contains(fields, f):
+			c.Problem(p, "one of: "+strings.Join(fields, ", "), "%s: absent: %q is no field of the API type, so it would be absent from every claim", list, f)
+		case slices.Contains(own, f):
+			c.Problem(p, "", "%s: absent: %q has its own key in expectClaim: say it there (null, or shareID: unset)", list, f)
+		}
 	}
 }

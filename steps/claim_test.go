@@ -283,3 +283,90 @@ func TestExpectClaimByNameWaits(t *testing.T) {
 	mustPass(t, run(t, f, &steps.ExpectClaim{Spec: decode[spec.ExpectClaim](t,
 		"claim: c1\nwithin: 3s\nresults: [{request: req-0, device: gpu-0, shareID: set}]")}))
 }
+
+// withResults gives the claim these results, each {device, consumed shares}.
+func withResults(t *testing.T, c *unstructured.Unstructured, devices ...string) {
+	var results []any
+	for _, d := range devices {
+		results = append(results, map[string]any{"request": "container-0-request-0", "driver": stepstest.Driver, "pool": node1,
+			"device": d, "shareID": "id-" + d, "consumedCapacity": map[string]any{"shares": "1"}})
+	}
+	set(t, c, results, "status", "allocation", "devices", "results")
+}
+
+// The order of results is the allocator's; expectClaim pairs each expected
+// result with a distinct one of the claim, and still tells a missing or
+// doubled device.
+func TestExpectClaimResultsInAnyOrder(t *testing.T) {
+	const expect = `pod: p1
+within: 300ms
+results:
+- {request: container-0-request-0, device: gpu-0, consumedCapacity: {shares: "1"}, shareID: set}
+- {request: container-0-request-0, device: gpu-1, consumedCapacity: {shares: "1"}, shareID: set}
+- {request: container-0-request-0, device: gpu-2, consumedCapacity: {shares: "1"}, shareID: set}
+`
+	tests := []struct {
+		name    string
+		devices []string
+		fails   []string
+	}{
+		{name: "in order", devices: []string{"gpu-0", "gpu-1", "gpu-2"}},
+		{name: "permuted", devices: []string{"gpu-2", "gpu-0", "gpu-1"}},
+		{name: "one device twice", devices: []string{"gpu-2", "gpu-0", "gpu-0"},
+			fails: []string{"no element matches want[1] (in any order)", `results[2].device: differs (want "gpu-1", got "gpu-0")`}},
+		{name: "one missing", devices: []string{"gpu-2", "gpu-0"}, fails: []string{"results: length 2, want 3 (in any order)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			pod, claim := stepstest.Obj(t, synthPod), stepstest.Obj(t, synthClaim)
+			withResults(t, claim, tt.devices...)
+			f.Seed("p1", pod)
+			f.Add(claim)
+			check(t, run(t, f, &steps.ExpectClaim{Spec: decode[spec.ExpectClaim](t, expect)}), tt.fails)
+		})
+	}
+}
+
+// absent: names fields nothing may set: the step fails when the scheduler
+// set one on the request or the result.
+func TestExpectClaimAbsentFields(t *testing.T) {
+	const expect = `pod: p1
+within: 300ms
+requests: [{name: container-0-request-0, absent: [tolerations, adminAccess, selectors]}]
+results: [{request: container-0-request-0, absent: [tolerations, adminAccess]}]
+`
+	tests := []struct {
+		name  string
+		claim func(c *unstructured.Unstructured)
+		fails []string
+	}{
+		{name: "none set"},
+		{name: "adminAccess null", claim: func(c *unstructured.Unstructured) { request0(c)["adminAccess"] = nil }},
+		{name: "request tolerates", claim: func(c *unstructured.Unstructured) {
+			request0(c)["tolerations"] = []any{map[string]any{"operator": "Exists"}}
+		}, fails: []string{"spec.devices.requests[0].exactly.tolerations: must be absent", "Exists"}},
+		{name: "request has admin access", claim: func(c *unstructured.Unstructured) { request0(c)["adminAccess"] = false },
+			fails: []string{"spec.devices.requests[0].exactly.adminAccess: must be absent (got false)"}},
+		{name: "request has selectors", claim: func(c *unstructured.Unstructured) {
+			request0(c)["selectors"] = []any{map[string]any{"cel": map[string]any{"expression": "true"}}}
+		}, fails: []string{"exactly.selectors: must be absent"}},
+		{name: "result tolerates", claim: func(c *unstructured.Unstructured) {
+			result0(c)["tolerations"] = []any{map[string]any{"operator": "Exists"}}
+		}, fails: []string{"status.allocation.devices.results[0].tolerations: must be absent"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			pod, claim := stepstest.Obj(t, synthPod), stepstest.Obj(t, synthClaim)
+			if tt.claim != nil {
+				tt.claim(claim)
+			}
+			f.Seed("p1", pod)
+			f.Add(claim)
+			check(t, run(t, f, &steps.ExpectClaim{Spec: decode[spec.ExpectClaim](t, expect)}), tt.fails)
+		})
+	}
+}

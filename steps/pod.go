@@ -79,20 +79,40 @@ type ExpectUnschedulable struct{ Spec *spec.ExpectUnschedulable }
 
 // Describe implements Step.
 func (s *ExpectUnschedulable) Describe() string {
+	if s.Spec.Reason != "" {
+		return fmt.Sprintf("pod %s is unschedulable for %s (%q)", s.Spec.Pod, s.Spec.Reason, reasonWordings(s.Spec.Reason))
+	}
 	return fmt.Sprintf("pod %s is unschedulable with %q", s.Spec.Pod, s.Spec.Message)
+}
+
+// wanted returns the texts any of which the scheduler's message must
+// contain, and how a failure names them.
+func (s *ExpectUnschedulable) wanted(env *Env) ([]string, string, error) {
+	if s.Spec.Reason != "" {
+		texts := reasonWordings(s.Spec.Reason)
+		if len(texts) == 0 {
+			return nil, "", fmt.Errorf("pod %s: expectUnschedulable: unknown reason %q (one of %v)", s.Spec.Pod, s.Spec.Reason, ReasonNames())
+		}
+		return texts, fmt.Sprintf("any wording of %s %q", s.Spec.Reason, texts), nil
+	}
+	message, err := env.Scope().String(s.Spec.Message)
+	if err != nil {
+		return nil, "", err
+	}
+	if strings.TrimSpace(message) == "" {
+		// Every text contains "": the loader refuses the step, and a
+		// variable that came out empty must not slip past it.
+		return nil, "", fmt.Errorf("pod %s: expectUnschedulable has no message to look for (%q)", s.Spec.Pod, s.Spec.Message)
+	}
+	return []string{message}, fmt.Sprintf("%q", message), nil
 }
 
 // Run implements Step.
 func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 	within := s.Spec.Within.Or(defaultScheduleWithin)
-	message, err := env.Scope().String(s.Spec.Message)
+	texts, named, err := s.wanted(env)
 	if err != nil {
 		return err
-	}
-	if strings.TrimSpace(message) == "" {
-		// Every text contains "": the loader refuses the step, and a
-		// variable that came out empty must not slip past it.
-		return fmt.Errorf("pod %s: expectUnschedulable has no message to look for (%q)", s.Spec.Pod, s.Spec.Message)
 	}
 	err = watchPod(ctx, env, s.Spec.Pod, within, func(pod *corev1.Pod) error {
 		if pod.Spec.NodeName != "" {
@@ -102,7 +122,7 @@ func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 		if cond == nil || cond.Status != corev1.ConditionFalse || cond.Reason != corev1.PodReasonUnschedulable {
 			return notYet{"pod " + s.Spec.Pod + " is not reported unschedulable; " + schedulingState(pod)}
 		}
-		if strings.Contains(cond.Message, message) {
+		if containsAny(cond.Message, texts) {
 			return nil
 		}
 		// The condition carries the latest attempt; an event may name the
@@ -112,11 +132,11 @@ func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 			return err
 		}
 		for _, m := range msgs {
-			if strings.Contains(m, message) {
+			if containsAny(m, texts) {
 				return nil
 			}
 		}
-		return notYet{fmt.Sprintf("pod %s is unschedulable, but neither its PodScheduled message %q nor its FailedScheduling events %q contain %q", s.Spec.Pod, cond.Message, msgs, message)}
+		return notYet{fmt.Sprintf("pod %s is unschedulable, but neither its PodScheduled message %q nor its FailedScheduling events %q contain %s", s.Spec.Pod, cond.Message, msgs, named)}
 	})
 	if err != nil {
 		return fmt.Errorf("pod %s must be unschedulable: %w", s.Spec.Pod, err)
@@ -170,9 +190,15 @@ func schedulingEvents(ctx context.Context, env *Env, pod *corev1.Pod) ([]string,
 // checkExpectUnschedulable requires the message: every pending pod is
 // unschedulable for some reason, and the case is about one of them.
 func checkExpectUnschedulable(c Checker, st *spec.Step) {
-	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectUnschedulable.Pod))
-	if strings.TrimSpace(st.ExpectUnschedulable.Message) == "" {
-		c.Problem(st.Pos, `e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about`,
+	e := st.ExpectUnschedulable
+	c.Need(st.Pos, spec.RefOf("Pod", e.Pod))
+	switch {
+	case e.Reason != "" && e.Message != "":
+		c.Problem(st.Pos, "keep reason: for a meaning any release may word, message: for one wording", "expectUnschedulable takes message: or reason:, not both")
+	case e.Reason != "":
+		c.Enum(st.Pos, "reason", e.Reason, append([]string{""}, ReasonNames()...))
+	case strings.TrimSpace(e.Message) == "":
+		c.Problem(st.Pos, `e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about, or reason: insufficient-devices, which any known wording of it meets`,
 			"expectUnschedulable needs message: without one, a pod pending for any reason at all would pass")
 	}
 }

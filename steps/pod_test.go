@@ -134,3 +134,38 @@ func TestExpectUnschedulableWaits(t *testing.T) {
 	mustPass(t, run(t, f, &steps.ExpectUnschedulable{Spec: &spec.ExpectUnschedulable{
 		Pod: "p1", Message: "cannot allocate", Within: spec.Duration(2 * time.Second)}}))
 }
+
+// reason: accepts any known wording of its meaning, in the condition or an
+// event, and nothing else.
+func TestExpectUnschedulableReason(t *testing.T) {
+	const otherReason = `status:
+  conditions:
+  - {type: PodScheduled, status: "False", reason: Unschedulable, message: "0/1 nodes are available: 1 device class gpu does not exist."}
+`
+	tests := []struct {
+		name   string
+		status string
+		event  string
+		reason string
+		fails  []string
+	}{
+		{name: "condition words it", status: unschedulableStatus, reason: "insufficient-devices"},
+		{name: "an event words it", status: otherReason, event: "0/1 nodes are available: 1 cannot allocate all claims.", reason: "insufficient-devices"},
+		{name: "unrelated reason", status: otherReason, reason: "insufficient-devices",
+			fails: []string{"pod p1 must be unschedulable", "device class gpu does not exist", `any wording of insufficient-devices ["cannot allocate all claims"]`}},
+		{name: "unknown meaning", status: unschedulableStatus, reason: "no-devices",
+			fails: []string{`unknown reason "no-devices"`, "insufficient-devices"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			p := f.SeedYAML("p1", podYAML("p1", "", tt.status))
+			if tt.event != "" {
+				f.Event(p.Object, "FailedScheduling", tt.event)
+			}
+			err := run(t, f, &steps.ExpectUnschedulable{Spec: &spec.ExpectUnschedulable{Pod: "p1", Reason: tt.reason, Within: spec.Duration(short)}})
+			check(t, err, tt.fails)
+		})
+	}
+}

@@ -48,6 +48,12 @@ func prune(want, got any, present bool) (pruned any, keep bool) {
 		return want, true
 	}
 	switch w := want.(type) {
+	case Unordered:
+		g, ok := got.([]any)
+		if !ok {
+			return got, true
+		}
+		return pruneUnordered(w, g), true
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {

@@ -17,6 +17,10 @@
 //     against element i of got. A length difference is reported once, at the
 //     list's path, and the common prefix is still compared so that one
 //     missing element does not hide other differences.
+//   - [Unordered] lists: got must have the same length, and each element of
+//     want must be matched by a distinct element of got, in any order (a
+//     maximum bipartite matching). An element left unmatched is reported
+//     against the closest got element left, at that element's index.
 //   - want nil (YAML null or ~): the field must be absent or null in got;
 //     otherwise Reason is "must be absent".
 //   - want "<any>" ([AnyValue]): the field must exist and hold a value: not

@@ -99,6 +99,13 @@ func compare(out *[]Mismatch, path string, want, got any, present bool) {
 		return
 	}
 	switch w := want.(type) {
+	case Unordered:
+		g, ok := got.([]any)
+		if !ok {
+			add(typeReason(want, got))
+			return
+		}
+		compareUnordered(out, path, w, g)
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {

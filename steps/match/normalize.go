@@ -28,6 +28,12 @@ func normalize(v any) any {
 			out[i] = normalize(e)
 		}
 		return out
+	case Unordered:
+		out := make(Unordered, len(v))
+		for i, e := range v {
+			out[i] = normalize(e)
+		}
+		return out
 	case int:
 		return int64(v)
 	case int32:
@@ -102,7 +108,7 @@ func kindName(v any) string {
 		return "null"
 	case map[string]any:
 		return "map"
-	case []any:
+	case []any, Unordered:
 		return "list"
 	case string:
 		return "string"

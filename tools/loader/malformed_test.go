@@ -67,15 +67,32 @@ var malformedSpecs = []struct {
 		want: []string{
 			`suites/s.yaml:9: duration "soon": time: invalid duration "soon" (write e.g. 30s or 1m)`,
 			`suites/s.yaml:9: pod/p1 is not an object of this case (at this point)`,
-			`suites/s.yaml:9: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
+			`suites/s.yaml:9: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about, or reason: insufficient-devices, which any known wording of it meets)`,
+		},
+	},
+	{
+		name:  "unschedulable with message and reason, or an unknown reason",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, message: x, reason: insufficient-devices}\n  - expectUnschedulable: {pod: p1, reason: no-devices}\n"),
+		want: []string{
+			`suites/s.yaml:10: expectUnschedulable takes message: or reason:, not both (keep reason: for a meaning any release may word, message: for one wording)`,
+			`suites/s.yaml:11: reason: "no-devices" is not allowed (one of insufficient-devices)`,
+		},
+	},
+	{
+		name:  "expectClaim absent: a field the API type lacks, or one the step has a key for",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectClaim: {pod: p1, requests: [{name: r, absent: [tolerationz, capacity]}], results: [{request: r, absent: [shareID]}]}\n"),
+		want: []string{
+			`suites/s.yaml:10: requests: absent: "tolerationz" is no field of the API type, so it would be absent from every claim (one of: adminAccess, allocationMode, capacity, count, derivedAttributes, deviceClassName, selectors, tolerations)`,
+			`suites/s.yaml:10: requests: absent: "capacity" has its own key in expectClaim: say it there (null, or shareID: unset)`,
+			`suites/s.yaml:10: results: absent: "shareID" has its own key in expectClaim: say it there (null, or shareID: unset)`,
 		},
 	},
 	{
 		name:  "unschedulable without a message",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, for: 2s}\n  - expectUnschedulable: {pod: p1, message: \" \"}\n"),
 		want: []string{
-			`suites/s.yaml:10: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
-			`suites/s.yaml:11: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about)`,
+			`suites/s.yaml:10: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about, or reason: insufficient-devices, which any known wording of it meets)`,
+			`suites/s.yaml:11: expectUnschedulable needs message: without one, a pod pending for any reason at all would pass (e.g. message: "cannot allocate all claims", the scheduler's words for the reason the case is about, or reason: insufficient-devices, which any known wording of it meets)`,
 		},
 	},
 	{
@@ -96,7 +113,7 @@ var malformedSpecs = []struct {
 	{
 		name:  "step with two actions",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
-		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectRunning)`},
+		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
 	},
 	{
 		name:  "sleep without a reason, too long",

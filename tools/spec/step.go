@@ -84,10 +84,13 @@ type ExpectScheduled struct {
 
 // ExpectUnschedulable waits for the scheduler to give up on a pod.
 type ExpectUnschedulable struct {
-	Pod     string   `yaml:"pod"`
-	Message string   `yaml:"message" doc:"text the PodScheduled condition or a FailedScheduling event must contain"`
-	Within  Duration `yaml:"within" doc:"default 30s"`
-	For     Duration `yaml:"for" doc:"after that, the pod must stay unbound this long"`
+	Pod     string `yaml:"pod"`
+	Message string `yaml:"message" doc:"text the PodScheduled condition or a FailedScheduling event must contain"`
+	// Reason is for what the KEP promises by meaning, not by wording: a
+	// release that words it otherwise is no less conformant.
+	Reason string   `yaml:"reason" doc:"instead of message: a meaning, matched by any wording of it known from a Kubernetes release (insufficient-devices: the allocator found no devices for the pod's claims)"`
+	Within Duration `yaml:"within" doc:"default 30s"`
+	For    Duration `yaml:"for" doc:"after that, the pod must stay unbound this long"`
 }
 
 // ExpectClaim checks a ResourceClaim's requests and allocation.
@@ -95,7 +98,7 @@ type ExpectClaim struct {
 	Pod      string         `yaml:"pod" doc:"the claim the scheduler synthesized for this pod's extended resources"`
 	Claim    string         `yaml:"claim" doc:"or: a ResourceClaim of the case, by local name"`
 	Requests []ClaimRequest `yaml:"requests" doc:"the exact list of device requests"`
-	Results  []ClaimResult  `yaml:"results" doc:"the exact list of allocation results"`
+	Results  []ClaimResult  `yaml:"results" doc:"the exact list of allocation results, in any order: each matched by a distinct result of the claim"`
 	Mapping  []ClaimMapping `yaml:"mapping" doc:"pod.status.extendedResourceClaimStatus.requestMappings, exact"`
 	Within   Duration       `yaml:"within" doc:"default 30s"`
 	Pos      Pos            `yaml:"-"`
@@ -107,6 +110,7 @@ type ClaimRequest struct {
 	DeviceClass string    `yaml:"deviceClass" doc:"local name of the class"`
 	Count       *int64    `yaml:"count"`
 	Capacity    yaml.Node `yaml:"capacity" doc:"capacity.requests; null means the request has no capacity"`
+	Absent      []string  `yaml:"absent" doc:"fields of the request's exactly: that must be absent or null, e.g. [tolerations, adminAccess, selectors]: nothing but the capacity may reach a synthesized request"`
 }
 
 // ClaimResult is one allocated device.
@@ -115,6 +119,7 @@ type ClaimResult struct {
 	Device           string    `yaml:"device"`
 	ConsumedCapacity yaml.Node `yaml:"consumedCapacity" doc:"null means absent"`
 	ShareID          string    `yaml:"shareID" doc:"set or unset"`
+	Absent           []string  `yaml:"absent" doc:"fields of the result that must be absent or null, e.g. [tolerations, adminAccess]"`
 }
 
 // ClaimMapping maps a container's extended resource to a claim request.

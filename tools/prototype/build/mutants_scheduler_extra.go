@@ -1,0 +1,57 @@
+package build
+
+// draManager is where kube-scheduler's DynamicResources plugin keeps the
+// allocations it has reserved but not yet written (in flight until PreBind
+// has created the claim and the assume cache holds it).
+const draManager = "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.go"
+
+// schedulerExtraMutants are mistakes of the scheduler side that only show
+// when pods are scheduled together or when a pod asks for more than one
+// extended resource.
+func schedulerExtraMutants() []Mutant {
+	return []Mutant{
+		{
+			Name: "in-flight-capacity-uncounted",
+			Mistake: "scheduler counts a share it has reserved but not yet bound as taking the device's shareID, not its capacity: until PreBind has written the claim, " +
+				"the next pod sees the whole capacity free, so pods created together overbook a shareable device",
+			Edits: []Edit{replace(Kubernetes, draManager,
+				"\t\t\t\tc.logger.V(6).Info(\"Device is in flight for allocation\", \"consumed capacity\", capacity, \"claim\", klog.KObj(claim))\n\t\t\t\taggregatedCapacity.Insert(capacity)\n",
+				"\t\t\t\t// mutant: an in-flight share's capacity is counted once the claim is written.\n",
+			).in("func (c *claimTracker) GatherAllocatedState(")},
+		},
+		{
+			Name: "capacity-for-the-whole-pod",
+			Mistake: "scheduler resolves one capacity per pod, from whichever of its extended resources' classes sets the field, and puts it on every request it synthesizes: " +
+				"a container asking for a shared GPU and a whole one gets a share of both",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, "\treturn deviceRequests, mappings, nil\n", `	// mutant: the pod's capacity, from any of its classes, on each of its requests.
+	var podCapacity *resourceapi.CapacityRequirements
+	for i := range deviceRequests {
+		if deviceRequests[i].Exactly.Capacity != nil {
+			podCapacity = deviceRequests[i].Exactly.Capacity
+		}
+	}
+	for i := range deviceRequests {
+		deviceRequests[i].Exactly.Capacity = podCapacity.DeepCopy()
+	}
+	return deviceRequests, mappings, nil
+`).in("func createRequestsAndMappings(")},
+		},
+		{
+			Name: "synthesized-requests-tolerate-taints",
+			Mistake: "scheduler gives the requests it synthesizes for a class with the field a toleration of every device taint, as if a share were not the tainted device: " +
+				"pods are placed on devices their administrator tainted NoSchedule",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n",
+				"\t\t\tCapacity:        capacity.DeepCopy(),\n\t\t\tTolerations:     mutantTolerations(capacity),\n",
+			).in("func createResourceRequestAndMappings("),
+				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantTolerations tolerates every taint for a request that takes a share.
+func mutantTolerations(capacity *resourceapi.CapacityRequirements) []resourceapi.DeviceToleration {
+	if capacity == nil {
+		return nil
+	}
+	return []resourceapi.DeviceToleration{{Operator: resourceapi.DeviceTolerationOpExists}}
+}
+
+`)},
+		},
+	}
+}
