@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -13,24 +14,6 @@ import (
 	"github.com/draconform/draconform/tools/spec"
 	"gopkg.in/yaml.v3"
 )
-
-// copyFS is an editable copy of an embedded tree's top-level YAML files.
-func copyFS(t *testing.T, tree fs.FS) fstest.MapFS {
-	t.Helper()
-	out := fstest.MapFS{}
-	files, err := fs.Glob(tree, "*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		data, err := fs.ReadFile(tree, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[f] = &fstest.MapFile{Data: data}
-	}
-	return out
-}
 
 func digests(t *testing.T, s, f fs.FS) map[string]string {
 	t.Helper()
@@ -47,15 +30,6 @@ func digests(t *testing.T, s, f fs.FS) map[string]string {
 		out[pc.ID] = d
 	}
 	return out
-}
-
-func edit(t *testing.T, m fstest.MapFS, file, old, new string) {
-	t.Helper()
-	text := string(m[file].Data)
-	if strings.Count(text, old) != 1 {
-		t.Fatalf("%s: %q occurs %d times", file, old, strings.Count(text, old))
-	}
-	m[file] = &fstest.MapFile{Data: []byte(strings.Replace(text, old, new, 1))}
 }
 
 // changed lists the ids whose digest differs between two plans, and the
@@ -75,10 +49,76 @@ func changed(before, after map[string]string) []string {
 	return out
 }
 
+// A small bundle of its own, so that the test does not follow the shipped
+// suites' text.
+const (
+	digestCells = `apiVersion: draconform.dev/v1alpha1
+kind: Cells
+cells:
+- name: c1
+  description: one cell
+  gates: {}
+- name: c2
+  description: another
+  gates: {kube-apiserver: {DRAConsumableCapacity: false}}
+`
+	digestSuite = `apiVersion: draconform.dev/v1alpha1
+kind: Suite
+name: s
+description: two cases
+cells: [c1, c2]
+cases:
+- id: uses-slice
+  title: The first case.
+  kep: [Goals]
+  given:
+  - {fixture: slice}
+  steps:
+  - assert: {ref: resourceslice/slice, object: {spec: {driver: d}}, within: 2s}
+
+- id: uses-node
+  title: The second case.
+  kep: [Goals]
+  given:
+  - {fixture: node, name: n1}
+  steps:
+  - assert: {ref: node/n1, object: {metadata: {name: "<any>"}}, within: 2s}
+`
+	digestFixtures = `apiVersion: draconform.dev/v1alpha1
+kind: Fixture
+name: slice
+description: a slice
+params: {name: slice, size: 100Gi}
+object:
+  apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: "${prefix}-${name}"}
+  spec: {driver: d, nodeName: x, pool: {name: p, generation: 1, resourceSliceCount: 1}, devices: [{name: a, capacity: {size: {value: "${size}"}}}]}
+---
+apiVersion: draconform.dev/v1alpha1
+kind: Fixture
+name: node
+description: a node
+params: {name: n1}
+object:
+  apiVersion: v1
+  kind: Node
+  metadata: {name: "${prefix}-${name}"}
+`
+)
+
+// digestsOf are the digests of a bundle of the cells above, one suite and
+// one fixture file.
+func digestsOf(t *testing.T, suite, fixtures string) map[string]string {
+	t.Helper()
+	return digests(t, fstest.MapFS{"cells.yaml": {Data: []byte(digestCells)}, "s.yaml": {Data: []byte(suite)}},
+		fstest.MapFS{"f.yaml": {Data: []byte(fixtures)}})
+}
+
 func TestDigestFollowsWhatACaseRuns(t *testing.T) {
-	base := digests(t, suites.FS, fixtures.FS)
-	if len(base) < 100 {
-		t.Fatalf("only %d planned cases", len(base))
+	base := digestsOf(t, digestSuite, digestFixtures)
+	if len(base) != 4 {
+		t.Fatalf("planned %v", base)
 	}
 	seen := map[string]string{}
 	for id, d := range base {
@@ -87,39 +127,40 @@ func TestDigestFollowsWhatACaseRuns(t *testing.T) {
 		}
 		seen[d] = id
 	}
-	const file = "kep6406-scheduling.yaml"
-	const id = "kep6406-scheduling/two-pods-share-one-device@capacity-on"
-	if _, ok := base[id]; !ok {
-		t.Fatalf("%s is not planned", id)
+	replace := func(text, old, new string) string {
+		t.Helper()
+		if strings.Count(text, old) != 1 {
+			t.Fatalf("%q occurs %d times", old, strings.Count(text, old))
+		}
+		return strings.Replace(text, old, new, 1)
 	}
-
 	t.Run("prose and position keep it", func(t *testing.T) {
-		s := copyFS(t, suites.FS)
-		edit(t, s, file, "Two 2-share pods fit only", "Two pods asking for two shares each fit only")
-		edit(t, s, file, "- id: two-pods-share-one-device\n", "# a comment moves every case below\n\n- id: two-pods-share-one-device\n")
-		if got := changed(base, digests(t, s, fixtures.FS)); len(got) != 0 {
+		s := replace(digestSuite, "The first case.", "The first case, reworded.")
+		s = replace(s, "- id: uses-slice\n", "# a comment moves every case below\n\n- id: uses-slice\n")
+		if got := changed(base, digestsOf(t, s, digestFixtures)); len(got) != 0 {
 			t.Errorf("rewording and moving a case changed %v", got)
 		}
 	})
 	t.Run("a step changes only its case", func(t *testing.T) {
-		s := copyFS(t, suites.FS)
-		edit(t, s, file, "  - expectNoClaim: {pod: p3, ever: true, for: 2s}\n\n- id: story-2-nic-bandwidth", "  - expectNoClaim: {pod: p3, ever: true, for: 3s}\n\n- id: story-2-nic-bandwidth")
-		got := changed(base, digests(t, s, fixtures.FS))
-		if len(got) != 1 || got[0] != id {
-			t.Errorf("changing one step of %s changed %v", id, got)
+		s := replace(digestSuite, "object: {spec: {driver: d}}, within: 2s", "object: {spec: {driver: d}}, within: 3s")
+		got := changed(base, digestsOf(t, s, digestFixtures))
+		slices.Sort(got)
+		if strings.Join(got, ",") != "s/uses-slice@c1,s/uses-slice@c2" {
+			t.Errorf("changing one step of uses-slice changed %v", got)
 		}
 	})
 	t.Run("a fixture changes the cases that use it", func(t *testing.T) {
-		f := copyFS(t, fixtures.FS)
-		edit(t, f, "resourceslices.yaml", "  bandwidth: 100Gi\n", "  bandwidth: 200Gi\n")
-		got := changed(base, digests(t, suites.FS, f))
-		if len(got) == 0 {
-			t.Fatal("a fixture's default changed no case")
+		f := replace(digestFixtures, "size: 100Gi", "size: 200Gi")
+		got := changed(base, digestsOf(t, digestSuite, f))
+		slices.Sort(got)
+		if strings.Join(got, ",") != "s/uses-slice@c1,s/uses-slice@c2" {
+			t.Errorf("a default of fixture slice changed %v", got)
 		}
-		for _, id := range got {
-			if !strings.Contains(id, "nic") && !strings.Contains(id, "several") {
-				t.Errorf("slice-shared-nic changed %s, which does not use it", id)
-			}
+	})
+	t.Run("the shipped suites have a digest each", func(t *testing.T) {
+		all := digests(t, suites.FS, fixtures.FS)
+		if len(all) < 100 {
+			t.Errorf("only %d planned cases", len(all))
 		}
 	})
 }
