@@ -135,6 +135,14 @@ func TestExpectUnschedulableWaits(t *testing.T) {
 		Pod: "p1", Message: "cannot allocate", Within: spec.Duration(2 * time.Second)}}))
 }
 
+// guardStatus is a pod refused with message by a scheduler's skew guard.
+func guardStatus(message string) string {
+	return `status:
+  conditions:
+  - {type: PodScheduled, status: "False", reason: Unschedulable, message: "0/1 nodes are available: 1 ` + message + `."}
+`
+}
+
 // reason: accepts any known wording of its meaning, in the condition or an
 // event, and nothing else.
 func TestExpectUnschedulableReason(t *testing.T) {
@@ -153,6 +161,12 @@ func TestExpectUnschedulableReason(t *testing.T) {
 		{name: "an event words it", status: otherReason, event: "0/1 nodes are available: 1 cannot allocate all claims.", reason: "insufficient-devices"},
 		{name: "unrelated reason", status: otherReason, reason: "insufficient-devices",
 			fails: []string{"pod p1 must be unschedulable", "device class gpu does not exist", `any wording of insufficient-devices ["cannot allocate all claims"]`}},
+		// The skew guard explains by naming a remedy the KEP gives: the
+		// gate, or the field; a guard that names neither does not explain.
+		{name: "skew guard names the gate", status: guardStatus("the DRAExtendedResourceCapacity feature gate is disabled in kube-scheduler"), reason: "skew-guard"},
+		{name: "skew guard names the field", status: guardStatus("DeviceClass gpu sets extendedResourceCapacityRequests, which this scheduler does not support"), reason: "skew-guard"},
+		{name: "skew guard explains nothing", status: guardStatus("DeviceClass gpu is not supported"), reason: "skew-guard",
+			fails: []string{`any wording of skew-guard ["DRAExtendedResourceCapacity" "extendedResourceCapacityRequests"]`}},
 		{name: "unknown meaning", status: unschedulableStatus, reason: "no-devices",
 			fails: []string{`unknown reason "no-devices"`, "insufficient-devices"}},
 	}

@@ -26,6 +26,16 @@ var unschedulableReasons = map[string][]wording{
 	"insufficient-devices": {
 		{Text: "cannot allocate all claims", Source: "k8s.io/kubernetes v1.37.2 pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go:1095, v1.38.0-beta.0 same file:1092"},
 	},
+	// A scheduler whose DRAExtendedResourceCapacity gate is off refuses a
+	// class that sets the field (KEP-6406 Risks and Mitigations) "with an
+	// explanatory event". No release has the guard yet; an event explains
+	// when it names one of the two remedies the KEP gives: turn the gate
+	// on in the scheduler, or remove the field from the class. Which of
+	// them it must name is register entry R11, which only informs.
+	"skew-guard": {
+		{Text: "DRAExtendedResourceCapacity", Source: "KEP-6406 Risks and Mitigations: \"enables the gate on the scheduler\""},
+		{Text: "extendedResourceCapacityRequests", Source: "KEP-6406 Risks and Mitigations: \"removes the field from the DeviceClass\""},
+	},
 }
 
 // ReasonNames are the meanings expectUnschedulable's reason: accepts.

@@ -126,7 +126,10 @@ func StaleMutations(rs []mutants.Result, catalogue []string, now Suites) []Stale
 				}
 				why = append(why, id+" "+w)
 			}
-			if len(why) > 0 || len(b.Cases) == 0 {
+			switch {
+			case len(b.Cases) == 0:
+				out = append(out, Stale{r.Provider, fmt.Sprintf("no case of its break of %s holds: each changed, went or stopped blocking it since the mutant was judged", b.Claim)})
+			case len(why) > 0:
 				out = append(out, Stale{r.Provider, fmt.Sprintf("no case of its break of %s holds: %s", b.Claim, strings.Join(why, "; "))})
 			}
 		}

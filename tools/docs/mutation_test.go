@@ -150,4 +150,12 @@ func TestDropChanged(t *testing.T) {
 	if stale := StaleMutations(rs, nil, now); len(stale) != 0 {
 		t.Errorf("a break with a case that holds is stale: %v", stale)
 	}
+	// Once every case of a break is dropped, the mutant is stale, and says
+	// why although no case is left to name.
+	now.Cases["s/x@c"] = "dx-after"
+	DropChanged(rs, now)
+	stale := StaleMutations(rs, nil, now)
+	if len(stale) != 1 || !strings.Contains(stale[0].String(), "m: no case of its break of on holds: each changed") {
+		t.Errorf("a break left without cases: %v", stale)
+	}
 }
