@@ -75,7 +75,7 @@ var malformedSpecs = []struct {
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n  - expectUnschedulable: {pod: p1, message: x, reason: insufficient-devices}\n  - expectUnschedulable: {pod: p1, reason: no-devices}\n"),
 		want: []string{
 			`suites/s.yaml:10: expectUnschedulable takes message: or reason:, not both (keep reason: for a meaning any release may word, message: for one wording)`,
-			`suites/s.yaml:11: reason: "no-devices" is not allowed (one of insufficient-devices)`,
+			`suites/s.yaml:11: reason: "no-devices" is not allowed (one of insufficient-devices, skew-guard)`,
 		},
 	},
 	{
