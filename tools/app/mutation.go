@@ -63,7 +63,14 @@ func mutationCmd(fs *pflag.FlagSet) action {
 		var failed atomic.Bool
 		// The unmutated prototype runs beside the mutants, under the same load:
 		// a case counts against a mutant only where it passed here.
-		ref := &reference{done: make(chan struct{})}
+		// What the mutants are judged on is the same for every one of them:
+		// read once, before any run, so that an unloadable suite fails now.
+		digests, err := builtInCaseDigests()
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform mutation:", err)
+			return 1
+		}
+		ref := &reference{done: make(chan struct{}), suiteDigest: suiteDigest(), caseDigests: digests}
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
@@ -141,6 +148,9 @@ type reference struct {
 	done     chan struct{}
 	measured mutants.Run
 	err      error
+	// suiteDigest and caseDigests are the suites every mutant is judged on.
+	suiteDigest string
+	caseDigests map[string]string
 }
 
 func (r *reference) run(ctx context.Context, dir string, s Streams) {
@@ -196,11 +206,7 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
-	digests, err := builtInCaseDigests()
-	if err != nil {
-		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
-	}
-	r, err := mutants.Judge(m, suiteDigest(), digests, got, want)
+	r, err := mutants.Judge(m, ref.suiteDigest, ref.caseDigests, got, want)
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s (see %s): %w", m.Provider, out, err)
 	}
