@@ -88,6 +88,7 @@ func TestConformance(t *testing.T) {
 		}
 		if code := app.Run(ctx, args, app.Streams{Out: os.Stdout, Err: os.Stdout}); code != 0 {
 			t.Errorf("draconform %s: exit %d", strings.Join(args, " "), code)
+			logFailures(t, out)
 		}
 		scanOutput(t, out, began)
 		return

@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/draconform/draconform/tools/report"
+)
+
+// logFailures puts the failed cases' own messages at the end of the test's
+// output, where a CI log that keeps only its tail still shows them: the
+// run's terminal output names each failure on one line and leaves the why
+// to files CI may not keep. Failures are grouped by cell, since many in one
+// cell point at the cluster rather than at the cases.
+func logFailures(t *testing.T, out string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, "outcomes.json"))
+	if err != nil {
+		t.Logf("no outcomes to explain the failure: %v", err)
+		return
+	}
+	var outcomes []report.Outcome
+	if err := json.Unmarshal(data, &outcomes); err != nil {
+		t.Logf("reading %s: %v", filepath.Join(out, "outcomes.json"), err)
+		return
+	}
+	byCell := map[string][]report.Outcome{}
+	for _, o := range outcomes {
+		if o.State == report.Failed {
+			key := o.Target + "/" + o.Cell
+			byCell[key] = append(byCell[key], o)
+		}
+	}
+	cells := make([]string, 0, len(byCell))
+	for c := range byCell {
+		cells = append(cells, c)
+	}
+	sort.Strings(cells)
+	for _, c := range cells {
+		failed := byCell[c]
+		t.Logf("%s: %d failed", c, len(failed))
+		// The first three say enough; the rest are in outcomes.json.
+		for _, o := range failed[:min(3, len(failed))] {
+			t.Logf("  %s: %s", o.ID, clip(o.Message, 600))
+		}
+		for _, line := range diagnosticsGist(failed[0].Diagnostics, 8) {
+			t.Logf("    %s", clip(line, 300))
+		}
+	}
+}
+
+// diagnosticsGist is what a case's diagnostics file says of its pods'
+// conditions and its events: the lines that tell a scheduling failure from
+// a cluster that stopped answering.
+func diagnosticsGist(path string, n int) []string {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return []string{"no diagnostics: " + err.Error()}
+	}
+	var out []string
+	inEvents := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "=====") {
+			inEvents = strings.Contains(line, "events")
+			continue
+		}
+		if (inEvents && strings.TrimSpace(line) != "") || strings.Contains(line, "condition PodScheduled") || strings.HasPrefix(line, "pod ") {
+			out = append(out, line)
+		}
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// clip keeps a message to one line of at most n characters.
+func clip(msg string, n int) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if len(msg) > n {
+		return msg[:n] + " …"
+	}
+	return msg
+}
