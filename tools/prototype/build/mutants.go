@@ -309,7 +309,7 @@ func hideDisabledCapacityRequests(obj runtime.Object) {
 			Edits: []Edit{replace(Kubernetes, resourceValidation, "\tif spec.ExtendedResourceCapacityRequests != nil {\n\t\tvar oldRequests",
 				"\tif spec.ExtendedResourceCapacityRequests != nil && oldSpec == nil {\n\t\tvar oldRequests").in("func validateDeviceClassSpec(")},
 		},
-	}, append(append(allocatorMutants(), metricsMutants()...), schedulerExtraMutants()...)...)
+	}, append(append(append(allocatorMutants(), metricsMutants()...), schedulerExtraMutants()...), validationExtraMutants()...)...)
 }
 
 func noSkewGuard() Edit {
