@@ -244,12 +244,6 @@ func mutantSingleDeviceCapacity(count int64, capacity *resourceapi.CapacityRequi
 			},
 		},
 		{
-			Name:    "drops-field-in-use",
-			Mistake: "API server with its gate off drops the field from a class that already has it, on the next update",
-			Edits: []Edit{replace(Kubernetes, deviceClassStrategy, "\tif oldClass != nil && oldClass.Spec.ExtendedResourceCapacityRequests != nil {\n\t\treturn\n\t}\n", "").
-				in("func dropDisabledDRAExtendedResourceCapacityFields(")},
-		},
-		{
 			Name:    "hides-instead-of-drops",
 			Mistake: "API server with its gate off stores the field but hides it from readers: it comes back when the gate is turned on again",
 			Edits: []Edit{
@@ -309,7 +303,7 @@ func hideDisabledCapacityRequests(obj runtime.Object) {
 			Edits: []Edit{replace(Kubernetes, resourceValidation, "\tif spec.ExtendedResourceCapacityRequests != nil {\n\t\tvar oldRequests",
 				"\tif spec.ExtendedResourceCapacityRequests != nil && oldSpec == nil {\n\t\tvar oldRequests").in("func validateDeviceClassSpec(")},
 		},
-	}, append(append(allocatorMutants(), metricsMutants()...), schedulerExtraMutants()...)...)
+	}, append(append(append(allocatorMutants(), metricsMutants()...), schedulerExtraMutants()...), validationExtraMutants()...)...)
 }
 
 func noSkewGuard() Edit {

@@ -18,8 +18,9 @@ func validationEdits() Group {
 
 		// Keys are capacity names, DRA's rule as v1.38.0-beta.0 enforces it for
 		// claims (a C identifier with an optional domain, one slash at most);
-		// values positive, as the KEP says; at least one entry; the field needs
-		// DRAConsumableCapacity.
+		// values positive, as the KEP says; at least one entry and at most 32,
+		// the limit v1.38.0-beta.0 puts on every CapacityRequirements
+		// (+k8s:maxProperties=32); the field needs DRAConsumableCapacity.
 		before(Kubernetes, resourceValidation, "func validateDeviceClassConfiguration(", `// validateExtendedResourceCapacityRequests validates
 // DeviceClassSpec.ExtendedResourceCapacityRequests (KEP-6406). A value that
 // is unchanged on update is not validated again, so that a stored class stays
@@ -39,7 +40,7 @@ func validateExtendedResourceCapacityRequests(requests, oldRequests *resource.Ca
 		// while meaning nothing (docs/register.md).
 		allErrs = append(allErrs, field.Required(fldPath.Child("requests"), "at least one capacity name and amount; leave extendedResourceCapacityRequests unset for the default consumption"))
 	}
-	allErrs = append(allErrs, validateMap(requests.Requests, -1, attributeAndCapacityMaxKeyLength, validateQualifiedNameOneSlash,
+	allErrs = append(allErrs, validateMap(requests.Requests, 32, attributeAndCapacityMaxKeyLength, validateQualifiedNameOneSlash,
 		func(quantity apiresource.Quantity, fldPath *field.Path) field.ErrorList {
 			if quantity.Sign() <= 0 {
 				return field.ErrorList{field.Invalid(fldPath, quantity.String(), "must be greater than zero")}

@@ -15,6 +15,15 @@ func Variants() []Mutant {
 			Mistake: "not a mistake: validates a hand-written claim's capacity requests as v1.38.0-beta.0 does (closes the gap register entry R1 pins)",
 			Edits:   claimCapacityValidationEdits(),
 		},
+		{
+			// A mutant until register entry R3 was found open: the KEP's
+			// Downgrade and PRR text say "dropped ... on next write", which
+			// this does; the pattern it names keeps a field in use.
+			Name:    "drops-field-in-use",
+			Mistake: "not a mistake: API server with its gate off drops the field from a class that already has it, on the next update, as the KEP's Downgrade and PRR text literally say (register entry R3, open)",
+			Edits: []Edit{replace(Kubernetes, deviceClassStrategy, "\tif oldClass != nil && oldClass.Spec.ExtendedResourceCapacityRequests != nil {\n\t\treturn\n\t}\n", "").
+				in("func dropDisabledDRAExtendedResourceCapacityFields(")},
+		},
 	}
 }
 
