@@ -71,6 +71,10 @@ type Env struct {
 	measurements  []string
 	// probes counts the case's class barriers, which name their objects.
 	probes int
+	// baseReleased is, per component a restart step moved to another
+	// binary, whether it ran from the released one before the case's first
+	// such step: the binary the case gives back.
+	baseReleased map[cluster.Component]bool
 }
 
 // EnvConfig is what a case instance starts from; NewEnv derives its names

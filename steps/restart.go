@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster"
@@ -18,7 +19,14 @@ type Restart struct{ Spec *spec.Restart }
 
 // Describe implements Step.
 func (s *Restart) Describe() string {
-	return fmt.Sprintf("restart %s with gates {%s}", s.Spec.Component, cluster.Gates(s.Spec.Gates).Flag())
+	from := ""
+	switch s.Spec.Binary {
+	case spec.BinaryReleased:
+		from = " from the released binary"
+	case spec.BinaryImplementation:
+		from = " from the implementation's binary"
+	}
+	return fmt.Sprintf("restart %s%s with gates {%s}", s.Spec.Component, from, cluster.Gates(s.Spec.Gates).Flag())
 }
 
 // Run implements Step.
@@ -28,31 +36,80 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("%s: provider of %s cannot restart components: %w", s.Describe(), env.Cluster.Name(), cluster.ErrUnsupported)
 	}
 	comp := cluster.Component(s.Spec.Component)
+	restart, restore, err := s.binaryChoice(env, r, comp)
+	if err != nil {
+		return err
+	}
 	began := time.Now()
-	if err := r.Restart(ctx, comp, cluster.Gates(s.Spec.Gates)); err != nil {
+	if err := restart(ctx, cluster.Gates(s.Spec.Gates)); err != nil {
 		if no := notOffered(comp, cluster.Gates(s.Spec.Gates), err); no != nil {
 			env.logf("%s: the binary does not offer these gates, so the case does not apply here:\n%v", s.Describe(), err)
 			return no
 		}
 		return fmt.Errorf("%s: %w", s.Describe(), err)
 	}
-	env.Measure(fmt.Sprintf("restart: %s with gates {%s} ready in %.2fs", comp, cluster.Gates(s.Spec.Gates).Flag(), time.Since(began).Seconds()))
+	env.Measure(fmt.Sprintf("%s: ready in %.2fs", strings.Replace(s.Describe(), "restart ", "restart: ", 1), time.Since(began).Seconds()))
 	base := env.BaseGates[comp]
 	env.Defer("restore "+string(comp)+" gates", func(ctx context.Context) error {
 		// A case that already put the cell's gates back, or restarted the
 		// component twice (two restores), needs no further restart: each
 		// costs a minute on kind, and the case's time with it.
-		if now := env.Cluster.Gates(); now != nil && now[comp].Equal(base) {
+		if now := env.Cluster.Gates(); now != nil && now[comp].Equal(base) && restore == nil {
 			return nil
 		}
 		began := time.Now()
-		if err := r.Restart(ctx, comp, base); err != nil {
+		if restore == nil {
+			restore = func(ctx context.Context, gates cluster.Gates) error { return r.Restart(ctx, comp, gates) }
+		}
+		if err := restore(ctx, base); err != nil {
 			return err
 		}
-		env.Measure(fmt.Sprintf("restart: %s back to the cell's gates {%s} ready in %.2fs", comp, base.Flag(), time.Since(began).Seconds()))
+		env.Measure(fmt.Sprintf("restart: %s back to the cell's binary and gates {%s} ready in %.2fs", comp, base.Flag(), time.Since(began).Seconds()))
 		return nil
 	})
 	return nil
+}
+
+// binaryChoice is how the step restarts comp: from the binary it runs now,
+// or from the one Spec.Binary names, through a provider that can choose.
+// restore is nil unless the binary changes: then it puts back the binary
+// comp ran from before the case's first binary restart, with the gates it
+// is given.
+func (s *Restart) binaryChoice(env *Env, r cluster.Restarter, comp cluster.Component) (restart, restore func(context.Context, cluster.Gates) error, err error) {
+	plain := func(ctx context.Context, gates cluster.Gates) error { return r.Restart(ctx, comp, gates) }
+	if s.Spec.Binary == "" {
+		return plain, nil, nil
+	}
+	br, ok := env.Cluster.(cluster.BinaryRestarter)
+	if !ok {
+		return nil, nil, &cluster.GatesNotOffered{Component: comp, Gates: cluster.Gates(s.Spec.Gates),
+			Reason: "the provider of " + env.Cluster.Name() + " cannot run " + string(comp) + " from another binary: " + cluster.ErrUnsupported.Error()}
+	}
+	released := s.Spec.Binary == spec.BinaryReleased
+	if env.baseReleased == nil {
+		env.baseReleased = map[cluster.Component]bool{}
+	}
+	if _, seen := env.baseReleased[comp]; !seen {
+		env.baseReleased[comp] = br.RunsReleased(comp)
+	}
+	base := env.baseReleased[comp]
+	restart = func(ctx context.Context, gates cluster.Gates) error {
+		return br.RestartBinary(ctx, comp, gates, released)
+	}
+	if base == released {
+		return restart, nil, nil
+	}
+	restore = func(ctx context.Context, gates cluster.Gates) error {
+		if br.RunsReleased(comp) == base {
+			if now := env.Cluster.Gates(); now != nil && now[comp].Equal(gates) {
+				// Put back already, by the case or an earlier restore.
+				return nil
+			}
+			return r.Restart(ctx, comp, gates)
+		}
+		return br.RestartBinary(ctx, comp, gates, base)
+	}
+	return restart, restore, nil
 }
 
 // notOffered says whether a failed restart failed because the component's
@@ -79,4 +136,8 @@ func checkRestart(c Checker, st *spec.Step) {
 		c.Problem(st.Pos, c.Closest(st.Restart.Component, spec.KnownComponents), "restart: unknown component %q", st.Restart.Component)
 	}
 	c.Gates(st.Pos, st.Restart.Gates)
+	binaries := []string{spec.BinaryReleased, spec.BinaryImplementation}
+	if b := st.Restart.Binary; b != "" && !slices.Contains(binaries, b) {
+		c.Problem(st.Pos, c.Closest(b, binaries), "restart: binary is %q; it takes %s or %s", b, spec.BinaryReleased, spec.BinaryImplementation)
+	}
 }

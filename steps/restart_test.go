@@ -123,3 +123,63 @@ func TestRestartTheBinaryRefusesDoesNotApply(t *testing.T) {
 		}
 	}
 }
+
+// binaryRestarter is a restarter that can also swap binaries.
+type binaryRestarter struct {
+	restarter
+	released map[cluster.Component]bool
+}
+
+func (r *binaryRestarter) RestartBinary(ctx context.Context, c cluster.Component, g cluster.Gates, released bool) error {
+	r.released[c] = released
+	r.restarts = append(r.restarts, fmt.Sprintf("%s released=%v %s", c, released, g.Flag()))
+	r.gates[c] = g
+	return nil
+}
+
+func (r *binaryRestarter) RunsReleased(c cluster.Component) bool { return r.released[c] }
+
+// A binary downgrade is undone after the case: the component runs its
+// cell's binary and gates again, with one restart, or none where the case
+// put both back itself. A provider that cannot swap binaries makes the case
+// not apply.
+func TestRestartBinaryComesBack(t *testing.T) {
+	on := map[string]bool{"DRAExtendedResourceCapacity": true}
+	down := &spec.Restart{Component: "kube-apiserver", Binary: spec.BinaryReleased, Gates: map[string]bool{}}
+	up := &spec.Restart{Component: "kube-apiserver", Binary: spec.BinaryImplementation, Gates: on}
+	for _, tc := range []struct {
+		name  string
+		steps []*spec.Restart
+		want  []string
+	}{
+		{name: "down, left down", steps: []*spec.Restart{down},
+			want: []string{"kube-apiserver released=true ", "kube-apiserver released=false DRAExtendedResourceCapacity=true"}},
+		{name: "down and up again", steps: []*spec.Restart{down, up},
+			want: []string{"kube-apiserver released=true ", "kube-apiserver released=false DRAExtendedResourceCapacity=true"}},
+	} {
+		f := stepstest.New(t)
+		fake := &binaryRestarter{restarter: restarter{gates: cluster.GateState{cluster.APIServer: on}}, released: map[cluster.Component]bool{}}
+		f.Env.Cluster = fake
+		f.Env.BaseGates = cluster.GateState{cluster.APIServer: on}
+		for _, st := range tc.steps {
+			if err := (&steps.Restart{Spec: st}).Run(context.Background(), f.Env); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.Env.RunCleanup(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(fake.restarts, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s: restarts %q, want %q", tc.name, fake.restarts, tc.want)
+		}
+		if fake.released[cluster.APIServer] {
+			t.Errorf("%s: kube-apiserver left on the released binary", tc.name)
+		}
+	}
+	f := stepstest.New(t)
+	f.Env.Cluster = &restarter{gates: cluster.GateState{}}
+	err := (&steps.Restart{Spec: down}).Run(context.Background(), f.Env)
+	if !errors.Is(err, cluster.ErrUnsupported) {
+		t.Errorf("a provider that cannot swap binaries: %v, want a restart that does not apply", err)
+	}
+}

@@ -129,6 +129,15 @@ type Restarter interface {
 	Restart(ctx context.Context, c Component, gates Gates) error
 }
 
+// BinaryRestarter restarts a component from a chosen one of its two
+// binaries: the implementation's, or the release the implementation builds
+// on. A provider that runs no released binaries returns ErrUnsupported.
+type BinaryRestarter interface {
+	RestartBinary(ctx context.Context, c Component, gates Gates, released bool) error
+	// RunsReleased says whether c runs from the released binary now.
+	RunsReleased(c Component) bool
+}
+
 // NodeAdder is implemented by providers whose clusters start without a
 // kubelet (the embedded control plane) but can add a node that really runs
 // pods, with the test driver on it. The runner asks only for cells with

@@ -204,6 +204,11 @@ var malformedSpecs = []struct {
 		suite: suite("- id: a\n  title: t\n  steps:\n  - restart: {component: kube-scheduler, gates: {DRAConsumableCapacty: false}}\n"),
 		want:  []string{`suites/s.yaml:9: unknown feature gate "DRAConsumableCapacty" (did you mean DRAConsumableCapacity?)`},
 	},
+	{
+		name:  "a binary a restart cannot run",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - restart: {component: kube-apiserver, binary: releasd, gates: {}}\n"),
+		want:  []string{`suites/s.yaml:9: restart: binary is "releasd"; it takes released or implementation (did you mean released?)`},
+	},
 }
 
 func TestMalformedSpecs(t *testing.T) {

@@ -3,16 +3,35 @@ package runner
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/plan"
 	"github.com/draconform/draconform/tools/spec"
 )
 
-// restartKey names one restart a cell's cases make: the component and the
-// gates it asks for.
-func restartKey(comp string, gates map[string]bool) string {
-	return comp + " {" + cluster.Gates(gates).Flag() + "}"
+// restartKey names one restart a cell's cases make: the component, the
+// binary it names, if any, and the gates it asks for.
+func restartKey(r *spec.Restart) string {
+	key := r.Component
+	if r.Binary != "" {
+		key += " from the " + r.Binary + " binary"
+	}
+	return key + " {" + cluster.Gates(r.Gates).Flag() + "}"
+}
+
+// restartReleased are the components that run from released binaries once
+// r has run on a cell that runs released from them.
+func restartReleased(r *spec.Restart, released []cluster.Component) []cluster.Component {
+	comp := cluster.Component(r.Component)
+	out := slices.DeleteFunc(slices.Clone(released), func(c cluster.Component) bool { return c == comp })
+	switch r.Binary {
+	case spec.BinaryReleased:
+		return append(out, comp)
+	case spec.BinaryImplementation:
+		return out
+	}
+	return released
 }
 
 // restartSteps are the restarts a case may make: its steps' and its gap's.
@@ -49,12 +68,12 @@ func (s *session) refusedRestarts(ctx context.Context, t Target, cell *spec.Cell
 			continue
 		}
 		for _, r := range restartSteps(c.Case) {
-			key := restartKey(r.Component, r.Gates)
+			key := restartKey(r)
 			if asked[key] {
 				continue
 			}
 			asked[key] = true
-			why, err := gc.GatesRefused(ctx, cluster.Component(r.Component), cluster.Gates(r.Gates), cluster.CellReleased(cell))
+			why, err := gc.GatesRefused(ctx, cluster.Component(r.Component), cluster.Gates(r.Gates), restartReleased(r, cluster.CellReleased(cell)))
 			switch {
 			case err != nil:
 				s.logf("%s: %v", stateKey(t.Name, cell.Name), err)
@@ -71,7 +90,7 @@ func (s *session) refusedRestarts(ctx context.Context, t Target, cell *spec.Cell
 // its restarts asks for gates the binary refuses; "" when none does.
 func refusedRestart(c plan.Case, st *cellState) string {
 	for _, r := range restartSteps(c.Case) {
-		if why := st.RestartsRefused[restartKey(r.Component, r.Gates)]; why != "" {
+		if why := st.RestartsRefused[restartKey(r)]; why != "" {
 			return "a restart asks for gates its binary does not offer: " + why
 		}
 	}

@@ -63,7 +63,16 @@ type Ref string
 type Restart struct {
 	Component string          `yaml:"component" doc:"kube-apiserver, kube-scheduler or kube-controller-manager"`
 	Gates     map[string]bool `yaml:"gates" doc:"the component's explicit gates after the restart (replacing the cell's)"`
+	// Binary turns a restart into a binary downgrade or re-upgrade, the
+	// KEP's Upgrade / Downgrade Strategy played on one cluster's storage.
+	Binary string `yaml:"binary" doc:"released: run the component from the Kubernetes release the implementation builds on (a binary downgrade); implementation: from the implementation's binary again (default: the binary it runs now)"`
 }
+
+// Binaries a restart may name.
+const (
+	BinaryReleased       = "released"
+	BinaryImplementation = "implementation"
+)
 
 // Assert matches a stored object against a partial tree.
 type Assert struct {

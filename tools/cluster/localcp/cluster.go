@@ -347,6 +347,30 @@ func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []str
 func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates cluster.Gates) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.restart(ctx, comp, gates, c.released[comp])
+}
+
+// RestartBinary implements cluster.BinaryRestarter: Restart, from the
+// released binary or the implementation's. The storage stays, so a
+// downgraded API server serves what the implementation stored.
+func (c *Cluster) RestartBinary(ctx context.Context, comp cluster.Component, gates cluster.Gates, released bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if released && c.opts.ReleasedBinDir == "" {
+		return fmt.Errorf("local: cannot run %s from a released binary in cell %s: this provider has none: %w", comp, c.cell, cluster.ErrUnsupported)
+	}
+	return c.restart(ctx, comp, gates, released)
+}
+
+// RunsReleased implements cluster.BinaryRestarter.
+func (c *Cluster) RunsReleased(comp cluster.Component) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.released[comp]
+}
+
+// restart is Restart from the binary released says. Caller holds c.mu.
+func (c *Cluster) restart(ctx context.Context, comp cluster.Component, gates cluster.Gates, released bool) error {
 	if _, ok := c.procs[comp]; !ok || comp == Etcd {
 		return fmt.Errorf("local: cannot restart %q in cell %s: not a running control-plane component", comp, c.cell)
 	}
@@ -357,14 +381,17 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 		prev.stop(stopGrace(comp))
 	}
 	old, had := c.gates[comp]
+	wasReleased := c.released[comp]
 	c.gates[comp] = maps.Clone(gates)
+	c.setReleased(comp, released)
 	if err := c.launchComponent(ctx, comp); err != nil {
 		if had {
 			c.gates[comp] = old
 		} else {
 			delete(c.gates, comp)
 		}
-		err = fmt.Errorf("local: restarting %s in cell %s with gates %q: %w", comp, c.cell, gates.Flag(), err)
+		c.setReleased(comp, wasReleased)
+		err = fmt.Errorf("local: restarting %s in cell %s with gates %q from %s: %w", comp, c.cell, gates.Flag(), c.opts.binary(comp, map[cluster.Component]bool{comp: released}), err)
 		if comp == cluster.APIServer {
 			// The old API server still serves, and the proxy still
 			// points at it: the cell keeps its gates.
@@ -385,8 +412,26 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 		// Its state is in etcd, so the kill loses nothing.
 		prev.stop(0)
 	}
-	c.log.Printf("local: %s restarted in %.1fs with gates %q (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.cell)
+	c.log.Printf("local: %s restarted in %.1fs with gates %q from %s (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.opts.binary(comp, c.released), c.cell)
 	return nil
+}
+
+// setReleased records which binary comp runs from; the cell's map may be
+// shared with its start, so it is copied before it changes. Caller holds c.mu.
+func (c *Cluster) setReleased(comp cluster.Component, released bool) {
+	if c.released[comp] == released {
+		return
+	}
+	next := maps.Clone(c.released)
+	if next == nil {
+		next = map[cluster.Component]bool{}
+	}
+	if released {
+		next[comp] = true
+	} else {
+		delete(next, comp)
+	}
+	c.released = next
 }
 
 // stop ends every process: the clients first, side by side, so that none of
