@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/promtext"
 	"github.com/draconform/draconform/tools/spec"
 )
 
@@ -72,7 +73,7 @@ func (s *ExpectSchedulerMetric) Run(ctx context.Context, env *Env) error {
 		if err != nil {
 			return fmt.Errorf("reading kube-scheduler's metrics: %w", err)
 		}
-		last, series, err = sumSeries(text, s.Spec.Metric, s.Spec.Labels)
+		last, series, err = promtext.Sum(text, s.Spec.Metric, s.Spec.Labels)
 		if err != nil {
 			return fmt.Errorf("kube-scheduler's metrics: %w", err)
 		}

@@ -1,15 +1,13 @@
 package localcp
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/promtext"
 )
 
 var (
@@ -26,7 +24,7 @@ func (c *Cluster) SchedulerLatency(ctx context.Context) (cluster.Latency, error)
 	if err != nil {
 		return cluster.Latency{}, err
 	}
-	return parseSLI(strings.NewReader(text))
+	return parseSLI(text)
 }
 
 // maxMetrics bounds what is read of /metrics: a scheduler's is a few
@@ -64,29 +62,17 @@ func (c *Cluster) SchedulerMetrics(ctx context.Context) (string, error) {
 	return string(data), nil
 }
 
-// parseSLI sums the SLI histogram's _sum and _count over its labels.
-func parseSLI(r io.Reader) (cluster.Latency, error) {
+// parseSLI sums the SLI histogram's _sum and _count over its labels. The
+// figures are a benchmark's, so a line it cannot read is passed over.
+func parseSLI(text string) (cluster.Latency, error) {
 	const name = "scheduler_pod_scheduling_sli_duration_seconds"
-	var l cluster.Latency
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		metric, value, ok := strings.Cut(line, " ")
-		if !ok || strings.HasPrefix(line, "#") {
-			continue
-		}
-		base, _, _ := strings.Cut(metric, "{")
-		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err != nil {
-			continue
-		}
-		switch base {
-		case name + "_sum":
-			l.Seconds += v
-		case name + "_count":
-			l.Pods += int(v)
-		}
+	seconds, _, err := promtext.SumSkipping(text, name+"_sum", nil)
+	if err != nil {
+		return cluster.Latency{}, err
 	}
-	return l, sc.Err()
+	pods, _, err := promtext.SumSkipping(text, name+"_count", nil)
+	if err != nil {
+		return cluster.Latency{}, err
+	}
+	return cluster.Latency{Seconds: seconds, Pods: int(pods)}, nil
 }

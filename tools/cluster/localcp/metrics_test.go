@@ -1,9 +1,6 @@
 package localcp
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestParseSLISumsEveryLabelSet(t *testing.T) {
 	text := `# HELP scheduler_pod_scheduling_sli_duration_seconds [BETA] E2e latency for a pod being scheduled
@@ -15,7 +12,7 @@ scheduler_pod_scheduling_sli_duration_seconds_sum{attempts="2"} 1.75
 scheduler_pod_scheduling_sli_duration_seconds_count{attempts="2"} 3
 scheduler_scheduling_attempt_duration_seconds_sum{profile="default-scheduler",result="scheduled"} 9
 `
-	l, err := parseSLI(strings.NewReader(text))
+	l, err := parseSLI(text)
 	if err != nil {
 		t.Fatal(err)
 	}

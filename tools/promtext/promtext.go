@@ -1,4 +1,7 @@
-package steps
+// Package promtext reads sums out of Prometheus' text exposition format,
+// enough for the few series draconform reads of kube-scheduler's /metrics,
+// without a dependency on the Prometheus client libraries.
+package promtext
 
 import (
 	"bufio"
@@ -7,11 +10,20 @@ import (
 	"strings"
 )
 
-// sumSeries adds up the samples of metric, in Prometheus' text format,
-// whose labels include every one of want, and says how many series it
-// summed. A line it cannot parse is an error: a misread metric must not
-// read as zero.
-func sumSeries(text, metric string, want map[string]string) (float64, int, error) {
+// Sum adds up the samples of metric whose labels include every one of want,
+// and says how many series it summed. A line it cannot parse is an error:
+// a misread metric must not read as zero where a verdict rests on it.
+func Sum(text, metric string, want map[string]string) (float64, int, error) {
+	return sum(text, metric, want, false)
+}
+
+// SumSkipping is Sum for figures no verdict rests on: a line it cannot
+// parse is skipped, so one odd series costs nothing but itself.
+func SumSkipping(text, metric string, want map[string]string) (float64, int, error) {
+	return sum(text, metric, want, true)
+}
+
+func sum(text, metric string, want map[string]string, skipBad bool) (float64, int, error) {
 	var sum float64
 	n := 0
 	sc := bufio.NewScanner(strings.NewReader(text))
@@ -23,6 +35,9 @@ func sumSeries(text, metric string, want map[string]string) (float64, int, error
 		}
 		name, labels, value, err := parseSample(l)
 		if err != nil {
+			if skipBad {
+				continue
+			}
 			return 0, 0, fmt.Errorf("metrics line %d: %w", line, err)
 		}
 		if name != metric || !hasLabels(labels, want) {
