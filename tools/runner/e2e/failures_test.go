@@ -50,7 +50,43 @@ func logFailures(t *testing.T, out string) {
 		for _, line := range diagnosticsGist(failed[0].Diagnostics, 8) {
 			t.Logf("    %s", clip(line, 300))
 		}
+		if len(failed) >= manyFailures {
+			target, cell, _ := strings.Cut(c, "/")
+			for _, line := range componentErrors(filepath.Join(out, target), cell, 6) {
+				t.Logf("    %s", clip(line, 300))
+			}
+		}
 	}
+}
+
+// manyFailures in one cell point at its cluster rather than at its cases.
+const manyFailures = 5
+
+// componentErrors are the last error lines (klog's E and F, and panics) of
+// the logs of the cell's control-plane components, in every part of the
+// cell, as "file: line".
+func componentErrors(dir, cell string, n int) []string {
+	var out []string
+	for _, comp := range []string{"kube-scheduler", "kube-apiserver", "kube-controller-manager"} {
+		logs, _ := filepath.Glob(filepath.Join(dir, cell+"*", comp+".log"))
+		for _, path := range logs {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			var errs []string
+			for _, line := range strings.Split(string(data), "\n") {
+				if strings.HasPrefix(line, "E1") || strings.HasPrefix(line, "F1") || strings.HasPrefix(line, "E0") || strings.HasPrefix(line, "F0") || strings.Contains(line, "panic") {
+					errs = append(errs, line)
+				}
+			}
+			rel, _ := filepath.Rel(dir, path)
+			for _, line := range errs[max(0, len(errs)-n):] {
+				out = append(out, rel+": "+line)
+			}
+		}
+	}
+	return out
 }
 
 // diagnosticsGist is what a case's diagnostics file says of its pods'
