@@ -90,6 +90,9 @@ func (n *node) start(ctx context.Context, bins NodeBinaries, p *pki, apiPort int
 	if err := linkBinaries(bins, l.bin()); err != nil {
 		return err
 	}
+	if err := hostKernel.record(); err != nil {
+		return err
+	}
 	n.log.Printf("local: node %s: state in %s, cgroups under /%s, bridge %s, kubelet on %s (cell dir %s)", n.name, l.dir, n.cgroupRoot, n.bridge, ip, n.logDir)
 
 	if err := n.startContainerd(ctx, bins); err != nil {
@@ -371,6 +374,14 @@ func (n *node) stop() error {
 	}
 	if err := os.RemoveAll(n.layout.dir); err != nil {
 		errs = append(errs, fmt.Errorf("removing %s: %w", n.layout.dir, err))
+	}
+	// The last node gone, the kernel settings its kubelet wrote go back.
+	restored, err := hostKernel.restore()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("restoring the host's kernel settings: %w", err))
+	}
+	if len(restored) > 0 && n.log != nil {
+		n.log.Printf("local: node %s: kernel settings back as they were before the first node: %s", n.name, strings.Join(restored, " "))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)

@@ -3,6 +3,7 @@ package localcp
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ import (
 func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	kernelBefore, alone := hostKernelSettings(t), len(nodeFolders(t)) == 0
 	began := time.Now()
 	p, c := startTestNode(ctx, t, "node")
 	t.Logf("control plane and node Ready with the test driver in %s", time.Since(began).Round(time.Millisecond))
@@ -93,6 +95,54 @@ func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 	if links := removeLogLinks(n.layout.dir); len(links) > 0 {
 		t.Errorf("after Stop the node left log links: %v", links)
 	}
+	checkKernelSettings(t, kernelBefore, alone)
+}
+
+// hostKernelSettings reads the settings the kubelet writes, as name=value.
+func hostKernelSettings(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, name := range kubeletKernelSettings {
+		if v, err := os.ReadFile(hostKernel.path(name)); err == nil {
+			out[name] = strings.TrimSpace(string(v))
+		}
+	}
+	return out
+}
+
+// nodeFolders are the nodes on this machine, of this test or any other
+// process (go test runs packages side by side).
+func nodeFolders(t *testing.T) []string {
+	t.Helper()
+	entries, _ := os.ReadDir(NodeStateRoot)
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && nodeID.MatchString(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// checkKernelSettings compares the host's kernel settings with before,
+// where the comparison means something: no other node ran when the test's
+// started (before is the host's own) or runs now (the last node puts
+// them back).
+func checkKernelSettings(t *testing.T, before map[string]string, alone bool) {
+	t.Helper()
+	if others := nodeFolders(t); !alone || len(others) > 0 {
+		t.Logf("kernel settings not compared: other nodes ran beside this test's (%v)", others)
+		return
+	}
+	after := hostKernelSettings(t)
+	for name, v := range before {
+		if after[name] != v {
+			t.Errorf("kernel setting %s is %s after the node, %s before it", name, after[name], v)
+		}
+	}
+	if _, err := os.Stat(hostKernel.recordPath()); !os.IsNotExist(err) {
+		t.Errorf("the record of the kernel settings is left behind: %v", err)
+	}
 }
 
 func TestAddNodeWithoutNodeOptionsIsUnsupported(t *testing.T) {
@@ -110,6 +160,7 @@ func TestAddNodeWithoutNodeOptionsIsUnsupported(t *testing.T) {
 func TestOrphanedNodeIsRemoved(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	kernelBefore, alone := hostKernelSettings(t), len(nodeFolders(t)) == 0
 	_, c := startTestNode(ctx, t, "orphan")
 	n := c.(*Cluster).node
 	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
@@ -134,6 +185,7 @@ func TestOrphanedNodeIsRemoved(t *testing.T) {
 	if left := n.leftovers(); len(left) > 0 {
 		t.Errorf("after RemoveOrphanNode the node left: %s", strings.Join(left, "; "))
 	}
+	checkKernelSettings(t, kernelBefore, alone)
 	lc := c.(*Cluster)
 	lc.mu.Lock()
 	lc.node = nil // removed already; the provider stops the control plane

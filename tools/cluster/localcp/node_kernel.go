@@ -1,0 +1,138 @@
+package localcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// kubeletKernelSettings are the kernel settings a kubelet without
+// protectKernelDefaults writes at start (kubelet's setupKernelTunables):
+// left as it leaves them, any kernel oops reboots the machine. The node
+// records them before its kubelet starts and the last node to stop puts
+// them back; protectKernelDefaults is no way out, since that kubelet
+// refuses to start on a host whose values differ.
+var kubeletKernelSettings = []string{
+	"vm.overcommit_memory",
+	"vm.panic_on_oom",
+	"kernel.panic",
+	"kernel.panic_on_oops",
+	"kernel.keys.root_maxkeys",
+	"kernel.keys.root_maxbytes",
+}
+
+// kernelState is where the host's settings are recorded and read: the
+// machine's own, or a test's.
+type kernelState struct {
+	// root holds the node folders and the record.
+	root string
+	// procSys is /proc/sys.
+	procSys string
+}
+
+var hostKernel = kernelState{root: NodeStateRoot, procSys: "/proc/sys"}
+
+func (k kernelState) recordPath() string { return filepath.Join(k.root, "kernel-settings.json") }
+
+// locked runs f holding an exclusive lock on root itself, so that a node's
+// record and another's restore do not interleave, and no lock file is left.
+func (k kernelState) locked(f func() error) error {
+	if err := os.MkdirAll(k.root, 0o755); err != nil {
+		return err
+	}
+	dir, err := os.Open(k.root)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("locking %s: %w", k.root, err)
+	}
+	defer syscall.Flock(int(dir.Fd()), syscall.LOCK_UN)
+	return f()
+}
+
+func (k kernelState) path(name string) string {
+	return filepath.Join(k.procSys, strings.ReplaceAll(name, ".", "/"))
+}
+
+// record saves the host's settings unless a node that still runs saved
+// them first (then they are already the kubelet's).
+func (k kernelState) record() error {
+	return k.locked(func() error {
+		if _, err := os.Stat(k.recordPath()); err == nil {
+			return nil
+		}
+		saved := map[string]string{}
+		for _, name := range kubeletKernelSettings {
+			v, err := os.ReadFile(k.path(name))
+			if err != nil {
+				// A setting this kernel lacks is one the kubelet cannot set.
+				continue
+			}
+			saved[name] = strings.TrimSpace(string(v))
+		}
+		data, err := json.MarshalIndent(saved, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(k.recordPath(), data, 0o600); err != nil {
+			return fmt.Errorf("recording the host's kernel settings: %w", err)
+		}
+		return nil
+	})
+}
+
+// restore puts the recorded settings back once no node is left under root
+// (a node's folder lives from its start to the end of its stop), and says
+// what it changed.
+func (k kernelState) restore() ([]string, error) {
+	var changed []string
+	err := k.locked(func() error {
+		data, err := os.ReadFile(k.recordPath())
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(k.root)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.IsDir() && nodeID.MatchString(e.Name()) {
+				return nil
+			}
+		}
+		saved := map[string]string{}
+		if err := json.Unmarshal(data, &saved); err != nil {
+			return fmt.Errorf("reading %s: %w", k.recordPath(), err)
+		}
+		var errs []error
+		for _, name := range kubeletKernelSettings {
+			want, ok := saved[name]
+			if !ok {
+				continue
+			}
+			cur, err := os.ReadFile(k.path(name))
+			if err == nil && strings.TrimSpace(string(cur)) == want {
+				continue
+			}
+			if err := os.WriteFile(k.path(name), []byte(want+"\n"), 0o644); err != nil {
+				errs = append(errs, fmt.Errorf("restoring %s to %s: %w", name, want, err))
+				continue
+			}
+			changed = append(changed, fmt.Sprintf("%s=%s", name, want))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		return os.Remove(k.recordPath())
+	})
+	return changed, err
+}
