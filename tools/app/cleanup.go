@@ -15,6 +15,7 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/engine"
 	"github.com/spf13/pflag"
 )
 
@@ -119,6 +120,26 @@ func cleanupNodes(s Streams, dry bool) int {
 			continue
 		}
 		fmt.Fprintf(s.Out, "removed node %s: %s\n", id, strings.Join(left, "; "))
+	}
+	if localcp.HostKernelRecorded() {
+		if dry {
+			fmt.Fprintf(s.Out, "would write back the host's kernel settings a node's kubelet changed, once no node is left\n")
+		} else if restored, err := localcp.RestoreHostKernel(); err != nil {
+			fmt.Fprintln(s.Err, "draconform cleanup:", err)
+			code = 1
+		} else if len(restored) > 0 {
+			fmt.Fprintf(s.Out, "wrote back the host's kernel settings: %s\n", strings.Join(restored, " "))
+		}
+	}
+	if dry {
+		if engine.HasStalePolicy(engine.Options{}) {
+			fmt.Fprintln(s.Out, "would remove /usr/sbin/policy-rc.d, left by a killed install of docker.io")
+		}
+	} else if removed, err := engine.RemoveStalePolicy(engine.Options{}); err != nil {
+		fmt.Fprintln(s.Err, "draconform cleanup:", err)
+		code = 1
+	} else if removed {
+		fmt.Fprintln(s.Out, "removed /usr/sbin/policy-rc.d, left by a killed install of docker.io (it kept every service from starting)")
 	}
 	// Where cells make their private folders when run from here.
 	tmp := os.TempDir()

@@ -43,8 +43,11 @@ type Options struct {
 	// Install allows installing docker.io from Debian packages when no
 	// engine is installed.
 	Install bool
-	Log     io.Writer
-	Run     CommandRunner
+	// PolicyPath is Debian's policy-rc.d (default /usr/sbin/policy-rc.d),
+	// which keeps the installed package's service from starting.
+	PolicyPath string
+	Log        io.Writer
+	Run        CommandRunner
 	// daemon starts and stops dockerd; lookPath and wrapper stand for the
 	// host. Tests replace them.
 	daemon   daemon
@@ -206,9 +209,10 @@ func (o Options) install(ctx context.Context) error {
 	// Debian starts a package's service on install; an engine started so
 	// would not be draconform's, and could not be given the runtime it
 	// needs. policy-rc.d answering 101 forbids the start, for this install.
-	const policy = "/usr/sbin/policy-rc.d"
-	if _, err := os.Stat(policy); os.IsNotExist(err) {
-		if err := os.WriteFile(policy, []byte("#!/bin/sh\n# written by draconform engine during apt-get install docker.io\nexit 101\n"), 0o755); err != nil {
+	// One a killed install left is ours to remove too.
+	policy := o.policyPath()
+	if _, err := os.Stat(policy); os.IsNotExist(err) || ownPolicy(policy) {
+		if err := os.WriteFile(policy, []byte("#!/bin/sh\n"+policyMarker+"\nexit 101\n"), 0o755); err != nil {
 			return err
 		}
 		defer os.Remove(policy)
@@ -220,6 +224,40 @@ func (o Options) install(ctx context.Context) error {
 		return fmt.Errorf("apt-get install docker.io: %w\n%s", err, logtail.Lines(string(out), 10))
 	}
 	return nil
+}
+
+// policyMarker is the line that tells the policy-rc.d draconform writes
+// from one the machine's owner wrote.
+const policyMarker = "# written by draconform engine during apt-get install docker.io"
+
+func (o Options) policyPath() string {
+	if o.PolicyPath != "" {
+		return o.PolicyPath
+	}
+	return "/usr/sbin/policy-rc.d"
+}
+
+// ownPolicy says whether the policy-rc.d at path is draconform's.
+func ownPolicy(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && strings.Contains(string(data), policyMarker)
+}
+
+// HasStalePolicy says whether a policy-rc.d draconform wrote is in place.
+func HasStalePolicy(o Options) bool { return ownPolicy(o.policyPath()) }
+
+// RemoveStalePolicy removes the policy-rc.d an install killed before its
+// clean-up left behind (it forbids every later service start on the
+// machine), never one draconform did not write; it says whether it did.
+func RemoveStalePolicy(o Options) (bool, error) {
+	path := o.policyPath()
+	if !ownPolicy(path) {
+		return false, nil
+	}
+	if err := os.Remove(path); err != nil {
+		return false, fmt.Errorf("removing %s, left by a killed install of docker.io: %w", path, err)
+	}
+	return true, nil
 }
 
 func (o Options) logf(format string, args ...any) {

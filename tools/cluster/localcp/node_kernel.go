@@ -136,3 +136,15 @@ func (k kernelState) restore() ([]string, error) {
 	})
 	return changed, err
 }
+
+// RestoreHostKernel writes back the kernel settings the first node
+// recorded, if no node is left: what a kill between a node's stop and its
+// restore leaves for `cleanup --nodes`. It says what it changed.
+func RestoreHostKernel() ([]string, error) { return hostKernel.restore() }
+
+// HostKernelRecorded says whether a record of the host's settings waits to
+// be written back.
+func HostKernelRecorded() bool {
+	_, err := os.Stat(hostKernel.recordPath())
+	return err == nil
+}
