@@ -36,7 +36,7 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("%s: provider of %s cannot restart components: %w", s.Describe(), env.Cluster.Name(), cluster.ErrUnsupported)
 	}
 	comp := cluster.Component(s.Spec.Component)
-	restart, restore, err := s.binaryChoice(env, r, comp)
+	restart, restore, binaryBack, err := s.binaryChoice(env, r, comp)
 	if err != nil {
 		return err
 	}
@@ -51,16 +51,13 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 	env.Measure(fmt.Sprintf("%s: ready in %.2fs", strings.Replace(s.Describe(), "restart ", "restart: ", 1), time.Since(began).Seconds()))
 	base := env.BaseGates[comp]
 	env.Defer("restore "+string(comp)+" gates", func(ctx context.Context) error {
-		// A case that already put the cell's gates back, or restarted the
-		// component twice (two restores), needs no further restart: each
-		// costs a minute on kind, and the case's time with it.
-		if now := env.Cluster.Gates(); now != nil && now[comp].Equal(base) && restore == nil {
+		// A case that already put the cell's binary and gates back, or
+		// restarted the component twice (two restores), needs no further
+		// restart: each costs a minute on kind, and the case's time with it.
+		if now := env.Cluster.Gates(); now != nil && now[comp].Equal(base) && binaryBack() {
 			return nil
 		}
 		began := time.Now()
-		if restore == nil {
-			restore = func(ctx context.Context, gates cluster.Gates) error { return r.Restart(ctx, comp, gates) }
-		}
 		if err := restore(ctx, base); err != nil {
 			return err
 		}
@@ -70,46 +67,39 @@ func (s *Restart) Run(ctx context.Context, env *Env) error {
 	return nil
 }
 
-// binaryChoice is how the step restarts comp: from the binary it runs now,
-// or from the one Spec.Binary names, through a provider that can choose.
-// restore is nil unless the binary changes: then it puts back the binary
-// comp ran from before the case's first binary restart, with the gates it
-// is given.
-func (s *Restart) binaryChoice(env *Env, r cluster.Restarter, comp cluster.Component) (restart, restore func(context.Context, cluster.Gates) error, err error) {
+// binaryChoice is how the step restarts comp and how the case puts it
+// back: plain restarts, or, where Spec.Binary names a binary, through a
+// provider that can choose, back to the binary comp ran from before the
+// case's first binary restart. binaryBack says whether comp runs from that
+// binary now.
+func (s *Restart) binaryChoice(env *Env, r cluster.Restarter, comp cluster.Component) (restart, restore func(context.Context, cluster.Gates) error, binaryBack func() bool, err error) {
 	plain := func(ctx context.Context, gates cluster.Gates) error { return r.Restart(ctx, comp, gates) }
 	if s.Spec.Binary == "" {
-		return plain, nil, nil
+		return plain, plain, func() bool { return true }, nil
 	}
 	br, ok := env.Cluster.(cluster.BinaryRestarter)
 	if !ok {
-		return nil, nil, &cluster.GatesNotOffered{Component: comp, Gates: cluster.Gates(s.Spec.Gates),
+		return nil, nil, nil, &cluster.GatesNotOffered{Component: comp, Gates: cluster.Gates(s.Spec.Gates),
 			Reason: "the provider of " + env.Cluster.Name() + " cannot run " + string(comp) + " from another binary: " + cluster.ErrUnsupported.Error()}
 	}
-	released := s.Spec.Binary == spec.BinaryReleased
 	if env.baseReleased == nil {
 		env.baseReleased = map[cluster.Component]bool{}
 	}
 	if _, seen := env.baseReleased[comp]; !seen {
 		env.baseReleased[comp] = br.RunsReleased(comp)
 	}
-	base := env.baseReleased[comp]
+	base, released := env.baseReleased[comp], s.Spec.Binary == spec.BinaryReleased
 	restart = func(ctx context.Context, gates cluster.Gates) error {
 		return br.RestartBinary(ctx, comp, gates, released)
 	}
-	if base == released {
-		return restart, nil, nil
-	}
+	binaryBack = func() bool { return br.RunsReleased(comp) == base }
 	restore = func(ctx context.Context, gates cluster.Gates) error {
-		if br.RunsReleased(comp) == base {
-			if now := env.Cluster.Gates(); now != nil && now[comp].Equal(gates) {
-				// Put back already, by the case or an earlier restore.
-				return nil
-			}
-			return r.Restart(ctx, comp, gates)
+		if binaryBack() {
+			return plain(ctx, gates)
 		}
 		return br.RestartBinary(ctx, comp, gates, base)
 	}
-	return restart, restore, nil
+	return restart, restore, binaryBack, nil
 }
 
 // notOffered says whether a failed restart failed because the component's

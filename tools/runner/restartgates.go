@@ -23,15 +23,15 @@ func restartKey(r *spec.Restart) string {
 // restartReleased are the components that run from released binaries once
 // r has run on a cell that runs released from them.
 func restartReleased(r *spec.Restart, released []cluster.Component) []cluster.Component {
+	if r.Binary == "" {
+		return released
+	}
 	comp := cluster.Component(r.Component)
 	out := slices.DeleteFunc(slices.Clone(released), func(c cluster.Component) bool { return c == comp })
-	switch r.Binary {
-	case spec.BinaryReleased:
-		return append(out, comp)
-	case spec.BinaryImplementation:
-		return out
+	if r.Binary == spec.BinaryReleased {
+		out = append(out, comp)
 	}
-	return released
+	return out
 }
 
 // restartSteps are the restarts a case may make: its steps' and its gap's.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -59,6 +60,9 @@ func logFailures(t *testing.T, out string) {
 	}
 }
 
+// klogError is a klog line of severity error or fatal (E1205 …), or a panic.
+var klogError = regexp.MustCompile(`^[EF]\d{4} |panic`)
+
 // manyFailures in one cell point at its cluster rather than at its cases.
 const manyFailures = 5
 
@@ -76,7 +80,7 @@ func componentErrors(dir, cell string, n int) []string {
 			}
 			var errs []string
 			for _, line := range strings.Split(string(data), "\n") {
-				if strings.HasPrefix(line, "E1") || strings.HasPrefix(line, "F1") || strings.HasPrefix(line, "E0") || strings.HasPrefix(line, "F0") || strings.Contains(line, "panic") {
+				if klogError.MatchString(line) {
 					errs = append(errs, line)
 				}
 			}
