@@ -77,6 +77,15 @@ up_pid=$!
 # cluster starts with its defaults and is still declared capacity-on below,
 # as a vendor claiming the KEP on a cluster without it would.
 until grep -q -- "is up; logs in" "$OUT/up.log" 2>/dev/null || ! kill -0 "$up_pid" 2>/dev/null; do sleep 1; done
+# up's output reaches the log through tee, which may still be writing its
+# last lines when up has ended: read them after tee has.
+if ! kill -0 "$up_pid" 2>/dev/null; then
+	wait "$up_pid" 2>/dev/null || true
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q "has no alpha or beta feature gate DRAExtendedResourceCapacity" "$OUT/up.log" && break
+		sleep 0.5
+	done
+fi
 if ! kill -0 "$up_pid" 2>/dev/null && grep -q "has no alpha or beta feature gate DRAExtendedResourceCapacity" "$OUT/up.log"; then
 	say "these binaries have no DRAExtendedResourceCapacity gate: starting them with their defaults, still certified as $CELL"
 	rm -rf "${OUT:?}/up"
