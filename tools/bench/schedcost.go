@@ -32,6 +32,9 @@ type Side struct {
 	Pods    int         `json:"pods"`
 	Batches int         `json:"batches"`
 	Delta   SchedCounts `json:"delta"`
+	// ClaimsWithCapacity counts this side's ResourceClaims whose request
+	// carries a capacity: all of them with the field, none without.
+	ClaimsWithCapacity int `json:"claimsWithCapacity"`
 }
 
 // Add counts one more batch of pods into s.
@@ -71,7 +74,8 @@ type SchedCounts struct {
 	Plugin Histo `json:"dynamicResourcesPlugin"`
 	// Points are framework_extension_point_duration_seconds of the
 	// extension points where DynamicResources does a pod's work, all
-	// plugins together but recorded in every cycle (Filter once per node):
+	// plugins together but recorded in every cycle (Filter once a cycle,
+	// over every node):
 	// the unsampled view of the plugin's time, keyed as ExtensionPoints.
 	Points map[string]Histo `json:"extensionPoints,omitempty"`
 	// ClassRequests are the API server's requests for DeviceClasses, any
@@ -213,16 +217,20 @@ func schedCost(b *strings.Builder, s SchedCost) {
 	}
 	row("API server requests for DeviceClasses (any verb, any client)", n(w.ClassRequests), n(o.ClassRequests), Ratio(w.ClassRequests, o.ClassRequests))
 	row("ResourceClaims created", n(w.ClaimCreates), n(o.ClaimCreates), Ratio(w.ClaimCreates, o.ClaimCreates))
-	b.WriteString("\nThe scheduler reads DeviceClasses from its informer, so a pod costs no DeviceClass request; the row shows whether that holds. The plugin's figure is sampled (kube-scheduler records `plugin_execution_duration_seconds` for 10% of its cycles by default): its count is of samples, not of pods, and a small count makes its ratio noise. The extension points' times are recorded in every cycle, all plugins together (Filter once per node); for these pods DynamicResources is the plugin with work to do there. An attempt's time includes its binding, where PreBind writes the claim. The figures are of one run on a machine shared with other work.\n\n")
+	row("of the side's claims, those with a capacity request", fmt.Sprint(s.With.ClaimsWithCapacity), fmt.Sprint(s.Without.ClaimsWithCapacity), "")
+	b.WriteString("\nThe scheduler reads DeviceClasses from its informer, so a pod costs no DeviceClass request; the row shows whether that holds. The plugin's figure is sampled (kube-scheduler records `plugin_execution_duration_seconds` for 10% of its cycles by default): its count is of samples, not of pods, and a small count makes its ratio noise. The extension points' times are recorded in every cycle, all plugins together (Filter once a cycle, over every node); for these pods DynamicResources is the plugin with work to do there. An attempt's time includes its binding, where PreBind writes the claim. The figures are of one run on a machine shared with other work.\n\n")
 }
 
-// micros is a short duration in µs, for the plugin's sub-millisecond times.
+// micros is a short duration, in µs below a millisecond, for the
+// plugin's and the extension points' small times.
 func micros(f float64) string {
-	if f == 0 {
+	switch {
+	case f == 0:
 		return "-"
+	case f < 0.001:
+		return fmt.Sprintf("%.0f µs", f*1e6)
+	case f < 0.1:
+		return fmt.Sprintf("%.1f ms", f*1000)
 	}
-	if f >= 0.01 {
-		return secs(f)
-	}
-	return fmt.Sprintf("%.0f µs", f*1e6)
+	return secs(f)
 }

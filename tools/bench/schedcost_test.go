@@ -1,9 +1,15 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 )
 
 // schedText is kube-scheduler's /metrics with the series the comparison
@@ -121,7 +127,7 @@ func TestSchedCostMarkdownSideBySide(t *testing.T) {
 		"| mean time of an attempt that scheduled | 200 ms | 100 ms | 2.00× |",
 		"| pod scheduling SLI, queue to bound: pods / mean | 30 / 210 ms | 30 / 110 ms | 1.91× |",
 		"| DynamicResources plugin, sampled executions / mean | 3 / 100 µs | 2 / 200 µs | 0.50× |",
-		"| PreBind, every plugin, every cycle: runs / mean | 30 / 100 ms | 30 / 50 ms | 2.00× |",
+		"| PreBind, every plugin, every cycle: runs / mean | 30 / 100 ms | 30 / 50.0 ms | 2.00× |",
 		"| API server requests for DeviceClasses (any verb, any client) | 0 | 0 | - |",
 		"| ResourceClaims created | 30 | 30 | 1.00× |",
 	} {
@@ -146,3 +152,26 @@ func sameCounts(a, b SchedCounts) bool {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// A claim counts for the side of the pod that owns it, and only where a
+// request carries a capacity.
+func TestClaimsWithCapacityBySide(t *testing.T) {
+	claim := func(name, owner string, capacity bool) runtime.Object {
+		req := map[string]any{"name": "container-0-request-0", "exactly": map[string]any{"deviceClassName": "cost-x"}}
+		if capacity {
+			req["exactly"].(map[string]any)["capacity"] = map[string]any{"requests": map[string]any{"shares": "1"}}
+		}
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+			"metadata": map[string]any{"name": name, "namespace": costNamespace, "ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "Pod", "name": owner, "uid": "u"}}},
+			"spec":     map[string]any{"devices": map[string]any{"requests": []any{req}}},
+		}}
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{claimGVR: "ResourceClaimList"},
+		claim("a", "with-000", true), claim("b", "with-001", true), claim("c", "with-002", false),
+		claim("d", "without-000", false), claim("e", "without-001", true))
+	with, without, err := claimsWithCapacity(context.Background(), dyn)
+	if err != nil || with != 2 || without != 1 {
+		t.Errorf("claimsWithCapacity = %d, %d, %v; want 2 with, 1 without", with, without, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/draconform/draconform/tools/cluster"
 )
@@ -109,7 +111,50 @@ func MeasureSchedCost(ctx context.Context, c cluster.Cluster, o CostOptions) (Wi
 			fmt.Fprintf(o.Log, "bench: scheduler cost: %d of %d pods a side scheduled\n", made, o.Pods)
 		}
 	}
+	// What was compared must be what the sides claim to be: the claims of
+	// the pods with the field carry its capacity request, the others none.
+	if With.ClaimsWithCapacity, Without.ClaimsWithCapacity, err = claimsWithCapacity(ctx, dyn); err != nil {
+		return Side{}, Side{}, err
+	}
 	return With, Without, nil
+}
+
+var claimGVR = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
+
+// claimsWithCapacity counts, by the side of the pod that owns it, the
+// ResourceClaims with a capacity request in any of their requests.
+func claimsWithCapacity(ctx context.Context, dyn dynamic.Interface) (with, without int, err error) {
+	list, err := dyn.Resource(claimGVR).Namespace(costNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, 0, fmt.Errorf("listing ResourceClaims: %w", err)
+	}
+	for _, cl := range list.Items {
+		owners := cl.GetOwnerReferences()
+		if len(owners) == 0 || !hasCapacityRequest(cl) {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(owners[0].Name, "with-"):
+			with++
+		case strings.HasPrefix(owners[0].Name, "without-"):
+			without++
+		}
+	}
+	return with, without, nil
+}
+
+func hasCapacityRequest(cl unstructured.Unstructured) bool {
+	reqs, _, _ := unstructured.NestedSlice(cl.Object, "spec", "devices", "requests")
+	for _, r := range reqs {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		if caps, ok, _ := unstructured.NestedMap(m, "exactly", "capacity", "requests"); ok && len(caps) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // settled reads the metrics until the SLI has counted the batch's n pods:
@@ -205,16 +250,25 @@ func costSlice(node string, devices int) *unstructured.Unstructured {
 // written by hand, as steps do for the suite's fake nodes. The pods
 // tolerate every taint, so the not-ready taint admission adds stays.
 func costNode(ctx context.Context, kube kubernetes.Interface, name string) error {
-	n, err := kube.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}}, metav1.CreateOptions{})
-	if err != nil {
+	nodes := kube.CoreV1().Nodes()
+	if _, err := nodes.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}}, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating node %s: %w", name, err)
 	}
 	room := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("500")}
-	n.Status = corev1.NodeStatus{Capacity: room, Allocatable: room, Conditions: []corev1.NodeCondition{{
-		Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "DraconformBench", Message: "created by draconform bench; no kubelet runs behind it",
-		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-	}}}
-	if _, err := kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+	// Controllers annotate a new Node at once, hence the retry.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := nodes.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status = corev1.NodeStatus{Capacity: room, Allocatable: room, Conditions: []corev1.NodeCondition{{
+			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "DraconformBench", Message: "created by draconform bench; no kubelet runs behind it",
+			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+		}}}
+		_, err = nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("writing the status of node %s: %w", name, err)
 	}
 	return nil
