@@ -72,6 +72,10 @@ type SchedCounts struct {
 	// every extension point. The scheduler samples it (10% of cycles by
 	// default), so its count is of samples, not of pods.
 	Plugin Histo `json:"dynamicResourcesPlugin"`
+	// PluginPoints split Plugin by extension point, keyed as PluginPoints:
+	// a sampled cycle of one side may hold a PreBind, with its API writes,
+	// and one of the other side none, so the total alone misleads.
+	PluginPoints map[string]Histo `json:"dynamicResourcesPluginPoints,omitempty"`
 	// Points are framework_extension_point_duration_seconds of the
 	// extension points where DynamicResources does a pod's work, all
 	// plugins together but recorded in every cycle (Filter once a cycle,
@@ -93,6 +97,10 @@ const (
 	pluginName    = "DynamicResources"
 	pointMetric   = "scheduler_framework_extension_point_duration_seconds"
 )
+
+// PluginPoints are the extension points of DynamicResources whose sampled
+// times the comparison shows one by one; the rest share a row.
+var PluginPoints = []string{"PreEnqueue", "PreFilter", "Filter", "Score", "Reserve", "PreBind"}
 
 // ExtensionPoints are the points whose times the comparison shows: where
 // DynamicResources allocates (PreFilter, Filter) and writes the claim
@@ -128,20 +136,36 @@ func ReadSchedCounts(scheduler, apiserver string) (SchedCounts, error) {
 		*r.into = v
 	}
 	c.OtherAttempts = allAttempts - c.Scheduled.Count
-	c.Points = map[string]Histo{}
-	for _, p := range ExtensionPoints {
-		want := map[string]string{"extension_point": p}
-		sum, _, err := promtext.SumSkipping(scheduler, pointMetric+"_sum", want)
-		if err != nil {
-			return SchedCounts{}, fmt.Errorf("reading %s: %w", pointMetric, err)
-		}
-		count, _, err := promtext.SumSkipping(scheduler, pointMetric+"_count", want)
-		if err != nil {
-			return SchedCounts{}, fmt.Errorf("reading %s: %w", pointMetric, err)
-		}
-		c.Points[p] = Histo{sum, count}
+	var err error
+	if c.Points, err = histosBy(scheduler, pointMetric, nil, ExtensionPoints); err != nil {
+		return SchedCounts{}, err
+	}
+	if c.PluginPoints, err = histosBy(scheduler, pluginMetric, map[string]string{"plugin": pluginName}, PluginPoints); err != nil {
+		return SchedCounts{}, err
 	}
 	return c, nil
+}
+
+// histosBy reads metric's histogram for each extension point of points,
+// its series filtered by labels besides.
+func histosBy(text, metric string, labels map[string]string, points []string) (map[string]Histo, error) {
+	out := map[string]Histo{}
+	for _, p := range points {
+		want := map[string]string{"extension_point": p}
+		for k, v := range labels {
+			want[k] = v
+		}
+		sum, _, err := promtext.SumSkipping(text, metric+"_sum", want)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", metric, err)
+		}
+		count, _, err := promtext.SumSkipping(text, metric+"_count", want)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", metric, err)
+		}
+		out[p] = Histo{sum, count}
+	}
+	return out, nil
 }
 
 // Since is the growth from before to c.
@@ -154,6 +178,7 @@ func (c SchedCounts) Since(before SchedCounts) SchedCounts {
 		ClassRequests: c.ClassRequests - before.ClassRequests,
 		ClaimCreates:  c.ClaimCreates - before.ClaimCreates,
 		Points:        combine(c.Points, before.Points, -1),
+		PluginPoints:  combine(c.PluginPoints, before.PluginPoints, -1),
 	}
 }
 
@@ -166,6 +191,7 @@ func (c SchedCounts) plus(d SchedCounts) SchedCounts {
 		ClassRequests: c.ClassRequests + d.ClassRequests,
 		ClaimCreates:  c.ClaimCreates + d.ClaimCreates,
 		Points:        combine(c.Points, d.Points, 1),
+		PluginPoints:  combine(c.PluginPoints, d.PluginPoints, 1),
 	}
 }
 
@@ -196,6 +222,9 @@ func Ratio(with, without float64) string {
 
 // schedCost renders s as a section of docs/bench.md.
 func schedCost(b *strings.Builder, s SchedCost) {
+	if !strings.HasSuffix(b.String(), "\n\n") {
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(b, "## What the field costs the scheduler (`make bench-scheduler-cost`)\n\n%s, commit %s, provider %s, cell %s: one cluster, %d pods of a class with `extendedResourceCapacityRequests` and %d of the same class without it (same driver, the same %d shareable devices on fake nodes, each pod asking 1 of the class's extended resource), created in alternating batches of %d, each batch scheduled before the next, so that the metrics' growth over a batch is that side's alone.\n\n",
 		s.Date, s.Commit, s.Provider, s.Cell, s.With.Pods, s.Without.Pods, s.Devices, s.Batch)
 	w, o := s.With.Delta, s.Without.Delta
@@ -211,6 +240,14 @@ func schedCost(b *strings.Builder, s SchedCost) {
 	row("pod scheduling SLI, queue to bound: pods / mean", n(w.SLI.Count)+" / "+secs(w.SLI.Mean()), n(o.SLI.Count)+" / "+secs(o.SLI.Mean()), Ratio(w.SLI.Mean(), o.SLI.Mean()))
 	row("DynamicResources plugin, sampled executions / mean", n(w.Plugin.Count)+" / "+micros(w.Plugin.Mean()), n(o.Plugin.Count)+" / "+micros(o.Plugin.Mean()), Ratio(w.Plugin.Mean(), o.Plugin.Mean()))
 	row("DynamicResources plugin, sampled time in all", micros(w.Plugin.Sum), micros(o.Plugin.Sum), Ratio(w.Plugin.Sum, o.Plugin.Sum))
+	wRest, oRest := w.Plugin, o.Plugin
+	for _, p := range PluginPoints {
+		wp, op := w.PluginPoints[p], o.PluginPoints[p]
+		wRest = Histo{wRest.Sum - wp.Sum, wRest.Count - wp.Count}
+		oRest = Histo{oRest.Sum - op.Sum, oRest.Count - op.Count}
+		row(fmt.Sprintf("… of which at %s: sampled executions / mean", p), n(wp.Count)+" / "+micros(wp.Mean()), n(op.Count)+" / "+micros(op.Mean()), Ratio(wp.Mean(), op.Mean()))
+	}
+	row("… of which at its other points: sampled executions / mean", n(wRest.Count)+" / "+micros(wRest.Mean()), n(oRest.Count)+" / "+micros(oRest.Mean()), Ratio(wRest.Mean(), oRest.Mean()))
 	for _, p := range ExtensionPoints {
 		wp, op := w.Points[p], o.Points[p]
 		row(fmt.Sprintf("%s, every plugin, every cycle: runs / mean", p), n(wp.Count)+" / "+micros(wp.Mean()), n(op.Count)+" / "+micros(op.Mean()), Ratio(wp.Mean(), op.Mean()))
@@ -218,7 +255,7 @@ func schedCost(b *strings.Builder, s SchedCost) {
 	row("API server requests for DeviceClasses (any verb, any client)", n(w.ClassRequests), n(o.ClassRequests), Ratio(w.ClassRequests, o.ClassRequests))
 	row("ResourceClaims created", n(w.ClaimCreates), n(o.ClaimCreates), Ratio(w.ClaimCreates, o.ClaimCreates))
 	row("of the side's claims, those with a capacity request", fmt.Sprint(s.With.ClaimsWithCapacity), fmt.Sprint(s.Without.ClaimsWithCapacity), "")
-	b.WriteString("\nThe scheduler reads DeviceClasses from its informer, so a pod costs no DeviceClass request; the row shows whether that holds. The plugin's figure is sampled (kube-scheduler records `plugin_execution_duration_seconds` for 10% of its cycles by default): its count is of samples, not of pods, and a small count makes its ratio noise. The extension points' times are recorded in every cycle, all plugins together (Filter once a cycle, over every node); for these pods DynamicResources is the plugin with work to do there. An attempt's time includes its binding, where PreBind writes the claim. The figures are of one run on a machine shared with other work.\n\n")
+	b.WriteString("\nThe scheduler reads DeviceClasses from its informer, so a pod costs no DeviceClass request; the row shows whether that holds. The plugin's figure is sampled (kube-scheduler records `plugin_execution_duration_seconds` for 10% of its cycles by default): its count is of samples, not of pods (a sampled cycle records each extension point it runs, Filter once per node), and a small count makes its ratio noise; a side whose samples hold a PreBind, with its API writes, and the other's none differ in that, not in the field. The extension points' times are recorded in every cycle, all plugins together (Filter once a cycle, over every node); for these pods DynamicResources is the plugin with work to do there. An attempt's time includes its binding, where PreBind writes the claim. The figures are of one run on a machine shared with other work.\n\n")
 }
 
 // micros is a short duration, in µs below a millisecond, for the

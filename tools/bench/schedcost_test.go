@@ -62,6 +62,7 @@ func TestReadSchedCountsPicksTheWantedSeries(t *testing.T) {
 		ClassRequests: 4, // GET, WATCH and LIST of deviceclasses
 		ClaimCreates:  10,
 		Points:        map[string]Histo{"PreFilter": {}, "Filter": {}, "PreBind": {0.3, 10}},
+		PluginPoints:  map[string]Histo{"PreEnqueue": {}, "PreFilter": {}, "Filter": {0.004, 4}, "Score": {}, "Reserve": {}, "PreBind": {}},
 	}
 	if !sameCounts(c, want) {
 		t.Errorf("ReadSchedCounts =\n %+v\nwant\n %+v", c, want)
@@ -91,6 +92,7 @@ func TestSideAddsTheGrowthOfEachBatch(t *testing.T) {
 		ClassRequests: 1,
 		ClaimCreates:  10,
 		Points:        map[string]Histo{"PreFilter": {}, "Filter": {}, "PreBind": {0.3, 10}},
+		PluginPoints:  map[string]Histo{"PreEnqueue": {}, "PreFilter": {}, "Filter": {0.0005, 1}, "Score": {}, "Reserve": {}, "PreBind": {}},
 	}
 	if s.Pods != 10 || s.Batches != 2 || !sameCounts(s.Delta, want) {
 		t.Errorf("side = %d pods, %d batches, %+v\nwant 10, 2, %+v", s.Pods, s.Batches, s.Delta, want)
@@ -116,7 +118,8 @@ func TestRatio(t *testing.T) {
 func TestSchedCostMarkdownSideBySide(t *testing.T) {
 	sc := &SchedCost{Date: "2026-12-05", Commit: "abc", Provider: "prototype", Cell: "capacity-on", Batch: 5, Devices: 64,
 		With: Side{Pods: 30, Batches: 6, Delta: SchedCounts{Scheduled: Histo{6, 30}, SLI: Histo{6.3, 30}, Plugin: Histo{0.0003, 3}, ClaimCreates: 30,
-			Points: map[string]Histo{"PreBind": {3, 30}}}},
+			PluginPoints: map[string]Histo{"Filter": {0.0002, 2}},
+			Points:       map[string]Histo{"PreBind": {3, 30}}}},
 		Without: Side{Pods: 30, Batches: 6, Delta: SchedCounts{Scheduled: Histo{3, 30}, SLI: Histo{3.3, 30}, Plugin: Histo{0.0004, 2}, ClaimCreates: 30,
 			Points: map[string]Histo{"PreBind": {1.5, 30}}}},
 	}
@@ -127,6 +130,8 @@ func TestSchedCostMarkdownSideBySide(t *testing.T) {
 		"| mean time of an attempt that scheduled | 200 ms | 100 ms | 2.00× |",
 		"| pod scheduling SLI, queue to bound: pods / mean | 30 / 210 ms | 30 / 110 ms | 1.91× |",
 		"| DynamicResources plugin, sampled executions / mean | 3 / 100 µs | 2 / 200 µs | 0.50× |",
+		"| … of which at Filter: sampled executions / mean | 2 / 100 µs | 0 / - | - |",
+		"| … of which at its other points: sampled executions / mean | 1 / 100 µs | 2 / 200 µs | 0.50× |",
 		"| PreBind, every plugin, every cycle: runs / mean | 30 / 100 ms | 30 / 50.0 ms | 2.00× |",
 		"| API server requests for DeviceClasses (any verb, any client) | 0 | 0 | - |",
 		"| ResourceClaims created | 30 | 30 | 1.00× |",
@@ -140,11 +145,18 @@ func TestSchedCostMarkdownSideBySide(t *testing.T) {
 func sameCounts(a, b SchedCounts) bool {
 	if !near(a.Scheduled.Sum, b.Scheduled.Sum) || a.Scheduled.Count != b.Scheduled.Count || a.OtherAttempts != b.OtherAttempts ||
 		!near(a.SLI.Sum, b.SLI.Sum) || a.SLI.Count != b.SLI.Count || !near(a.Plugin.Sum, b.Plugin.Sum) || a.Plugin.Count != b.Plugin.Count ||
-		a.ClassRequests != b.ClassRequests || a.ClaimCreates != b.ClaimCreates || len(a.Points) != len(b.Points) {
+		a.ClassRequests != b.ClassRequests || a.ClaimCreates != b.ClaimCreates {
 		return false
 	}
-	for k, h := range b.Points {
-		if !near(a.Points[k].Sum, h.Sum) || a.Points[k].Count != h.Count {
+	return sameHistos(a.Points, b.Points) && sameHistos(a.PluginPoints, b.PluginPoints)
+}
+
+func sameHistos(a, b map[string]Histo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, h := range b {
+		if !near(a[k].Sum, h.Sum) || a[k].Count != h.Count {
 			return false
 		}
 	}
