@@ -18,7 +18,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath '-gcflags=all=-dwarf=false -c=1')
 export CGO_ENABLED := 0
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/app.version=$(VERSION)" ./tools/cmd/draconform
 
-.PHONY: certify-example bench bench-cold conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
+.PHONY: certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
 
 # On a machine that has not built them, the modules of the Kubernetes
 # binaries and of the node's container runtime (about 1.2 GB) download while
@@ -145,6 +145,10 @@ bench: binaries
 ## bench-cold: a newcomer's first make conformance: a clean clone of the committed HEAD, empty Go and binary caches, CPU use over time; updates docs/bench.md
 bench-cold:
 	$(DRACONFORM) bench --cold
+
+## bench-scheduler-cost: what extendedResourceCapacityRequests costs the scheduler: one prototype cluster (capacity-on), pods of a class with the field and without it in alternating batches, side by side; updates docs/bench.md (ARGS: e.g. --cost-pods 40)
+bench-scheduler-cost: binaries
+	$(DRACONFORM) bench --scheduler-cost $(ARGS)
 
 ## certify-example: self-certify the Kubernetes SIG's example DRA driver, a driver nobody here wrote: up --node (prototype, capacity-on), its chart deployed, certify kep6406-gates-on with suites/profiles/dra-example-driver.yaml, verify-bundle, all stopped; bundle in _output/certify-example/bundle (ARGS go to draconform up: ARGS="--provider local" for vanilla v1.37.2)
 certify-example:

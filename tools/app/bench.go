@@ -28,6 +28,8 @@ func benchCmd(fs *pflag.FlagSet) action {
 	dataPath := fs.String("data", "docs/bench.json", "figures to write, and read for the comparison")
 	out := fs.String("out", "", "directory for each run's output (default: _output/bench-<id>)")
 	cold := fs.Bool("cold", false, "measure a newcomer's first `make conformance` instead: a clean clone of the committed HEAD with empty Go module, Go build and binary caches, with the CPU use over time")
+	var cost costFlags
+	cost.register(fs)
 	return func(ctx context.Context, args []string, s Streams) int {
 		prev, err := bench.Load(*dataPath)
 		if err != nil {
@@ -38,6 +40,14 @@ func benchCmd(fs *pflag.FlagSet) action {
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform bench:", err)
 			return 1
+		}
+		if cost.on {
+			sc, err := cost.measure(ctx, dir, s)
+			if err != nil {
+				fmt.Fprintln(s.Err, "draconform bench: scheduler cost:", err)
+				return 1
+			}
+			return writeBench(prev.WithSchedCost(machine(), sc), *mdPath, *dataPath, s)
 		}
 		var w *bench.Warm
 		var c *bench.Cold
@@ -50,18 +60,25 @@ func benchCmd(fs *pflag.FlagSet) action {
 		if w == nil && c == nil {
 			return max(code, 1)
 		}
-		res := prev.With(machine(), w, c)
-		if err := res.Save(*dataPath); err != nil {
-			fmt.Fprintln(s.Err, "draconform bench:", err)
-			return 1
+		if wrote := writeBench(prev.With(machine(), w, c), *mdPath, *dataPath, s); wrote != 0 {
+			return wrote
 		}
-		if err := os.WriteFile(*mdPath, []byte(bench.Markdown(res)), 0o644); err != nil {
-			fmt.Fprintln(s.Err, "draconform bench:", err)
-			return 1
-		}
-		fmt.Fprintf(s.Out, "bench: figures in %s and %s\n", *mdPath, *dataPath)
 		return code
 	}
+}
+
+// writeBench saves the figures as JSON and renders them as Markdown.
+func writeBench(res bench.Results, mdPath, dataPath string, s Streams) int {
+	if err := res.Save(dataPath); err != nil {
+		fmt.Fprintln(s.Err, "draconform bench:", err)
+		return 1
+	}
+	if err := os.WriteFile(mdPath, []byte(bench.Markdown(res)), 0o644); err != nil {
+		fmt.Fprintln(s.Err, "draconform bench:", err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "bench: figures in %s and %s\n", mdPath, dataPath)
+	return 0
 }
 
 // warmBench runs the matrix runs times, one after another, each sampled.

@@ -18,6 +18,9 @@ type Results struct {
 	Machine string `json:"machine"`
 	Warm    *Warm  `json:"warm,omitempty"`
 	Cold    *Cold  `json:"cold,omitempty"`
+	// SchedCost is the last --scheduler-cost measurement; it compares
+	// within itself, so no previous one is kept.
+	SchedCost *SchedCost `json:"schedulerCost,omitempty"`
 	// Previous are the figures these replaced (their own Previous dropped).
 	Previous *Results `json:"previous,omitempty"`
 }
@@ -113,6 +116,15 @@ func (r Results) With(machine string, w *Warm, c *Cold) Results {
 		out.Cold = c
 	}
 	out.Previous = &prev
+	return out
+}
+
+// WithSchedCost returns r with new scheduler-cost figures, the warm and
+// cold figures and their previous ones as they were.
+func (r Results) WithSchedCost(machine string, s *SchedCost) Results {
+	out := r
+	out.Machine = machine
+	out.SchedCost = s
 	return out
 }
 
