@@ -28,8 +28,11 @@ if [ "$(id -u)" != 0 ]; then
 	say "needs root, as draconform up --node does (a kubelet and containerd on this machine)"
 	exit 2
 fi
-# Only what this script writes is removed: its own folders under OUT.
-for d in up driver run bundle; do rm -rf "${OUT:?}/$d"; done
+# Only what this script writes is removed: its own folders and logs under
+# OUT. A log left from an earlier run would hold the line wait_for waits for
+# before tee empties it: the next step would start at once (seen: certify
+# began before the example driver published its devices).
+for d in up driver run bundle up.log driver.log; do rm -rf "${OUT:?}/$d"; done
 mkdir -p "$OUT"
 
 if [ -z "${DRACONFORM:-}" ]; then
@@ -88,7 +91,7 @@ if ! kill -0 "$up_pid" 2>/dev/null; then
 fi
 if ! kill -0 "$up_pid" 2>/dev/null && grep -q "has no alpha or beta feature gate DRAExtendedResourceCapacity" "$OUT/up.log"; then
 	say "these binaries have no DRAExtendedResourceCapacity gate: starting them with their defaults, still certified as $CELL"
-	rm -rf "${OUT:?}/up"
+	rm -rf "${OUT:?}/up" "${OUT:?}/up.log"
 	"$DRACONFORM" up --cell defaults --node --out "$OUT/up" "${args[@]}" > >(tee "$OUT/up.log") 2>&1 &
 	up_pid=$!
 fi
