@@ -25,7 +25,7 @@ func TestHeldNamesChildrenAndTheirFolders(t *testing.T) {
 		return cmd
 	}
 	etcd := start("--data-dir="+filepath.Join(state, "etcd"), "--name=default")
-	node := start("--root-dir", filepath.Join(NodeStateRoot, "0a1b2c", "kubelet"))
+	node := start("--root-dir", filepath.Join(NodeStateRoot, "0123456789abcdef", "kubelet"))
 	start("--config=" + filepath.Join(tmp, "other", "x.yaml")) // not draconform's
 	// /proc shows the new children once they run.
 	deadline := time.Now().Add(5 * time.Second)
@@ -41,7 +41,7 @@ func TestHeldNamesChildrenAndTheirFolders(t *testing.T) {
 			t.Errorf("Held's processes %q lack pid %d", procs, pid)
 		}
 	}
-	want := []string{filepath.Join(NodeStateRoot, "0a1b2c"), state}
+	want := []string{filepath.Join(NodeStateRoot, "0123456789abcdef"), state}
 	slices.Sort(want)
 	if !slices.Equal(dirs, want) {
 		t.Errorf("Held's folders = %q, want %q", dirs, want)
