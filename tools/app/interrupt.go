@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/privdir"
 )
 
 // InterruptedExit is the exit code of a stop at once: 128 + SIGINT, as a
@@ -64,10 +65,9 @@ func leftBehind(pid int, tmp string) string {
 	if len(procs) > 0 {
 		fmt.Fprintf(&b, "  processes: %s (they die with draconform; a node's containerd shims and containers stay)\n", strings.Join(procs, ", "))
 	}
-	for _, d := range dirs {
+	for _, d := range append(dirs, privdir.OwnedBy(tmp, pid)...) {
 		fmt.Fprintf(&b, "  folder: %s\n", d)
 	}
-	fmt.Fprintf(&b, "  and any draconform-* folder of this run in %s\n", tmp)
 	b.WriteString("To remove what stays on this machine: draconform cleanup --nodes (as root; --dry-run lists it first).\n")
 	b.WriteString("Objects the run made in a cluster it visited: draconform cleanup --run <run id>.\n")
 	return b.String()
