@@ -19,16 +19,8 @@ import (
 // containers, mounts and cgroups hang off it). `draconform cleanup
 // --nodes` removes both kinds once the process is gone.
 func Held(pid int, tmp string) (procs, dirs []string) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, nil
-	}
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil || parentOf(child) != pid {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+	for _, child := range descendants(pid) {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", child))
 		if err != nil || len(cmdline) == 0 {
 			continue // exited meanwhile, or a kernel thread
 		}
@@ -45,6 +37,31 @@ func Held(pid int, tmp string) (procs, dirs []string) {
 	}
 	slices.Sort(dirs)
 	return procs, dirs
+}
+
+// descendants lists pid's children, their children and so on: a sharded
+// run's control planes are its shards' children.
+func descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	kids := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if parent := parentOf(p); parent > 0 {
+			kids[parent] = append(kids[parent], p)
+		}
+	}
+	var out []int
+	for queue := kids[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, kids[queue[0]]...)
+	}
+	return out
 }
 
 // heldFolder is the draconform folder path lies in: tmp/draconform-* or

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -27,11 +28,20 @@ func TestHeldNamesChildrenAndTheirFolders(t *testing.T) {
 	etcd := start("--data-dir="+filepath.Join(state, "etcd"), "--name=default")
 	node := start("--root-dir", filepath.Join(NodeStateRoot, "0123456789abcdef", "kubelet"))
 	start("--config=" + filepath.Join(tmp, "other", "x.yaml")) // not draconform's
+	// A grandchild, as a shard's etcd is of the run that started the
+	// shard; only its own command line names its folder.
+	shardState := filepath.Join(tmp, "draconform-shard-456")
+	shard := exec.Command("sh", "-c", `sh -c "sleep 60" sh --data-dir="$D" & wait`)
+	shard.Env = append(os.Environ(), "D="+filepath.Join(shardState, "etcd"))
+	if err := shard.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(shard.Process.Pid, syscall.SIGKILL); _ = shard.Wait() })
 	// /proc shows the new children once they run.
 	deadline := time.Now().Add(5 * time.Second)
 	var procs, dirs []string
 	for time.Now().Before(deadline) {
-		if procs, dirs = Held(os.Getpid(), tmp); len(procs) >= 3 {
+		if procs, dirs = Held(os.Getpid(), tmp); len(dirs) >= 3 {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -41,7 +51,7 @@ func TestHeldNamesChildrenAndTheirFolders(t *testing.T) {
 			t.Errorf("Held's processes %q lack pid %d", procs, pid)
 		}
 	}
-	want := []string{filepath.Join(NodeStateRoot, "0123456789abcdef"), state}
+	want := []string{filepath.Join(NodeStateRoot, "0123456789abcdef"), state, shardState}
 	slices.Sort(want)
 	if !slices.Equal(dirs, want) {
 		t.Errorf("Held's folders = %q, want %q", dirs, want)
