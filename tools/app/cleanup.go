@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +18,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/engine"
+	"github.com/draconform/draconform/tools/privdir"
 	"github.com/spf13/pflag"
 )
 
@@ -33,7 +36,7 @@ func cleanupCmd(fs *pflag.FlagSet) action {
 	kctx := fs.String("context", "", "kubeconfig context")
 	run := fs.String("run", "", "delete only this run's objects (default: every draconform run's)")
 	dry := fs.Bool("dry-run", false, "list what would be deleted, delete nothing")
-	nodes := fs.Bool("nodes", false, "instead: remove from this machine what a killed run left: its embedded nodes (processes, mounts, cgroups, bridges, state) and its control planes' private folders (PKI, admin token, etcd data)")
+	nodes := fs.Bool("nodes", false, "instead: remove from this machine what a killed run left: its embedded nodes (processes, mounts, cgroups, bridges, state), its control planes' private folders (PKI, admin token, etcd data) and its runs' and kind clusters' private folders (kubeconfigs)")
 	return func(ctx context.Context, args []string, s Streams) int {
 		if *nodes {
 			return cleanupNodes(s, *dry)
@@ -162,6 +165,37 @@ func cleanupNodes(s Streams, dry bool) int {
 			continue
 		}
 		fmt.Fprintf(s.Out, "removed control-plane folder %s (PKI, admin token, etcd data)\n", path)
+	}
+	if cleanupRunFolders(s, dry, tmp) != 0 {
+		code = 1
+	}
+	return code
+}
+
+// cleanupRunFolders removes the private folders of runs (their kubeconfig
+// copies) and of the kind provider (its clusters' kubeconfigs) in tmp whose
+// draconform is gone.
+func cleanupRunFolders(s Streams, dry bool, tmp string) int {
+	orphans, err := privdir.Orphans(tmp)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform cleanup:", err)
+		return 1
+	}
+	if len(orphans) == 0 {
+		fmt.Fprintf(s.Out, "no orphaned run or kind folder in %s\n", tmp)
+	}
+	code := 0
+	for _, path := range slices.Sorted(maps.Keys(orphans)) {
+		if dry {
+			fmt.Fprintf(s.Out, "would remove run folder %s (kubeconfigs; %s)\n", path, orphans[path])
+			continue
+		}
+		if err := privdir.RemoveOrphan(path); err != nil {
+			fmt.Fprintln(s.Err, "draconform cleanup:", err)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(s.Out, "removed run folder %s (kubeconfigs; %s)\n", path, orphans[path])
 	}
 	return code
 }

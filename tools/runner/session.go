@@ -20,6 +20,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/privdir"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/spec"
 )
@@ -176,8 +177,9 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 		s.logf("%s: the cluster is not in the state its gates promise: %s", key, st.Contradicted)
 	}
 	if s.private == "" {
-		// 0700, by MkdirTemp: only this user reads the credentials.
-		dir, err := os.MkdirTemp("", "draconform-run-")
+		// 0700, by MkdirTemp: only this user reads the credentials. Its
+		// owner is recorded, for cleanup --nodes after a kill.
+		dir, err := privdir.Make("draconform-run-")
 		if err != nil {
 			st.Failed = fmt.Sprintf("creating a private folder for the cluster's credentials: %v", err)
 			return

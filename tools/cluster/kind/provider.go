@@ -40,6 +40,7 @@ import (
 	"github.com/draconform/draconform/tools/k8sbuild"
 	"github.com/draconform/draconform/tools/kindconfig"
 	"github.com/draconform/draconform/tools/nodeimage"
+	"github.com/draconform/draconform/tools/privdir"
 )
 
 // Options configures a Provider.
@@ -246,6 +247,13 @@ func (p *Provider) Close(_ context.Context) error {
 			errs = append(errs, fmt.Errorf("kind: removing %s: %w", p.private, err))
 		}
 	}
+	// A kept cluster's kubeconfig is the user's now: cleanup --nodes
+	// leaves it.
+	if p.private != "" && p.opts.KeepCluster {
+		if err := privdir.Keep(p.private); err != nil {
+			errs = append(errs, fmt.Errorf("kind: marking %s kept: %w", p.private, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -285,7 +293,7 @@ func (p *Provider) logf(format string, args ...any) {
 // OutDir.
 func (p *Provider) kubeconfigPath(name string) (string, error) {
 	p.privateOnce.Do(func() {
-		p.private, p.privateErr = os.MkdirTemp("", "draconform-kind-")
+		p.private, p.privateErr = privdir.Make("draconform-kind-")
 		if p.privateErr != nil {
 			p.privateErr = fmt.Errorf("kind: creating a private folder for the kubeconfigs: %w", p.privateErr)
 		}

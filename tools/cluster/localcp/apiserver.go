@@ -21,6 +21,9 @@ type apiserverParams struct {
 func apiserverArgs(p apiserverParams) []string {
 	args := []string{
 		"--etcd-servers=" + p.etcdURL,
+		"--etcd-cafile=" + p.pki.EtcdCACert,
+		"--etcd-certfile=" + p.pki.EtcdClientCert,
+		"--etcd-keyfile=" + p.pki.EtcdClientKey,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(p.port),

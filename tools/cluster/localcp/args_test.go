@@ -49,12 +49,16 @@ func TestGateFlagOnEveryCommandLine(t *testing.T) {
 }
 
 func TestAPIServerArgs(t *testing.T) {
-	p := &pki{CACert: "ca.crt", SAKey: "sa.key", ServingCert: "s.crt", ServingKey: "s.key", TokenFile: "t.csv"}
-	base := apiserverParams{pki: p, etcdURL: "http://127.0.0.1:2379", port: 6443}
+	p := &pki{CACert: "ca.crt", SAKey: "sa.key", ServingCert: "s.crt", ServingKey: "s.key", TokenFile: "t.csv",
+		EtcdCACert: "etcd-ca.crt", EtcdClientCert: "etcd-client.crt", EtcdClientKey: "etcd-client.key"}
+	base := apiserverParams{pki: p, etcdURL: "https://127.0.0.1:2379", port: 6443}
 
 	args := apiserverArgs(base)
 	for flag, want := range map[string]string{
-		"etcd-servers":             "http://127.0.0.1:2379",
+		"etcd-servers":             "https://127.0.0.1:2379",
+		"etcd-cafile":              "etcd-ca.crt",
+		"etcd-certfile":            "etcd-client.crt",
+		"etcd-keyfile":             "etcd-client.key",
 		"secure-port":              "6443",
 		"bind-address":             "127.0.0.1",
 		"advertise-address":        "127.0.0.1",

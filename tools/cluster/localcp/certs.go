@@ -29,8 +29,19 @@ type pki struct {
 	// (for logs and exec); a node's kubelet trusts the CA.
 	KubeletClientCert string
 	KubeletClientKey  string
-	CAPEM             []byte
-	AdminToken        string
+	// etcd has a CA of its own, as kubeadm's clusters do: etcd trusts only
+	// certificates it signed, so a kubelet's or an admin's certificate from
+	// the cluster's CA opens nothing in storage. The server certificate
+	// serves both of etcd's listeners (client and peer); the client
+	// certificate is the API server's.
+	EtcdCACert     string
+	EtcdCAKey      string
+	EtcdServerCert string
+	EtcdServerKey  string
+	EtcdClientCert string
+	EtcdClientKey  string
+	CAPEM          []byte
+	AdminToken     string
 }
 
 // servingHosts are the names the apiserver is reached by: loopback from the
@@ -61,29 +72,19 @@ func writePKI(dir string) (*pki, error) {
 
 		KubeletClientCert: filepath.Join(dir, "apiserver-kubelet-client.crt"),
 		KubeletClientKey:  filepath.Join(dir, "apiserver-kubelet-client.key"),
+
+		EtcdCACert:     filepath.Join(dir, "etcd-ca.crt"),
+		EtcdCAKey:      filepath.Join(dir, "etcd-ca.key"),
+		EtcdServerCert: filepath.Join(dir, "etcd-server.crt"),
+		EtcdServerKey:  filepath.Join(dir, "etcd-server.key"),
+		EtcdClientCert: filepath.Join(dir, "apiserver-etcd-client.crt"),
+		EtcdClientKey:  filepath.Join(dir, "apiserver-etcd-client.key"),
 	}
 	now := time.Now()
 
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caCert, caKey, caDER, err := newCA("draconform-local-ca")
 	if err != nil {
-		return nil, fmt.Errorf("generating CA key: %w", err)
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          randomSerial(),
-		Subject:               pkix.Name{CommonName: "draconform-local-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("self-signing CA: %w", err)
-	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, fmt.Errorf("parsing CA: %w", err)
+		return nil, err
 	}
 
 	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -140,7 +141,61 @@ func writePKI(dir string) (*pki, error) {
 	if err := p.issue(kubeletClient, p.KubeletClientCert, p.KubeletClientKey); err != nil {
 		return nil, err
 	}
+	if err := p.writeEtcdPKI(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// writeEtcdPKI creates etcd's CA, its serving certificate for 127.0.0.1
+// and the API server's client certificate.
+func (p *pki) writeEtcdPKI() error {
+	_, key, der, err := newCA("draconform-etcd-ca")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(p.EtcdCACert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", p.EtcdCACert, err)
+	}
+	if err := os.WriteFile(p.EtcdCAKey, ecKeyPEM(key), 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", p.EtcdCAKey, err)
+	}
+	// Client auth too: etcd shows its peer certificate when it dials a
+	// peer, and the peer listener asks for one.
+	server := clientCertTemplate("draconform-etcd")
+	server.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
+	server.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
+	if err := issueFrom(p.EtcdCACert, p.EtcdCAKey, server, p.EtcdServerCert, p.EtcdServerKey); err != nil {
+		return err
+	}
+	return issueFrom(p.EtcdCACert, p.EtcdCAKey, clientCertTemplate("kube-apiserver-etcd-client"), p.EtcdClientCert, p.EtcdClientKey)
+}
+
+// newCA makes a self-signed CA certificate and its key.
+func newCA(cn string) (*x509.Certificate, *ecdsa.PrivateKey, []byte, error) {
+	now := time.Now()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("generating the key of %s: %w", cn, err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          randomSerial(),
+		Subject:               pkix.Name{CommonName: cn},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("self-signing %s: %w", cn, err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("parsing %s: %w", cn, err)
+	}
+	return cert, key, der, nil
 }
 
 func clientCertTemplate(cn string, orgs ...string) *x509.Certificate {
@@ -158,7 +213,12 @@ func clientCertTemplate(cn string, orgs ...string) *x509.Certificate {
 // issue signs tmpl with the cell's CA and writes the certificate and a new
 // key, as PEM files.
 func (p *pki) issue(tmpl *x509.Certificate, certPath, keyPath string) error {
-	ca, caKey, err := p.loadCA()
+	return issueFrom(p.CACert, p.CAKey, tmpl, certPath, keyPath)
+}
+
+// issueFrom is issue with the CA in caCertPath and caKeyPath.
+func issueFrom(caCertPath, caKeyPath string, tmpl *x509.Certificate, certPath, keyPath string) error {
+	ca, caKey, err := loadCA(caCertPath, caKeyPath)
 	if err != nil {
 		return err
 	}
@@ -179,19 +239,19 @@ func (p *pki) issue(tmpl *x509.Certificate, certPath, keyPath string) error {
 	return nil
 }
 
-func (p *pki) loadCA() (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	certPEM, err := os.ReadFile(p.CACert)
+func loadCA(certPath, keyPath string) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	certPEM, err := os.ReadFile(certPath)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the CA: %w", err)
 	}
-	keyPEM, err := os.ReadFile(p.CAKey)
+	keyPEM, err := os.ReadFile(keyPath)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the CA key: %w", err)
 	}
 	cb, _ := pem.Decode(certPEM)
 	kb, _ := pem.Decode(keyPEM)
 	if cb == nil || kb == nil {
-		return nil, nil, fmt.Errorf("the CA files %s, %s hold no PEM", p.CACert, p.CAKey)
+		return nil, nil, fmt.Errorf("the CA files %s, %s hold no PEM", certPath, keyPath)
 	}
 	ca, err := x509.ParseCertificate(cb.Bytes)
 	if err != nil {

@@ -173,9 +173,13 @@ func (c *Cluster) start(ctx context.Context) error {
 		if err := os.RemoveAll(filepath.Join(private, "etcd")); err != nil {
 			return fmt.Errorf("clearing etcd's data folder: %w", err)
 		}
-		c.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
-		etcdArgv := etcdArgs(filepath.Join(private, "etcd"), etcdClient, etcdPeer)
-		return c.launch(ctx, Etcd, etcdArgv, plainProbe(c.etcdURL+"/health"), 30*time.Second)
+		c.etcdURL = etcdClientURL(etcdClient)
+		etcdArgv := etcdArgs(filepath.Join(private, "etcd"), pki, etcdClient, etcdPeer)
+		pr, err := etcdProbe(c.etcdURL+"/health", pki)
+		if err != nil {
+			return err
+		}
+		return c.launch(ctx, Etcd, etcdArgv, pr, 30*time.Second)
 	})
 	if err != nil {
 		return err

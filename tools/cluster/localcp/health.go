@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -45,6 +46,27 @@ func caProbe(url string, caPEM []byte, token string) (probe, error) {
 
 func plainProbe(url string) probe {
 	return probe{url: url, client: &http.Client{Timeout: 2 * time.Second}}
+}
+
+// etcdProbe asks etcd as the API server does: with the client certificate
+// etcd's CA signed, checking etcd's own against that CA.
+func etcdProbe(url string, p *pki) (probe, error) {
+	caPEM, err := os.ReadFile(p.EtcdCACert)
+	if err != nil {
+		return probe{}, fmt.Errorf("reading etcd's CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return probe{}, fmt.Errorf("no certificate in %s", p.EtcdCACert)
+	}
+	cert, err := tls.LoadX509KeyPair(p.EtcdClientCert, p.EtcdClientKey)
+	if err != nil {
+		return probe{}, fmt.Errorf("loading etcd's client certificate: %w", err)
+	}
+	return probe{url: url, client: &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}}},
+	}}, nil
 }
 
 // check returns nil on HTTP 200, else what the endpoint said.

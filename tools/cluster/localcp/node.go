@@ -49,6 +49,9 @@ type node struct {
 	containerd *process
 	kubelet    *process
 	started    []int
+	// lock holds the node's folder from its creation to its removal; nil
+	// until the folder is this node's, and stop removes nothing before.
+	lock *os.File
 }
 
 // network names the node's CNI network; libcni keeps its cache in
@@ -60,14 +63,14 @@ func (n *node) logPath(c cluster.Component) string {
 }
 
 func newNode(cell, logDir string, log *k8sbuild.SyncWriter) *node {
-	id := randomHex(3)
+	id := newNodeID()
 	return &node{
 		name:       "draconform-" + cell,
 		id:         id,
 		layout:     nodeLayout{dir: filepath.Join(NodeStateRoot, id)},
 		logDir:     logDir,
 		cgroupRoot: "draconform-" + id,
-		bridge:     bridgePrefix + id,
+		bridge:     bridgeName(id),
 		log:        log,
 	}
 }
@@ -82,6 +85,9 @@ func (n *node) start(ctx context.Context, bins NodeBinaries, p *pki, apiPort int
 		return err
 	}
 	l := n.layout
+	if n.lock, err = claimNodeDir(l.dir); err != nil {
+		return err
+	}
 	for _, d := range []string{l.bin(), l.cdi(), l.cniConf(), l.cniData(), l.kubeletRoot(), l.pki(), l.podLogs()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("creating %s: %w", d, err)
@@ -341,6 +347,14 @@ func (n *node) installDriver(ctx context.Context, admin *rest.Config, cs kuberne
 // on past failures, so one leftover does not keep the others, and returns
 // what it could not remove.
 func (n *node) stop() error {
+	if n.lock == nil {
+		// The folder, and all named after the id, may be another's.
+		return nil
+	}
+	defer func() {
+		n.lock.Close()
+		n.lock = nil
+	}()
 	var errs []error
 	n.kubelet.stop(5 * time.Second)
 	var containers []string

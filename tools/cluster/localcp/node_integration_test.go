@@ -166,9 +166,24 @@ func TestOrphanedNodeIsRemoved(t *testing.T) {
 	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
 		t.Fatalf("a running node counts as orphaned: %v", ids)
 	}
-	// As SIGKILL to draconform would: its children die, nothing else.
+	// As SIGKILL to draconform would: its children die, and its lock on
+	// the node's folder goes with it; nothing else. The folder is made
+	// older than the grace a node gets to start, as after a kill a
+	// while ago.
 	n.kubelet.stop(0)
 	n.containerd.stop(0)
+	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
+		t.Fatalf("a node whose draconform holds its lock counts as orphaned: %v", ids)
+	}
+	n.lock.Close()
+	n.lock = nil
+	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
+		t.Fatalf("a node folder younger than %s counts as orphaned: %v", nodeGrace, ids)
+	}
+	before := time.Now().Add(-2 * nodeGrace)
+	if err := os.Chtimes(n.layout.dir, before, before); err != nil {
+		t.Fatal(err)
+	}
 	left := strings.Join(n.leftovers(), "; ")
 	for _, want := range []string{"shim process", "mounts", "cgroups", "directory"} {
 		if !strings.Contains(left, want) {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
+	"time"
 )
 
 // A run killed outright (SIGKILL, a crash, a lost machine) takes its
@@ -14,24 +14,25 @@ import (
 // shims, containers, mounts, cgroups and bridges of their nodes stay. These
 // find and remove such orphaned nodes, by their state directories.
 
-var nodeID = regexp.MustCompile(`^[0-9a-f]{6}$`)
+// OrphanNodes lists the ids of nodes under NodeStateRoot that nothing
+// runs: no draconform holds their lock, no containerd or kubelet uses
+// them, and they are older than a node's start.
+func OrphanNodes() ([]string, error) { return orphanNodesIn(NodeStateRoot, nodeGrace) }
 
-// OrphanNodes lists the ids of nodes under NodeStateRoot that no running
-// containerd or kubelet uses.
-func OrphanNodes() ([]string, error) {
-	entries, err := os.ReadDir(NodeStateRoot)
+func orphanNodesIn(root string, grace time.Duration) ([]string, error) {
+	entries, err := os.ReadDir(root)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", NodeStateRoot, err)
+		return nil, fmt.Errorf("listing %s: %w", root, err)
 	}
 	var out []string
 	for _, e := range entries {
 		if !e.IsDir() || !nodeID.MatchString(e.Name()) {
 			continue
 		}
-		if !nodeInUse(filepath.Join(NodeStateRoot, e.Name())) {
+		if nodeBusy(filepath.Join(root, e.Name()), grace) == "" {
 			out = append(out, e.Name())
 		}
 	}
@@ -75,7 +76,7 @@ func orphan(id string) *node {
 		id:         id,
 		layout:     nodeLayout{dir: filepath.Join(NodeStateRoot, id)},
 		cgroupRoot: "draconform-" + id,
-		bridge:     bridgePrefix + id,
+		bridge:     bridgeName(id),
 	}
 }
 
@@ -84,10 +85,21 @@ func RemoveOrphanNode(id string) error {
 	if !nodeID.MatchString(id) {
 		return fmt.Errorf("%q is not a node id", id)
 	}
-	if nodeInUse(filepath.Join(NodeStateRoot, id)) {
-		return fmt.Errorf("node %s is in use by a running containerd or kubelet", id)
+	dir := filepath.Join(NodeStateRoot, id)
+	if why := nodeBusy(dir, nodeGrace); why != "" {
+		return fmt.Errorf("node %s is left alone: %s", id, why)
 	}
-	return orphan(id).stop()
+	// Held while it goes, so that no node starts in it meanwhile.
+	lock, err := lockNodeDir(dir)
+	if err != nil {
+		return err
+	}
+	if lock == nil {
+		return fmt.Errorf("node %s is left alone: its lock was taken meanwhile", id)
+	}
+	n := orphan(id)
+	n.lock = lock
+	return n.stop()
 }
 
 // OrphanLeftovers describes what of the orphaned node id is on the machine.

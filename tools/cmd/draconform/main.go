@@ -11,8 +11,11 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go app.WatchInterrupts(sigs, cancel, os.Stderr, os.Exit)
 	code := app.Run(ctx, os.Args[1:], app.Streams{Out: os.Stdout, Err: os.Stderr})
-	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
 }

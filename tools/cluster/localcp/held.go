@@ -1,0 +1,102 @@
+package localcp
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Held lists what the draconform process pid has running or written on
+// this machine that a stop without clean-up leaves: its child processes
+// (the control planes' and nodes' binaries, which die with it, and
+// whatever they forked, which may not) and the folders their command lines
+// name, a control plane's private folder in tmp (its PKI, admin token and
+// etcd data) or a node's state folder under NodeStateRoot (its
+// containers, mounts and cgroups hang off it). `draconform cleanup
+// --nodes` removes both kinds once the process is gone.
+func Held(pid int, tmp string) (procs, dirs []string) {
+	for _, child := range descendants(pid) {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", child))
+		if err != nil || len(cmdline) == 0 {
+			continue // exited meanwhile, or a kernel thread
+		}
+		args := strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
+		procs = append(procs, fmt.Sprintf("%s (pid %d)", filepath.Base(args[0]), child))
+		for _, a := range args[1:] {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				a = v
+			}
+			if d := heldFolder(a, tmp); d != "" && !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	slices.Sort(dirs)
+	return procs, dirs
+}
+
+// descendants lists pid's children, their children and so on: a sharded
+// run's control planes are its shards' children.
+func descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	kids := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if parent := parentOf(p); parent > 0 {
+			kids[parent] = append(kids[parent], p)
+		}
+	}
+	var out []int
+	for queue := kids[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, kids[queue[0]]...)
+	}
+	return out
+}
+
+// heldFolder is the draconform folder path lies in: tmp/draconform-* or
+// NodeStateRoot/<id>; "" for any other path.
+func heldFolder(path, tmp string) string {
+	for _, root := range []string{filepath.Clean(tmp), NodeStateRoot} {
+		rel, err := filepath.Rel(root, path)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") || !filepath.IsAbs(path) {
+			continue
+		}
+		first, _, _ := strings.Cut(rel, string(filepath.Separator))
+		if root == NodeStateRoot && nodeID.MatchString(first) || root != NodeStateRoot && strings.HasPrefix(first, "draconform-") {
+			return filepath.Join(root, first)
+		}
+	}
+	return ""
+}
+
+// parentOf reads pid's parent from /proc; 0 if pid is gone.
+func parentOf(pid int) int {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command is in parentheses and may hold spaces: the fields after
+	// it are state, ppid, ...
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 > len(s) {
+		return 0
+	}
+	f := strings.Fields(s[i+2:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
