@@ -129,6 +129,7 @@ func newRoot(s Streams, code *int) *cobra.Command {
 		}
 		root.AddCommand(cmd)
 	}
+	setHelp(root)
 	return root
 }
 
