@@ -122,6 +122,7 @@ func newRoot(s Streams, code *int) *cobra.Command {
 			cmd.Args = cobra.ArbitraryArgs
 		}
 		act := v.setup(cmd.Flags())
+		completeNames(cmd)
 		cmd.Run = func(c *cobra.Command, args []string) {
 			vs := s
 			vs.NoColor, _ = c.Flags().GetBool("no-color")

@@ -72,3 +72,24 @@ func TestMakeHelpListsEveryDocumentedTarget(t *testing.T) {
 		}
 	}
 }
+
+// The shell completes providers, suites and cells, after a comma too.
+func TestCompletionOfNames(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "run", "--provider", "proto"}, "prototype-static\n"},
+		{[]string{"__complete", "run", "--provider", "local,pro"}, "local,prototype\n"},
+		{[]string{"__complete", "plan", "--suite", "feature-ab"}, "feature-absent\n"},
+		{[]string{"__complete", "run", "--cells", "defaults,capacity-o"}, "defaults,capacity-on\n"},
+	} {
+		_, out, _ := run(t, tt.args...)
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("%v: completions\n%s\nlack %q", tt.args, out, tt.want)
+		}
+	}
+	if _, out, _ := run(t, "__complete", "run", "--provider", "local,"); strings.Contains(out, "local,local\n") {
+		t.Errorf("completes a name already given:\n%s", out)
+	}
+}
