@@ -18,7 +18,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath '-gcflags=all=-dwarf=false -c=1')
 export CGO_ENABLED := 0
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/app.version=$(VERSION)" ./tools/cmd/draconform
 
-.PHONY: certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
+.PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
 
 # On a machine that has not built them, the modules of the Kubernetes
 # binaries and of the node's container runtime (about 1.2 GB) download while
@@ -149,6 +149,17 @@ bench-cold:
 ## bench-scheduler-cost: what extendedResourceCapacityRequests costs the scheduler: one prototype cluster (capacity-on), pods of a class with the field and without it in alternating batches, side by side; updates docs/bench.md (ARGS: e.g. --cost-pods 40)
 bench-scheduler-cost: binaries
 	$(DRACONFORM) bench --scheduler-cost $(ARGS)
+
+# `make` alone lists the targets, as `draconform` alone prints its help.
+.DEFAULT_GOAL := help
+
+## help: list the targets and what each does (from their ## comments), wrapped at 100 columns
+help:
+	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); gsub(/\$$\$$/, "$$"); n = split(substr($$0, length($$2) + 5), w, " "); \
+		out = sprintf("  %-18s", name); col = length(out); \
+		for (i = 1; i <= n; i++) { if (col + 1 + length(w[i]) > 100 && col > 20) { print out; out = sprintf("%20s", ""); col = 20 } \
+			out = out " " w[i]; col += 1 + length(w[i]) } \
+		print out }' $(firstword $(MAKEFILE_LIST))
 
 ## certify-example: self-certify the Kubernetes SIG's example DRA driver, a driver nobody here wrote: up --node (prototype, capacity-on), its chart deployed, certify kep6406-gates-on with suites/profiles/dra-example-driver.yaml, verify-bundle, all stopped; bundle in _output/certify-example/bundle (ARGS go to draconform up: ARGS="--provider local" for vanilla v1.37.2)
 certify-example:

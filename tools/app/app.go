@@ -22,6 +22,8 @@ import (
 type Streams struct {
 	Out io.Writer
 	Err io.Writer
+	// NoColor is --no-color: no ANSI colour codes, even on a terminal.
+	NoColor bool
 }
 
 // action is a verb once its flags are parsed: it runs with the remaining
@@ -74,6 +76,11 @@ func Run(ctx context.Context, args []string, s Streams) int {
 		if c, _, ferr := root.Find(args); ferr == nil && c != root {
 			name = c.CommandPath()
 		}
+		if _, ok := err.(*refusal); ok {
+			// It says where to look itself.
+			fmt.Fprintf(s.Err, "%s: %v\n", name, err)
+			return 2
+		}
 		fmt.Fprintf(s.Err, "%s: %v\nRun '%s --help' for usage.\n", name, err, name)
 		return 2
 	}
@@ -89,20 +96,47 @@ func newRoot(s Streams, code *int) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       buildVersion().String(),
-		// No verb: the help, as kubectl and kind do.
-		Run: func(c *cobra.Command, _ []string) { _ = c.Help() },
 	}
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.SetVersionTemplate("{{.Version}}\n")
+	// -v is --verbose, under every verb, as kubectl's -v is verbosity;
+	// the version is --version or draconform version. At the root, where
+	// -v once printed the version, it still does, and says so.
+	root.Flags().Bool("version", false, "print the version (as draconform version does)")
+	oldV := root.Flags().BoolP("verbose", "v", false, "")
+	_ = root.Flags().MarkHidden("verbose")
+	root.Run = func(c *cobra.Command, _ []string) {
+		if *oldV {
+			fmt.Fprintln(s.Out, buildVersion())
+			fmt.Fprintln(s.Err, "draconform: -v is --verbose now, as in kubectl; for the version use --version or draconform version")
+			return
+		}
+		// No verb: the help, as kubectl and kind do.
+		_ = c.Help()
+	}
+	root.PersistentFlags().Bool("no-color", false, "no ANSI colour codes, even on a terminal (so does the environment variable NO_COLOR; without a terminal there are none)")
 	for _, v := range verbs() {
-		cmd := &cobra.Command{Use: v.name, Short: v.usage}
+		cmd := &cobra.Command{Use: v.name, Short: v.usage, Args: noArgs(v.name)}
+		if takesArgs[v.name] {
+			cmd.Args = cobra.ArbitraryArgs
+		}
 		act := v.setup(cmd.Flags())
-		cmd.Run = func(c *cobra.Command, args []string) { *code = act(c.Context(), args, s) }
+		completeNames(cmd)
+		cmd.Run = func(c *cobra.Command, args []string) {
+			vs := s
+			vs.NoColor, _ = c.Flags().GetBool("no-color")
+			*code = act(c.Context(), args, vs)
+		}
 		root.AddCommand(cmd)
 	}
+	setHelp(root)
 	return root
 }
+
+// takesArgs are the verbs with arguments (a subcommand, a folder), which
+// check them themselves; every other verb refuses any.
+var takesArgs = map[string]bool{"engine": true, "verify-bundle": true}
 
 // specFlags are the flags every verb that loads specs shares.
 type specFlags struct {
@@ -114,25 +148,41 @@ func (f *specFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.fixtures, "fixtures", "", "directory of fixture YAML files (default: the fixtures built into draconform)")
 }
 
+// load reads the specs; a problem names a user's folder as the user gave
+// it, the built-in ones as suites/ and fixtures/.
 func (f *specFlags) load() (*loader.Bundle, error) {
 	var sfs, ffs fs.FS = suites.FS, fixtures.FS
+	sdir, fdir := "suites", "fixtures"
 	if f.suites != "" {
-		sfs = os.DirFS(f.suites)
+		sfs, sdir = os.DirFS(f.suites), filepath.Clean(f.suites)
 	}
 	if f.fixtures != "" {
-		ffs = os.DirFS(f.fixtures)
+		ffs, fdir = os.DirFS(f.fixtures), filepath.Clean(f.fixtures)
 	}
-	return loader.Load(sfs, ffs)
+	return loader.LoadNamed(sfs, sdir, ffs, fdir)
 }
 
 // loadOrReport loads the specs, or prints every problem and returns nil.
 func (f *specFlags) loadOrReport(s Streams) *loader.Bundle {
+	b, _ := f.loadOr(s)
+	return b
+}
+
+// loadOr loads the specs, or prints why not and returns the exit code: 2
+// for a --suites or --fixtures that names no folder of YAML files, 1 for
+// problems in the files.
+func (f *specFlags) loadOr(s Streams) (*loader.Bundle, int) {
+	for _, r := range []*refusal{checkSpecDir("--suites", f.suites), checkSpecDir("--fixtures", f.fixtures)} {
+		if r != nil {
+			return nil, printRefusal(s, r)
+		}
+	}
 	b, err := f.load()
 	if err != nil {
 		fmt.Fprintln(s.Err, err)
-		return nil
+		return nil, 1
 	}
-	return b
+	return b, 0
 }
 
 // outputDir resolves (default: _output/<name>) and creates a run's output

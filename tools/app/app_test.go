@@ -35,7 +35,8 @@ func TestLintReportsFileAndLine(t *testing.T) {
 		}
 	}
 	code, _, errs := run(t, "lint", "--suites", dir)
-	want := `suites/mine.yaml:9: unknown key "expectSchedueld" in step (did you mean expectScheduled?)`
+	// The file as the user named it, which an editor opens.
+	want := filepath.Join(dir, "mine.yaml") + `:9: unknown key "expectSchedueld" in step (did you mean expectScheduled?)`
 	if code != 1 || !strings.Contains(errs, want) {
 		t.Fatalf("code %d, stderr:\n%s\nwant a line %q", code, errs, want)
 	}

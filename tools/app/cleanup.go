@@ -42,6 +42,11 @@ func cleanupCmd(fs *pflag.FlagSet) action {
 			return cleanupNodes(s, *dry)
 		}
 		p := &kubeconfig.Provider{Path: *path, Context: *kctx}
+		// No credentials is a command line to fix, as for run: exit 2.
+		if _, err := p.Credentials(); err != nil {
+			fmt.Fprintln(s.Err, "draconform cleanup:", err)
+			return 2
+		}
 		c, err := p.Start(ctx, "cleanup", nil)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform cleanup:", err)

@@ -25,9 +25,9 @@ func docsCmd(fs *pflag.FlagSet) action {
 	check := fs.Bool("check", false, "fail if the files differ from what the specs give, write nothing")
 	readme := fs.String("readme", "", "README whose mutation table and golden summary are generated from <out>/mutation.json and <out>/golden-outcomes.json (default <out>/../README.md)")
 	return func(_ context.Context, args []string, s Streams) int {
-		b := sf.loadOrReport(s)
+		b, code := sf.loadOr(s)
 		if b == nil {
-			return 1
+			return code
 		}
 		files := map[string]string{
 			"traceability.md": docs.Traceability(b),

@@ -26,9 +26,9 @@ func kindConfigsCmd(fs *pflag.FlagSet) action {
 	image := fs.String("image", "", "node image of every node (default: kind v0.33.0's, "+kindconfig.DefaultImage+")")
 	kepBin := fs.String("kep-bin-dir", "", "directory of statically linked KEP-6406 kube-apiserver and kube-scheduler to run in the control-plane node; their kubeadm patches go to <out>/patches")
 	return func(_ context.Context, args []string, s Streams) int {
-		b := sf.loadOrReport(s)
+		b, code := sf.loadOr(s)
 		if b == nil {
-			return 1
+			return code
 		}
 		cells := make([]spec.Cell, 0, len(b.CellOrder))
 		for _, name := range b.CellOrder {

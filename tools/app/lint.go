@@ -13,9 +13,9 @@ func lintCmd(fs *pflag.FlagSet) action {
 	var sf specFlags
 	sf.register(fs)
 	return func(_ context.Context, args []string, s Streams) int {
-		b := sf.loadOrReport(s)
+		b, code := sf.loadOr(s)
 		if b == nil {
-			return 1
+			return code
 		}
 		if probs := plan.ClaimProblems(b); len(probs) > 0 {
 			for _, p := range probs {

@@ -65,6 +65,19 @@ func (f *providerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.local.BinEncoding, "bin-encoding", "protobuf", "with --bin-dir/--bin: protobuf (Kubernetes' default) or json, for an implementation that, like draconform's prototype, extends only the JSON encoding")
 }
 
+// targetNames are the implementations --provider names, as a run's
+// targets (and labels, provider:<name>) name them.
+func (f *providerFlags) targetNames() []string {
+	var out []string
+	for _, name := range splitList(f.provider) {
+		if name == "local" && (f.local.BinDir != "" || f.bins != "") {
+			name = providers.LocalBinariesTarget
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
 // oneProvider gives --provider the default and help of a command that acts
 // on one implementation, where the run's "local,prototype" would only be
 // refused.
@@ -150,9 +163,6 @@ func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) (
 	}
 	for i, cfg := range cfgs {
 		todo = append(todo, pending{names[i], cfg.Name, built[i]})
-	}
-	if len(todo) == 0 {
-		return nil, nil, nil, fmt.Errorf("--provider names no provider")
 	}
 	var targets []runner.Target
 	names = nil
@@ -270,9 +280,12 @@ func (r runRequest) narrowed() bool {
 // runSuites runs r on every provider it names and returns the run's output
 // directory ("" when it never began) and the exit code.
 func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
-	b := r.specs.loadOrReport(s)
+	if rf := checkProviders(r.prov.provider); rf != nil {
+		return "", printRefusal(s, rf)
+	}
+	b, code := r.specs.loadOr(s)
 	if b == nil {
-		return "", 1
+		return "", code
 	}
 	var profile *spec.DriverProfile
 	if r.profile != "" {
@@ -282,14 +295,20 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 			return "", 2
 		}
 	}
-	cases := plan.Expand(b, r.filter.filter())
+	// A misspelt name or a filter that selects nothing is refused before
+	// anything is built; the runner applies --focus and --label-filter
+	// itself, to the cells they leave.
+	sel := selection{filter: r.filter, focus: r.focus, labels: r.labels, targets: r.prov.targetNames()}
+	cases, _, rf := sel.cases(b)
+	if rf != nil {
+		return "", printRefusal(s, rf)
+	}
 	if r.caseIDs != "" {
 		ids := strings.Split(r.caseIDs, ",")
 		cases = slices.DeleteFunc(cases, func(c plan.Case) bool { return !slices.Contains(ids, c.ID) })
-	}
-	if len(cases) == 0 {
-		fmt.Fprintln(s.Err, "draconform: no case matches the --cells/--suite selection")
-		return "", 1
+		if len(cases) == 0 {
+			return "", printRefusal(s, refuse("--case-ids %s: no case of that id", r.caseIDs))
+		}
 	}
 	runID := r.runID
 	if runID == "" {
@@ -326,7 +345,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		}
 	}
 	if r.shardOut == "" {
-		fmt.Fprintf(s.Out, "draconform: run %s, %d cases in %d cells on %d implementations (%s), output %s\n", runID, len(cases), len(plan.Cells(cases)), len(targets), r.prov.provider, outDir)
+		fmt.Fprintf(s.Out, "draconform: run %s, %s in %s on %s (%s), output %s\n", runID, count(len(cases), "case"), count(len(plan.Cells(cases)), "cell"), count(len(targets), "implementation"), r.prov.provider, outDir)
 	}
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
@@ -351,10 +370,10 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 	suiteCfg.Timeout = 4 * time.Hour
 	reporterCfg.Verbose = r.verbose
 	reporterCfg.Succinct = !r.verbose
-	reporterCfg.NoColor = !isTerminal(s.Out)
+	reporterCfg.NoColor = !colour(s, isTerminal, os.Getenv)
 	t := &cliT{}
 	gomega.RegisterFailHandler(ginkgo.Fail)
-	code := 0
+	code = 0
 	if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
 		code = 1
 	}
@@ -366,15 +385,6 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		fmt.Fprintf(s.Out, "draconform: results handed to Sonobuoy in %s\n", sonobuoy.ResultsDir())
 	}
 	return outDir, code
-}
-
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // cliT lets the CLI drive ginkgo without the testing package.

@@ -26,9 +26,9 @@ func upCmd(fs *pflag.FlagSet) action {
 	out := fs.String("out", "", "directory for logs and the kubeconfig (default: _output/up-<id>)")
 	withNode := fs.Bool("node", false, "also start a kubelet node with containerd and the test driver (root, Linux)")
 	return func(ctx context.Context, args []string, s Streams) int {
-		b := sf.loadOrReport(s)
+		b, code := sf.loadOr(s)
 		if b == nil {
-			return 1
+			return code
 		}
 		cell, ok := b.Cells[*cellName]
 		if !ok {

@@ -27,14 +27,14 @@ func validateClaims(b *Bundle, suites map[string]spec.Pos, probs *Problems) {
 		if len(c.Cells) == 0 {
 			at("the cells whose cases the claim rests on", "claim %s names no cell", c.Name)
 		}
-		for _, cell := range c.Cells {
+		for i, cell := range c.Cells {
 			if _, ok := b.Cells[cell]; !ok {
-				at(probs.closest(cell, b.CellOrder), "claim %s: unknown cell %q", c.Name, cell)
+				probs.add(c.Pos.File, b.lineOf(&c.Cells[i], c.Pos.Line), probs.closest(cell, b.CellOrder), "claim %s: unknown cell %q", c.Name, cell)
 			}
 		}
-		for _, s := range c.Suites {
+		for i, s := range c.Suites {
 			if _, ok := suites[s]; !ok {
-				at(closestKey(probs, s, suites), "claim %s: unknown suite %q", c.Name, s)
+				probs.add(c.Pos.File, b.lineOf(&c.Suites[i], c.Pos.Line), closestKey(probs, s, suites), "claim %s: unknown suite %q", c.Name, s)
 			}
 		}
 		switch c.Restart {

@@ -40,8 +40,8 @@ func TestClaimProblems(t *testing.T) {
 	for _, want := range []string{
 		`suites/claims.yaml:8: claim name "Bad_Name" is not a DNS label`,
 		`suites/claims.yaml:8: claim Bad_Name has no title`,
-		`suites/claims.yaml:8: claim Bad_Name: unknown cell "defualts" (did you mean defaults?)`,
-		`suites/claims.yaml:8: claim Bad_Name: unknown suite "nosuch"`,
+		`suites/claims.yaml:10: claim Bad_Name: unknown cell "defualts" (did you mean defaults?)`,
+		`suites/claims.yaml:11: claim Bad_Name: unknown suite "nosuch"`,
 		`suites/claims.yaml:8: claim Bad_Name: restart is "sometimes" (include, exclude or only)`,
 		`suites/claims.yaml:8: claim Bad_Name: field state "kpet" is not kept, dropped or unknown (did you mean kept?)`,
 		`suites/claims.yaml:8: claim Bad_Name: minCases is 0; a claim must not stand on no case`,

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -24,6 +25,25 @@ var (
 type decoder struct {
 	file string
 	errs *Problems
+	// lines, if set, records the line of every string item of a list.
+	lines map[*string]int
+	// field is the key whose value is being decoded ("" for a document),
+	// and item whether the value is an item of its list: a type error
+	// names the key it is under.
+	field string
+	item  bool
+}
+
+// under names the value a type error is about: `key "cells"`, `an item of
+// "steps"`, or nothing for a whole document.
+func (d decoder) under() string {
+	switch {
+	case d.field == "":
+		return ""
+	case d.item:
+		return fmt.Sprintf(" in an item of %q", d.field)
+	}
+	return fmt.Sprintf(" for %q", d.field)
 }
 
 func (d decoder) decode(n *yaml.Node, v reflect.Value) {
@@ -60,17 +80,22 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 		d.decodeStruct(n, v)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			d.errs.add(d.file, n.Line, "write a YAML list", "expected a list, found %s", describe(n))
+			d.errs.add(d.file, n.Line, "write a YAML list", "expected a list%s, found %s", d.under(), describe(n))
 			return
 		}
 		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
+		di := d
+		di.item = true
 		for i, item := range n.Content {
-			d.decode(item, s.Index(i))
+			di.decode(item, s.Index(i))
+			if d.lines != nil && t.Elem().Kind() == reflect.String {
+				d.lines[s.Index(i).Addr().Interface().(*string)] = item.Line
+			}
 		}
 		v.Set(s)
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			d.errs.add(d.file, n.Line, "", "expected a map, found %s", describe(n))
+			d.errs.add(d.file, n.Line, "", "expected a map%s, found %s", d.under(), describe(n))
 			return
 		}
 		m := reflect.MakeMapWithSize(t, len(n.Content)/2)
@@ -87,11 +112,11 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 		v.Set(m)
 	default:
 		if n.Kind != yaml.ScalarNode {
-			d.errs.add(d.file, n.Line, "", "expected a %s, found %s", t.Kind(), describe(n))
+			d.errs.add(d.file, n.Line, "", "expected a %s%s, found %s", t.Kind(), d.under(), describe(n))
 			return
 		}
 		if err := n.Decode(v.Addr().Interface()); err != nil {
-			d.errs.add(d.file, n.Line, "", "expected a %s, found %s", t.Kind(), describe(n))
+			d.errs.add(d.file, n.Line, "", "expected a %s%s, found %s", t.Kind(), d.under(), describe(n))
 		}
 	}
 }
@@ -99,7 +124,7 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 func (d decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 	setPos(v, d.file, n.Line)
 	if n.Kind != yaml.MappingNode {
-		d.errs.add(d.file, n.Line, "", "expected a map, found %s", describe(n))
+		d.errs.add(d.file, n.Line, "", "expected a map%s, found %s", d.under(), describe(n))
 		return
 	}
 	fields := fieldsOf(v)
@@ -119,7 +144,9 @@ func (d decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 			d.errs.add(d.file, key.Line, d.errs.closest(name, keysOf(fields)), "unknown key %q in %s", name, typeName(v.Type()))
 			continue
 		}
-		d.decode(val, f)
+		df := d
+		df.field, df.item = name, false
+		df.decode(val, f)
 	}
 }
 

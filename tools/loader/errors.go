@@ -124,3 +124,8 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// DidYouMean is the hint lint gives for a misspelt name, "did you mean
+// X?", or "" when no candidate is close: the command line gives the same
+// hint for a misspelt --suite, --cells or --provider.
+func DidYouMean(got string, candidates []string) string { return closest(got, candidates) }

@@ -27,18 +27,38 @@ type Bundle struct {
 	Register  []*spec.RegisterEntry
 	// Claims are the certification claims, in file order.
 	Claims []*spec.Claim
+	// lines are where the items of lists of names were written, so that a
+	// bad name is reported at its own line, not its document's.
+	lines map[*string]int
+}
+
+// lineOf is the line item (an element of a decoded list) was written at,
+// or def.
+func (b *Bundle) lineOf(item *string, def int) int {
+	if l, ok := b.lines[item]; ok {
+		return l
+	}
+	return def
 }
 
 // Load reads every *.yaml file of suites (Suite and Cells documents) and of
-// fixtures (Fixture documents), then validates the whole bundle.
+// fixtures (Fixture documents), then validates the whole bundle. Problems
+// name the files suites/<file> and fixtures/<file>.
 func Load(suites, fixtures fs.FS) (*Bundle, error) {
-	b := &Bundle{Fixtures: map[string]*spec.Fixture{}, Cells: map[string]*spec.Cell{}}
+	return LoadNamed(suites, "suites", fixtures, "fixtures")
+}
+
+// LoadNamed is Load with the folder names problems show, so that a user's
+// own folder (--suites ../mine) is reported as the path the user gave, and
+// the file:line opens in an editor.
+func LoadNamed(suites fs.FS, suitesDir string, fixtures fs.FS, fixturesDir string) (*Bundle, error) {
+	b := &Bundle{Fixtures: map[string]*spec.Fixture{}, Cells: map[string]*spec.Cell{}, lines: map[*string]int{}}
 	var probs Problems
 	last := map[string]int{}
 	for _, src := range []struct {
 		fsys fs.FS
 		dir  string
-	}{{suites, "suites"}, {fixtures, "fixtures"}} {
+	}{{suites, suitesDir}, {fixtures, fixturesDir}} {
 		files, err := fs.Glob(src.fsys, "*.yaml")
 		if err != nil {
 			return nil, fmt.Errorf("listing %s: %w", src.dir, err)
@@ -55,7 +75,7 @@ func Load(suites, fixtures fs.FS) (*Bundle, error) {
 		}
 	}
 	if len(b.Cells) == 0 && len(probs) == 0 {
-		probs.add("suites", 0, "add suites/cells.yaml with kind: Cells", "no gate cells defined")
+		probs.add(suitesDir, 0, "add "+path.Join(suitesDir, "cells.yaml")+" with kind: Cells", "no gate cells defined")
 	}
 	validate(b, &probs)
 	for name, line := range last {
@@ -108,7 +128,7 @@ func (b *Bundle) addDoc(name string, n *yaml.Node, probs *Problems) {
 		probs.add(name, n.Line, "the first lines of every document are apiVersion: "+spec.APIVersion+" and kind", "apiVersion is %q", head.APIVersion)
 		return
 	}
-	d := decoder{file: name, errs: probs}
+	d := decoder{file: name, errs: probs, lines: b.lines}
 	switch head.Kind {
 	case "Suite":
 		s := &spec.Suite{}

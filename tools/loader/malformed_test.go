@@ -155,7 +155,7 @@ var malformedSpecs = []struct {
 		name:  "unknown cell and duplicate case id",
 		suite: suite("- id: a\n  title: t\n  cells: [default]\n  steps:\n  - create: {fixture: pod, name: p1}\n- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
 		want: []string{
-			`suites/s.yaml:6: unknown cell "default" (did you mean defaults?)`,
+			`suites/s.yaml:8: unknown cell "default" (did you mean defaults?)`,
 			`suites/s.yaml:11: case id "a" is already used at line 6`,
 		},
 	},
@@ -208,6 +208,40 @@ var malformedSpecs = []struct {
 		name:  "a binary a restart cannot run",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - restart: {component: kube-apiserver, binary: releasd, gates: {}}\n"),
 		want:  []string{`suites/s.yaml:9: restart: binary is "releasd"; it takes released or implementation (did you mean released?)`},
+	},
+	// Where each kind of problem is reported (issue 41): at the line of
+	// the bad item of a list, not its document's or case's, and a type
+	// error names the key it is under.
+	{
+		name:  "unknown cell of a suite, at its own line",
+		suite: "apiVersion: draconform.dev/v1alpha1\nkind: Suite\nname: s\ncells:\n- defaults\n- capacity-onn\ncases:\n- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n",
+		want:  []string{`suites/s.yaml:6: unknown cell "capacity-onn"`},
+	},
+	{
+		name:  "unknown cell of a case, at its own line",
+		suite: suite("- id: a\n  title: t\n  cells:\n  - defaults\n  - defualts\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
+		want:  []string{`suites/s.yaml:10: unknown cell "defualts" (did you mean defaults?)`},
+	},
+	{
+		name:  "a list where a key takes a map",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, expect: [rejected]}\n"),
+		want:  []string{`suites/s.yaml:9: expected a map for "expect", found a list`, `suites/s.yaml:9: expect: needs exactly one outcome, found 0 (rejected, warning or noWarning)`},
+	},
+	{
+		name:  "a list where a list's item is a map",
+		suite: suite("- id: a\n  title: t\n  steps:\n  - [create]\n"),
+		want: []string{`suites/s.yaml:9: expected a map in an item of "steps", found a list`,
+			`suites/s.yaml:9: a step needs exactly one action, found 0 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
+	},
+	{
+		name:  "a string where a key takes a list",
+		suite: suite("- id: a\n  title: t\n  cells: defaults\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
+		want:  []string{`suites/s.yaml:8: expected a list for "cells", found str "defaults" (write a YAML list)`},
+	},
+	{
+		name:  "a list where a key takes a string",
+		suite: suite("- id: a\n  title: [t]\n  steps:\n  - create: {fixture: pod, name: p1}\n"),
+		want:  []string{`suites/s.yaml:7: expected a string for "title", found a list`, `suites/s.yaml:6: case a has no title (say in one sentence what must hold)`},
 	},
 }
 
@@ -269,5 +303,26 @@ func TestFixtureProblems(t *testing.T) {
 	}
 	if err == nil || err.Error() != strings.Join(want, "\n") {
 		t.Errorf("got:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// Problems name the folder as the caller gave it (draconform lint --suites
+// ../mine), so that file:line opens in an editor; Load keeps suites/ and
+// fixtures/ for the built-in folders.
+func TestProblemsNameTheFolderAsGiven(t *testing.T) {
+	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(suite("- id: a\n  title: t\n  cells: [defualts]\n  steps:\n  - create: {fixture: pod, name: p1}\n"))}}
+	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture + "bad: 1\n")}}
+	_, err := loader.LoadNamed(sfs, "../mine", ffs, "/srv/fixtures")
+	want := []string{
+		`../mine/s.yaml:8: unknown cell "defualts" (did you mean defaults?)`,
+		`/srv/fixtures/pod.yaml:17: unknown key "bad" in fixture`,
+	}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("missing %q in:\n%v", w, err)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "suites/") {
+		t.Errorf("a problem names suites/ for a folder given as ../mine:\n%v", err)
 	}
 }

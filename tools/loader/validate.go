@@ -231,9 +231,9 @@ func checkKEP(pos spec.Pos, sections []string, probs *Problems) {
 }
 
 func checkCells(b *Bundle, pos spec.Pos, cells []string, probs *Problems) {
-	for _, name := range cells {
+	for i, name := range cells {
 		if _, ok := b.Cells[name]; !ok {
-			probs.add(pos.File, pos.Line, probs.closest(name, b.CellOrder), "unknown cell %q", name)
+			probs.add(pos.File, b.lineOf(&cells[i], pos.Line), probs.closest(name, b.CellOrder), "unknown cell %q", name)
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -40,7 +42,7 @@ func newSelection(focus, labelFilter string) (selection, error) {
 	if labelFilter != "" {
 		f, err := types.ParseLabelFilter(labelFilter)
 		if err != nil {
-			return sel, fmt.Errorf("--label-filter %q: %w", labelFilter, err)
+			return sel, fmt.Errorf("--label-filter %q: %s", labelFilter, plainError(err, labelFilter))
 		}
 		sel.labels = f
 	}
@@ -52,4 +54,25 @@ func (s selection) matches(c plan.Case) bool {
 		return false
 	}
 	return s.labels == nil || s.labels(c.Labels)
+}
+
+// ansi matches colour codes and the formatter markup ginkgo colours with.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m|{{[a-z0-9/-]*}}")
+
+// plainError is a ginkgo parse error as one line of plain text: ginkgo
+// colours its errors, and a command line's refusal goes to a terminal, a
+// pipe or a CI log alike. The line that repeats the input is left out.
+func plainError(err error, input string) string {
+	text := err.Error()
+	var g types.GinkgoError
+	if errors.As(err, &g) {
+		text = g.Heading + "\n" + g.Message
+	}
+	var parts []string
+	for _, line := range strings.Split(ansi.ReplaceAllString(text, ""), "\n") {
+		if line = strings.TrimSpace(line); line != "" && line != input {
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, ": ")
 }
