@@ -87,6 +87,19 @@ func certifyCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 1
 		}
+		// The lock before anything is written: a second certify on the
+		// same --out must not cut the first one's log short.
+		unlock, err := lockOutput(runDir)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform certify:", err)
+			return 2
+		}
+		defer unlock()
+		r.outLocked = true
+		if err := freshOutput(runDir); err != nil {
+			fmt.Fprintln(s.Err, "draconform certify:", err)
+			return 2
+		}
 		logPath := filepath.Join(runDir, "e2e.log")
 		logFile, err := os.Create(logPath)
 		if err != nil {
@@ -136,6 +149,30 @@ func certifyCmd(fs *pflag.FlagSet) action {
 		}
 		return 0
 	}
+}
+
+// freshOutput refuses an output folder that holds anything but its lock: a
+// bundle speaks for one run, and an earlier run's verdicts, outcomes or
+// cell reports left in the folder could stand in for this one's where it
+// wrote none (a run that failed to start, a cell that left no report).
+func freshOutput(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != outputLockFile {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) > 0 {
+		if len(names) > 3 {
+			names = append(names[:3], "...")
+		}
+		return fmt.Errorf("--out %s holds an earlier run's output (%s): certify writes into a new folder, so that its bundle holds nothing of another run; give another --out, or remove this one", dir, strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // findClaim is the claim --claim names: certify has no default, so that a

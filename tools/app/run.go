@@ -244,6 +244,9 @@ type runRequest struct {
 	shardOut     string
 	runID        string
 	caseIDs      string
+	// outLocked says the caller (certify) holds the output folder's lock
+	// already.
+	outLocked bool
 }
 
 // defaultCaseParallel is how many cases of a cell run at once: they mostly
@@ -300,7 +303,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return "", 1
 	}
-	if r.shardOut == "" {
+	if r.shardOut == "" && !r.outLocked {
 		// A run's shards write into its folder under its lock.
 		unlock, err := lockOutput(outDir)
 		if err != nil {
