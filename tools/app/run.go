@@ -272,7 +272,14 @@ func (r runRequest) narrowed() bool {
 
 // runSuites runs r on every provider it names and returns the run's output
 // directory ("" when it never began) and the exit code.
-func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
+func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code int) {
+	began := time.Now().Add(-time.Second)
+	defer func() {
+		// The run's own process scans, once, what every cell wrote.
+		if out != "" && r.shardOut == "" && !scanOutput(out, began, s) && code == 0 {
+			code = 1
+		}
+	}()
 	b := r.specs.loadOrReport(s)
 	if b == nil {
 		return "", 1
@@ -357,7 +364,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 	reporterCfg.NoColor = !isTerminal(s.Out)
 	t := &cliT{}
 	gomega.RegisterFailHandler(ginkgo.Fail)
-	code := 0
+	code = 0
 	if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
 		code = 1
 	}
