@@ -63,7 +63,7 @@ lint:
 	$(DRACONFORM) docs --check
 	$(DRACONFORM) kind-configs --check
 
-## fuzz: fuzz every YAML loader (suites, fixtures, products, driver profiles, the test driver's config) for FUZZTIME each, one after another (FUZZFLAGS="-parallel 1" on a busy machine); a crash is written to the package's testdata/fuzz
+## fuzz: fuzz every YAML loader (suites, fixtures, products, driver profiles, the test driver's config) and the run-time expansion of a suite's variables for FUZZTIME each, one after another (FUZZFLAGS="-parallel 1" on a busy machine); a crash is written to the package's testdata/fuzz
 FUZZTIME  ?= 30s
 FUZZFLAGS ?=
 # Before go1.27.3, Go's fuzz coordinator can fail a target that found nothing
@@ -83,6 +83,7 @@ fuzz:
 	$(FUZZ) -fuzz '^FuzzLoadFixture$$' ./tools/loader
 	$(FUZZ) -fuzz '^FuzzLoadProduct$$' ./tools/loader
 	$(FUZZ) -fuzz '^FuzzLoadProfile$$' ./tools/loader
+	$(FUZZ) -fuzz '^FuzzExpandSuite$$' ./tools/loader
 	$(FUZZ) -fuzz '^FuzzParse$$' ./drivers/config
 
 ## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed, compared with the golden outcomes (ARGS go to draconform run); sets up its engine and builds its node image offline first

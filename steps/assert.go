@@ -59,7 +59,7 @@ func subsetOf(want any, u *unstructured.Unstructured) error {
 // expandTree substitutes the case's variables in a YAML partial tree and
 // decodes it into the JSON-like values the matcher compares.
 func expandTree(env *Env, n *yaml.Node) (any, error) {
-	e, err := spec.ExpandNode(n, env.Scope().Lookup)
+	e, err := env.Scope().ExpandNode(n)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func Instantiate(env *Env, u *spec.ObjectUse) (*Created, spec.Ref, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	node, err := spec.ExpandNode(tmpl, scope.Lookup)
+	node, err := scope.ExpandNode(tmpl)
 	if err != nil {
 		return nil, "", fmt.Errorf("rendering %s: %w", describeUse(u), err)
 	}
@@ -36,7 +36,7 @@ func Instantiate(env *Env, u *spec.ObjectUse) (*Created, spec.Ref, error) {
 		return nil, "", fmt.Errorf("rendering %s: %w", describeUse(u), err)
 	}
 	if spec.IsSet(u.Patch) {
-		pn, err := spec.ExpandNode(&u.Patch, patchScope(env, local).Lookup)
+		pn, err := patchScope(env, local).ExpandNode(&u.Patch)
 		if err != nil {
 			return nil, "", fmt.Errorf("patch of %s: %w", describeUse(u), err)
 		}
@@ -87,7 +87,7 @@ func useScope(env *Env, u *spec.ObjectUse, f *spec.Fixture, local string) (*spec
 	}
 	for k, v := range u.Vars {
 		v := v
-		e, err := spec.ExpandNode(&v, env.Scope().Lookup)
+		e, err := env.Scope().ExpandNode(&v)
 		if err != nil {
 			return nil, fmt.Errorf("variable %s: %w", k, err)
 		}

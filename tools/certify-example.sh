@@ -96,7 +96,9 @@ if ! kill -0 "$up_pid" 2>/dev/null && grep -q "has no alpha or beta feature gate
 	up_pid=$!
 fi
 wait_for "$OUT/up.log" "is up; logs in" "$up_pid"
-kubeconfig=$OUT/up/kubeconfig
+# up writes its kubeconfig, which holds the admin token, to a private
+# folder of its own, and prints where.
+kubeconfig=$(sed -n 's/^  export KUBECONFIG=//p' "$OUT/up.log" | tail -n 1)
 
 say "2/4: draconform example-driver (log $OUT/driver.log)"
 "$DRACONFORM" example-driver --kubeconfig "$kubeconfig" --out "$OUT/driver" > >(tee "$OUT/driver.log") 2>&1 &

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,7 @@ func certifyCmd(fs *pflag.FlagSet) action {
 	product := fs.String("product", "", "the Product file (kind: Product): vendor, name, version, driver, image, contact; required")
 	claimName := fs.String("claim", "", "the claim to certify (suites/claims.yaml: kep6406-gates-on, kep6406-gate-transitions, kep6406-partial-gates, feature-absent-safe); required: the bundle and the exit code speak for it alone")
 	bundleDir := fs.String("bundle", "", "directory for the bundle (default: <out>/bundle)")
+	signKey := fs.String("sign-key", "", "sign the bundle with this SSH key (ssh-keygen -Y sign, namespace "+bundle.SigNamespace+"; a private key, or the public key of one ssh-agent holds); unsigned, a bundle is self-attested")
 	fs.StringVar(&r.out, "out", "", "directory for the run's reports and logs (default: _output/certify-<run id>)")
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
@@ -85,6 +87,19 @@ func certifyCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 1
 		}
+		// The lock before anything is written: a second certify on the
+		// same --out must not cut the first one's log short.
+		unlock, err := lockOutput(runDir)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform certify:", err)
+			return 2
+		}
+		defer unlock()
+		r.outLocked = true
+		if err := freshOutput(runDir); err != nil {
+			fmt.Fprintln(s.Err, "draconform certify:", err)
+			return 2
+		}
 		logPath := filepath.Join(runDir, "e2e.log")
 		logFile, err := os.Create(logPath)
 		if err != nil {
@@ -118,14 +133,46 @@ func certifyCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 1
 		}
-		fmt.Fprintf(s.Out, "\n%s %s on %s: %s\nbundle: %s (check it with: draconform verify-bundle %s)\n",
-			strings.ToUpper(string(verdict.State)), verdict.Claim, verdict.Target, verdict.Reason, *bundleDir, *bundleDir)
+		check := "draconform verify-bundle " + *bundleDir + "; unsigned, it is self-attested (--sign-key signs it)"
+		if *signKey != "" {
+			if err := bundle.Sign(*bundleDir, *signKey); err != nil {
+				fmt.Fprintln(s.Err, "draconform certify:", err)
+				return 1
+			}
+			check = "draconform verify-bundle --allowed-signers FILE " + *bundleDir + ", FILE listing your public key"
+		}
+		fmt.Fprintf(s.Out, "\n%s %s on %s: %s\nbundle: %s (check it with: %s)\n",
+			strings.ToUpper(string(verdict.State)), verdict.Claim, verdict.Target, verdict.Reason, *bundleDir, check)
 		if verdict.State != report.Conformant {
 			fmt.Fprintf(s.Err, "draconform certify: %s is %s: nothing is certified\n", verdict.Claim, verdict.State)
 			return 1
 		}
 		return 0
 	}
+}
+
+// freshOutput refuses an output folder that holds anything but its lock: a
+// bundle speaks for one run, and an earlier run's verdicts, outcomes or
+// cell reports left in the folder could stand in for this one's where it
+// wrote none (a run that failed to start, a cell that left no report).
+func freshOutput(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != outputLockFile {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) > 0 {
+		if len(names) > 3 {
+			names = append(names[:3], "...")
+		}
+		return fmt.Errorf("--out %s holds an earlier run's output (%s): certify writes into a new folder, so that its bundle holds nothing of another run; give another --out, or remove this one", dir, strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // findClaim is the claim --claim names: certify has no default, so that a
@@ -236,10 +283,11 @@ func serverVersion(runDir string) string {
 }
 
 // verifyBundleCmd checks a bundle as a reviewer would.
-func verifyBundleCmd(*pflag.FlagSet) action {
+func verifyBundleCmd(fs *pflag.FlagSet) action {
+	allowed := fs.String("allowed-signers", "", "an OpenSSH allowed_signers file (\"PRINCIPAL KEY\" lines): require SHA256SUMS.sig, made by a key it lists (ssh-keygen -Y verify, namespace "+bundle.SigNamespace+")")
 	return func(_ context.Context, args []string, s Streams) int {
 		if len(args) != 1 {
-			fmt.Fprintln(s.Err, "usage: draconform verify-bundle DIR")
+			fmt.Fprintln(s.Err, "usage: draconform verify-bundle [--allowed-signers FILE] DIR")
 			return 2
 		}
 		b, err := loader.Load(suites.FS, fixtures.FS)
@@ -251,7 +299,14 @@ func verifyBundleCmd(*pflag.FlagSet) action {
 		judge := func(name string, outcomes []report.Outcome, facts []byte) (report.Verdict, []string, error) {
 			return judgeBundle(claims, name, outcomes, facts)
 		}
-		if err := bundle.Verify(args[0], suiteDigest(), judge); err != nil {
+		err = bundle.Verify(args[0], suiteDigest(), judge)
+		var signer string
+		if *allowed != "" {
+			var serr error
+			signer, serr = bundle.VerifySignature(args[0], *allowed)
+			err = errors.Join(err, serr)
+		}
+		if err != nil {
 			fmt.Fprintf(s.Err, "draconform verify-bundle: %s is not a valid bundle:\n", args[0])
 			for _, line := range strings.Split(err.Error(), "\n") {
 				fmt.Fprintln(s.Err, "  - "+line)
@@ -261,6 +316,14 @@ func verifyBundleCmd(*pflag.FlagSet) action {
 		v, _ := readVerdicts(args[0])
 		fmt.Fprintf(s.Out, "%s: a complete bundle; its sums match, its JUnit report agrees with its outcomes, every case of its claim has one, and its verdict follows from them:\n  %s %s on %s: %s\n",
 			args[0], strings.ToUpper(string(v[0].State)), v[0].Claim, v[0].Target, v[0].Reason)
+		switch {
+		case signer != "":
+			fmt.Fprintf(s.Out, "  signed by %s (a key %s lists)\n", signer, *allowed)
+		case bundle.Signed(args[0]):
+			fmt.Fprintf(s.Out, "  signed, signature NOT checked: give --allowed-signers FILE with the vendor's key to check it\n")
+		default:
+			fmt.Fprintf(s.Out, "  UNSIGNED: self-attested; the sums show no file changed after they were written, not who wrote them (certify --sign-key signs a bundle)\n")
+		}
 		return 0
 	}
 }

@@ -254,6 +254,9 @@ type runRequest struct {
 	shardOut     string
 	runID        string
 	caseIDs      string
+	// outLocked says the caller (certify) holds the output folder's lock
+	// already.
+	outLocked bool
 }
 
 // defaultCaseParallel is how many cases of a cell run at once: they mostly
@@ -279,10 +282,17 @@ func (r runRequest) narrowed() bool {
 
 // runSuites runs r on every provider it names and returns the run's output
 // directory ("" when it never began) and the exit code.
-func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
+func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code int) {
 	if rf := checkProviders(r.prov.provider); rf != nil {
 		return "", printRefusal(s, rf)
 	}
+	began := time.Now().Add(-time.Second)
+	defer func() {
+		// The run's own process scans, once, what every cell wrote.
+		if out != "" && r.shardOut == "" && !scanOutput(out, began, s) && code == 0 {
+			code = 1
+		}
+	}()
 	b, code := r.specs.loadOr(s)
 	if b == nil {
 		return "", code
@@ -319,7 +329,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (string, int) {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return "", 1
 	}
-	if r.shardOut == "" {
+	if r.shardOut == "" && !r.outLocked {
 		// A run's shards write into its folder under its lock.
 		unlock, err := lockOutput(outDir)
 		if err != nil {

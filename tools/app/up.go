@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -23,7 +24,7 @@ func upCmd(fs *pflag.FlagSet) action {
 	var prov providerFlags
 	prov.register(fs)
 	oneProvider(fs, "local", "the implementation whose control plane to start: local (the embedded v1.37.2 binaries), prototype (with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static, or a mutant (see draconform mutation --list)")
-	out := fs.String("out", "", "directory for logs and the kubeconfig (default: _output/up-<id>)")
+	out := fs.String("out", "", "directory for logs (default: _output/up-<id>); the kubeconfig, which holds the admin token, goes to a private folder up prints")
 	withNode := fs.Bool("node", false, "also start a kubelet node with containerd and the test driver (root, Linux)")
 	return func(ctx context.Context, args []string, s Streams) int {
 		b, code := sf.loadOr(s)
@@ -75,7 +76,16 @@ func upCmd(fs *pflag.FlagSet) action {
 				return 1
 			}
 		}
-		kc := filepath.Join(dir, "kubeconfig")
+		// The kubeconfig carries the admin token inline: it goes to a
+		// folder of its own only its owner can read, never to the output
+		// folder, which CI uploads; it goes when up stops.
+		private, err := os.MkdirTemp("", "draconform-up-")
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform up:", err)
+			return 1
+		}
+		defer os.RemoveAll(private)
+		kc := filepath.Join(private, "kubeconfig")
 		if err := kubeconfig.Write(c.RESTConfig(), kc); err != nil {
 			fmt.Fprintln(s.Err, "draconform up:", err)
 			return 1

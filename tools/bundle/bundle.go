@@ -64,6 +64,10 @@ func Write(dir string, in Inputs) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
+	// A signature of an earlier bundle in dir would sign other sums.
+	if err := os.Remove(filepath.Join(dir, SigFile)); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("bundle: %w", err)
+	}
 	copies := map[string]string{
 		JUnitFile: filepath.Join(in.RunDir, report.JUnitFile), OutcomesFile: filepath.Join(in.RunDir, report.OutcomesFile),
 		FactsFile: filepath.Join(in.RunDir, report.FactsFile), LogFile: in.Log,
@@ -143,12 +147,20 @@ func readme(in Inputs) string {
 	b.WriteString("Run it again with the draconform that `version.json` names, on the same cluster, to reproduce it.\n")
 	b.WriteString("Check the bundle as a reviewer would with `draconform verify-bundle DIR`: every file is present, the sums match,\n")
 	b.WriteString("each outcome agrees with the JUnit report, and the verdicts follow from the outcomes.\n\n")
+	b.WriteString("## Who made it\n\n")
+	b.WriteString("SHA256SUMS shows only that no file changed after the sums were written, not who wrote them: anyone can edit\n")
+	b.WriteString("an outcome, the JUnit report and the verdict together and write fresh sums. Unsigned, this bundle is\n")
+	b.WriteString("self-attested: it is worth the word of whoever hands it to you. Signed (`certify --sign-key`), it carries\n")
+	fmt.Fprintf(&b, "`%s`, an SSH signature of SHA256SUMS in namespace `%s`; check it against the vendor's published key with\n", SigFile, SigNamespace)
+	b.WriteString("`draconform verify-bundle --allowed-signers FILE DIR`, or without draconform:\n\n")
+	fmt.Fprintf(&b, "```sh\nssh-keygen -Y verify -f allowed_signers -I VENDOR -n %s -s %s < %s\n```\n\n", SigNamespace, SigFile, SumsFile)
 	b.WriteString("## Files\n\n")
 	for _, f := range []struct{ name, what string }{
 		{ProductFile, "what is certified"}, {LogFile, "the run's whole output"}, {JUnitFile, "the JUnit report"},
 		{OutcomesFile, "one outcome per case, cell and implementation"}, {VerdictsFile, "the verdict of the claim it certifies"},
 		{FactsFile, "what each cell ran on: server version, nodes, DeviceClasses and ResourceSlices as read, the probe's findings"},
 		{VersionFile, "draconform's version and the digest of its suites"}, {SumsFile, "sha256 of every other file"},
+		{SigFile, "if signed: the SSH signature of " + SumsFile},
 	} {
 		fmt.Fprintf(&b, "- `%s`: %s\n", f.name, f.what)
 	}
@@ -172,6 +184,10 @@ func fileSum(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return sha(data), nil
+}
+
+func sha(data []byte) string {
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:])
 }

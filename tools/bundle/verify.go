@@ -5,8 +5,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -47,7 +47,7 @@ func Verify(dir, suiteDigest string, judge Judge) error {
 	var verdicts []report.Verdict
 	errO := readJSON(dir, OutcomesFile, &outcomes)
 	errV := readJSON(dir, VerdictsFile, &verdicts)
-	facts, errF := os.ReadFile(filepath.Join(dir, FactsFile))
+	facts, errF := readFile(dir, FactsFile)
 	for _, err := range []error{errO, errV, errF} {
 		if err != nil {
 			probs = append(probs, err)
@@ -70,24 +70,27 @@ func Verify(dir, suiteDigest string, judge Judge) error {
 			add("%s does not follow from %s: %s", VerdictsFile, OutcomesFile, verdictDiff([]report.Verdict{want}, verdicts))
 		}
 	}
-	if _, err := loader.LoadProduct(filepath.Join(dir, ProductFile)); err != nil {
+	if product, err := readFile(dir, ProductFile); err != nil {
+		probs = append(probs, err)
+	} else if _, err := loader.ParseProduct(ProductFile, product); err != nil {
 		add("%s: %v", ProductFile, err)
 	}
-	if readme, err := os.ReadFile(filepath.Join(dir, ReadmeFile)); err == nil && !strings.Contains(string(readme), "draconform certify") {
+	if readme, err := readFile(dir, ReadmeFile); err == nil && !strings.Contains(string(readme), "draconform certify") {
 		add("%s does not give the command that made the bundle", ReadmeFile)
 	}
-	if log, err := os.ReadFile(filepath.Join(dir, LogFile)); err == nil && !strings.Contains(string(log), "verdicts:") {
+	if log, err := readFile(dir, LogFile); err == nil && !strings.Contains(string(log), "verdicts:") {
 		add("%s is not the log of a whole run: it has no verdicts", LogFile)
 	}
 	return errors.Join(probs...)
 }
 
 // checkSums compares SHA256SUMS with the files, and refuses files it does
-// not list and files it lists that are gone.
+// not list, files it lists that are gone, and names that are not a
+// bundle's (a path out of the folder, a subfolder): those are never opened.
 func checkSums(dir string) error {
-	data, err := os.ReadFile(filepath.Join(dir, SumsFile))
+	data, err := readFile(dir, SumsFile)
 	if err != nil {
-		return fmt.Errorf("%s: %w", SumsFile, err)
+		return err
 	}
 	var probs []error
 	listed := map[string]bool{}
@@ -97,12 +100,25 @@ func checkSums(dir string) error {
 			probs = append(probs, fmt.Errorf("%s: malformed line %q", SumsFile, line))
 			continue
 		}
+		if !slices.Contains(Files, name) {
+			probs = append(probs, fmt.Errorf("%s lists %q, which is not a file of a bundle: refused unread", SumsFile, name))
+			continue
+		}
+		if listed[name] {
+			probs = append(probs, fmt.Errorf("%s lists %s twice", SumsFile, name))
+			continue
+		}
 		listed[name] = true
-		got, err := fileSum(filepath.Join(dir, name))
-		switch {
-		case err != nil:
+		content, err := readFile(dir, name)
+		if errors.Is(err, fs.ErrNotExist) {
 			probs = append(probs, fmt.Errorf("%s is missing: %w", name, err))
-		case got != sum:
+			continue
+		}
+		if err != nil {
+			probs = append(probs, err)
+			continue
+		}
+		if got := sha(content); got != sum {
 			probs = append(probs, fmt.Errorf("%s was changed after the bundle was made: its sha256 is %s, %s says %s", name, got, SumsFile, sum))
 		}
 	}
@@ -111,9 +127,12 @@ func checkSums(dir string) error {
 			probs = append(probs, fmt.Errorf("%s does not list %s", SumsFile, name))
 		}
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		probs = append(probs, fmt.Errorf("reading the bundle: %w", err))
+	}
 	for _, e := range entries {
-		if !listed[e.Name()] && e.Name() != SumsFile {
+		if !listed[e.Name()] && e.Name() != SumsFile && e.Name() != SigFile {
 			probs = append(probs, fmt.Errorf("%s is not part of a bundle (not in %s)", e.Name(), SumsFile))
 		}
 	}
@@ -123,9 +142,9 @@ func checkSums(dir string) error {
 // checkJUnit finds each outcome's test case in the JUnit report and
 // compares their states.
 func checkJUnit(dir string, outcomes []report.Outcome) []error {
-	data, err := os.ReadFile(filepath.Join(dir, JUnitFile))
+	data, err := readFile(dir, JUnitFile)
 	if err != nil {
-		return []error{fmt.Errorf("%s: %w", JUnitFile, err)}
+		return []error{err}
 	}
 	var suites reporters.JUnitTestSuites
 	if err := xml.Unmarshal(data, &suites); err != nil {
@@ -202,9 +221,9 @@ func verdictDiff(want, got []report.Verdict) string {
 }
 
 func readJSON(dir, name string, v any) error {
-	data, err := os.ReadFile(filepath.Join(dir, name))
+	data, err := readFile(dir, name)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -25,6 +25,10 @@ func LoadProduct(path string) (*spec.Product, error) {
 	return productOf(path, data)
 }
 
+// ParseProduct reads a Product file's contents strictly; name is the file's
+// name in its errors.
+func ParseProduct(name string, data []byte) (*spec.Product, error) { return productOf(name, data) }
+
 func productOf(path string, data []byte) (*spec.Product, error) {
 	p := &spec.Product{}
 	probs, n := loadDoc(path, data, "Product", p)

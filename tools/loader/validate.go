@@ -208,6 +208,7 @@ func validateSuite(b *Bundle, s *spec.Suite, probs *Problems) {
 	}
 	checkKEP(s.Pos, s.KEP, probs)
 	checkCells(b, s.Pos, s.Cells, probs)
+	checkExpansion(s, probs)
 	ids := map[string]spec.Pos{}
 	for i := range s.Cases {
 		c := &s.Cases[i]

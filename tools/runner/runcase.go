@@ -337,7 +337,8 @@ func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients 
 		FakeNodes: c.FakeNodes,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.ID, err)
+		// The variables are the suite's: say where they are written.
+		return nil, fmt.Errorf("%s (%s): %w", c.ID, c.Suite.Pos.File, err)
 	}
 	return env, nil
 }

@@ -42,6 +42,11 @@ var patterns = []pattern{
 	{"a bearer token in a header", regexp.MustCompile(`(?i)authorization:\s*bearer\s+[A-Za-z0-9._~+/-]{8,}`)},
 	{"a JSON Web Token (a service account token)", regexp.MustCompile(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`)},
 	{"a bearer token in JSON", regexp.MustCompile(`"(?i:bearerToken|token)"\s*:\s*"[^"]{8,}"`)},
+	// The embedded control plane's admin token (localcp: 32 random bytes
+	// in hex) as its static token file holds it, with its group; bare, it
+	// has the shape of a sha256 sum, which a run writes everywhere.
+	{"a static token file's line (the embedded control plane's admin token)", regexp.MustCompile(`[0-9a-f]{32,},[^,\n]+,[^,\n]*,"?[^"\n]*system:masters`)},
+	{"a token on a command line", regexp.MustCompile(`--token[= ][A-Za-z0-9._~+/-]{16,}`)},
 }
 
 // maxLine bounds one line read: a longer one (a minified JSON report) is
@@ -60,14 +65,19 @@ func splitLines(data []byte, atEOF bool) (int, []byte, error) {
 	return 0, nil, nil
 }
 
-// binary says whether a file's head holds a NUL byte: the programs and
-// image archives a run builds, which are not reports and which hold PEM
-// markers of their own (crypto libraries' constants).
-func binary(head []byte) bool { return bytes.IndexByte(head, 0) >= 0 }
+// built says whether a file's head is that of a program (ELF) or an
+// archive (tar, gzip, zstd): the programs and node images a run builds
+// hold PEM markers and "token:" strings of their own (crypto libraries' and
+// client-go's constants) and no credential of the run. Other files with
+// NUL bytes (a log in UTF-16, a binary dump) are read like any other.
+func built(head []byte) bool {
+	return bytes.HasPrefix(head, []byte("\x7fELF")) || bytes.HasPrefix(head, []byte{0x1f, 0x8b}) ||
+		bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}) || len(head) >= 262 && string(head[257:262]) == "ustar"
+}
 
 // Scan reads every regular text file under dir modified at or after since
 // (the zero time: all) and returns the credential-shaped lines, in file
-// order; binary files are passed over. Extra holds exact strings known to be secret (a token the caller
+// order; programs and archives are passed over, other files with NUL bytes are read. Extra holds exact strings known to be secret (a token the caller
 // issued), found wherever they appear.
 func Scan(dir string, since time.Time, extra ...string) ([]Finding, error) {
 	var out []Finding
@@ -105,7 +115,7 @@ func scanFile(path string, extra []string) ([]Finding, error) {
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
-	if head, _ := br.Peek(8 << 10); binary(head) {
+	if head, _ := br.Peek(262); built(head) {
 		return nil, nil
 	}
 	var out []Finding
