@@ -11,12 +11,12 @@ RUNS      ?= 20
 KEP_CELLS ?= capacity-on,capacity-apiserver-off,capacity-scheduler-off
 # The version a report or bundle records: go run stamps no VCS information.
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
-# Every Go build here compiles alike (tools/k8sbuild/recipe.go): draconform,
+# Every Go build here compiles alike (tools/build/k8sbuild/recipe.go): draconform,
 # its tests and vet, and the Kubernetes builds it starts share the packages
 # they have in common in the build cache instead of compiling them twice.
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath '-gcflags=all=-dwarf=false -c=1')
 export CGO_ENABLED := 0
-DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/app.version=$(VERSION)" ./tools/cmd/draconform
+DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/cli.version=$(VERSION)" ./tools/cmd/draconform
 
 .PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
 
@@ -30,7 +30,7 @@ K8S_BINARIES  = .cache/k8s/v1.37.2/bin/kubelet
 NODE_BINARIES = .cache/k8s/node-containerd-v2.4.2/bin/containerd
 define fetch_modules_ahead
 	@case "$(ARGS)" in *--provider*) exit 0;; esac; \
-	for m in tools/k8sbin:$(K8S_BINARIES) tools/nodebin:$(NODE_BINARIES); do \
+	for m in tools/build/k8sbin:$(K8S_BINARIES) tools/build/nodebin:$(NODE_BINARIES); do \
 		[ -e "$${m#*:}" ] && continue; \
 		echo "downloading the modules of $${m%%:*} in the background while draconform compiles"; \
 		(cd "$${m%%:*}" && GOWORK=off $(GO) mod download >/dev/null 2>&1 &); \
@@ -79,11 +79,11 @@ FUZZ_ENV ?= $(shell v=$$($(GO) env GOVERSION); [ "$$(printf '%s\n' $(FUZZ_GO) "$
 FUZZ      = $(FUZZ_ENV) $(GO) test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $(FUZZFLAGS)
 fuzz:
 	@echo "fuzzing with $$($(FUZZ_ENV) $(GO) env GOVERSION)"
-	$(FUZZ) -fuzz '^FuzzLoadSuite$$' ./tools/loader
-	$(FUZZ) -fuzz '^FuzzLoadFixture$$' ./tools/loader
-	$(FUZZ) -fuzz '^FuzzLoadProduct$$' ./tools/loader
-	$(FUZZ) -fuzz '^FuzzLoadProfile$$' ./tools/loader
-	$(FUZZ) -fuzz '^FuzzExpandSuite$$' ./tools/loader
+	$(FUZZ) -fuzz '^FuzzLoadSuite$$' ./tools/lang/loader
+	$(FUZZ) -fuzz '^FuzzLoadFixture$$' ./tools/lang/loader
+	$(FUZZ) -fuzz '^FuzzLoadProduct$$' ./tools/lang/loader
+	$(FUZZ) -fuzz '^FuzzLoadProfile$$' ./tools/lang/loader
+	$(FUZZ) -fuzz '^FuzzExpandSuite$$' ./tools/lang/loader
 	$(FUZZ) -fuzz '^FuzzParse$$' ./drivers/config
 
 ## gate-matrix: every cell on kind clusters in Docker, one reused while free, with the test driver installed, compared with the golden outcomes (ARGS go to draconform run); sets up its engine and builds its node image offline first
@@ -93,9 +93,9 @@ gate-matrix: docker-engine node-image-deps
 ## gate-matrix-kep: the KEP cells (KEP_CELLS) on kind, with the prototype's statically linked kube-apiserver and kube-scheduler in the nodes, compared with the golden outcomes recorded as kind-kep
 gate-matrix-kep: docker-engine node-image-deps
 	$(DRACONFORM) binaries --provider prototype-static
-	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/prototype build -static)" --cells $(KEP_CELLS) --golden docs/golden-outcomes.json --golden-as kind=kind-kep $(ARGS)
+	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/build/prototype build -static)" --cells $(KEP_CELLS) --golden docs/golden-outcomes.json --golden-as kind=kind-kep $(ARGS)
 
-## node-image: build (or find) the kind node image made offline from Debian packages and Go modules (tools/nodeimage)
+## node-image: build (or find) the kind node image made offline from Debian packages and Go modules (tools/host/nodeimage)
 node-image: docker-engine node-image-deps
 	$(DRACONFORM) node-image
 
@@ -164,7 +164,7 @@ help:
 
 ## certify-example: self-certify the Kubernetes SIG's example DRA driver, a driver nobody here wrote: up --node (prototype, capacity-on), its chart deployed, certify kep6406-gates-on with suites/profiles/dra-example-driver.yaml, verify-bundle, all stopped; bundle in _output/certify-example/bundle (ARGS go to draconform up: ARGS="--provider local" for vanilla v1.37.2)
 certify-example:
-	tools/certify-example.sh $(ARGS)
+	tools/certify/example.sh $(ARGS)
 
 ## cleanup: delete draconform's leftovers from the cluster of $$KUBECONFIG
 cleanup:

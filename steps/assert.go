@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/draconform/draconform/steps/match"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Assert waits until a stored object contains a partial tree.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 const storedClaim = `apiVersion: resource.k8s.io/v1

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/steps"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Every action field of spec.Step must reach its own Step type through

@@ -12,7 +12,7 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 const probe = "draconform-seen-1"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Delete deletes an object of the case.

@@ -3,7 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 	"sort"
 	"strings"
 	"time"

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Labels every object draconform creates carries, so that it deletes only

@@ -6,7 +6,7 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // A hold checks that an object stays as it must; one deleted during the

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 const defaultHotLoopWindow = 20 * time.Second

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Instantiate renders an object use into the object to write: the fixture

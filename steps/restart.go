@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Restart restarts one component with other gates. Every case on the

@@ -12,7 +12,7 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // restarter records restarts and reports the gates they left.

@@ -12,8 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/promtext"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/cluster/promtext"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 const (

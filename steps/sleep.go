@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Sleep waits a fixed time, for what only the clock orders.

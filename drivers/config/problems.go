@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/draconform/draconform/tools/yamlpos"
+	"github.com/draconform/draconform/tools/lang/yamlpos"
 	yamlv3 "gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 )

@@ -17,7 +17,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/draconform/draconform/steps"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Obj parses an object written in YAML. Kind decides the GVR and scope.

@@ -22,8 +22,8 @@ import (
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
-	"github.com/draconform/draconform/tools/loader"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // The builtins of every fake case instance.

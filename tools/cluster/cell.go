@@ -1,6 +1,6 @@
 package cluster
 
-import "github.com/draconform/draconform/tools/spec"
+import "github.com/draconform/draconform/tools/lang/spec"
 
 // CellGates is the gates a cell asks each component to run with: the one
 // place a cell of the specs becomes a GateState, for the runner, kind's

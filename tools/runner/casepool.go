@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/lang/plan"
 )
 
 // casePool runs a process's cases beside each other on their cells'

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/draconform/draconform/tools/plan"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // poolCase is a case of cell "c" on target "t".

@@ -16,8 +16,8 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/testdriver"
-	"github.com/draconform/draconform/tools/plan"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // writeDiagnostics saves what a person needs to understand a failed case:

@@ -10,8 +10,8 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
+	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
-	"github.com/draconform/draconform/tools/spec"
 )
 
 // Steps on a stored, unbound pod p1: "holds" passes, "fails" fails fast.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/report"
 )
 

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/plan"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // restartKey names one restart a cell's cases make: the component, the

@@ -14,9 +14,9 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
-	"github.com/draconform/draconform/tools/spec"
 )
 
 const dependency = "DRAFractionalCapacityRange is enabled, but depends on features that are disabled: [DRAConsumableCapacity]"

@@ -16,9 +16,9 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
-	"github.com/draconform/draconform/tools/spec"
 )
 
 // runCase is a case's ginkgo spec: it takes the result of the case if it

@@ -16,10 +16,10 @@ import (
 
 	"github.com/draconform/draconform/suites/profiles"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/loader"
-	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
-	"github.com/draconform/draconform/tools/spec"
 )
 
 // Target is one implementation under test: a provider whose clusters run

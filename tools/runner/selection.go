@@ -8,7 +8,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/lang/plan"
 )
 
 // selection is what --focus and --label-filter let through. It matches as

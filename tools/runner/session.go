@@ -19,10 +19,10 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
-	"github.com/draconform/draconform/tools/plan"
-	"github.com/draconform/draconform/tools/privdir"
+	"github.com/draconform/draconform/tools/internal/privdir"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
-	"github.com/draconform/draconform/tools/spec"
 )
 
 // cellState is one cell's cluster as every ginkgo process sees it. Process 1

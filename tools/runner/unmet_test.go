@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/plan"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // A case that needs draconform's own test driver blocks where the cluster

@@ -1,7 +1,7 @@
 // Package exampledriver puts the Kubernetes SIG's example DRA driver
 // (sigs.k8s.io/dra-example-driver), a driver nobody here wrote, on the
 // embedded provider's kubelet node: its kubelet plugin built from the Go
-// module proxy at the version tools/exampledriverbin pins, its image written
+// module proxy at the version tools/build/exampledriverbin pins, its image written
 // without Docker, its Helm chart rendered with Helm's own library from that
 // version's files and applied, and everything it made removed again.
 package exampledriver
@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/draconform/draconform/tools/k8sbuild"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 )
 
 const (
@@ -27,12 +27,12 @@ const (
 	// profile runs (the controller and webhook are off in the chart's
 	// defaults).
 	pluginPackage = Module + "/cmd/dra-example-kubeletplugin"
-	// chartPackage renders its chart (tools/exampledriverbin/cmd).
+	// chartPackage renders its chart (tools/build/exampledriverbin/cmd).
 	chartPackage = "./cmd/draconform-chart"
 	// chartPath is the chart's folder in the module.
 	chartPath = "deployments/helm/dra-example-driver"
 	// moduleDir is the pinned module, under the repository root.
-	moduleDir = "tools/exampledriverbin"
+	moduleDir = "tools/build/exampledriverbin"
 )
 
 // PluginBinary and ChartBinary are the names of the built binaries.
@@ -88,7 +88,7 @@ func Build(ctx context.Context, o BuildOptions) (Binaries, error) {
 }
 
 // CacheKey is the binary cache's folder of a version: it changes with the
-// version tools/exampledriverbin/go.mod requires.
+// version tools/build/exampledriverbin/go.mod requires.
 func CacheKey(version string) string { return "dra-example-driver-" + version }
 
 // PinnedVersion is the version of Module that the go.mod in dir requires.

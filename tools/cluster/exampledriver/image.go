@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/draconform/draconform/tools/ociarchive"
+	"github.com/draconform/draconform/tools/host/ociarchive"
 )
 
 // ImageRepository names the image draconform builds of the plugin. Not the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/draconform/draconform/tools/engine"
-	"github.com/draconform/draconform/tools/logtail"
+	"github.com/draconform/draconform/tools/host/engine"
+	"github.com/draconform/draconform/tools/internal/logtail"
 )
 
 // CommandRunner runs a command on the host and returns its combined

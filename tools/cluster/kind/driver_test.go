@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/draconform/draconform/tools/k8sbuild"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 )
 
 // The driver's image is built once per provider, from the repository's

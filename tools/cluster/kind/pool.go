@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/kindconfig"
-	"github.com/draconform/draconform/tools/spec"
+	"github.com/draconform/draconform/tools/cluster/kind/kindconfig"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // acquire hands cell a free cluster, or brings up another.

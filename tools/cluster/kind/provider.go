@@ -36,11 +36,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/k8sbuild"
-	"github.com/draconform/draconform/tools/kindconfig"
-	"github.com/draconform/draconform/tools/nodeimage"
-	"github.com/draconform/draconform/tools/privdir"
+	"github.com/draconform/draconform/tools/cluster/kind/kindconfig"
+	"github.com/draconform/draconform/tools/host/nodeimage"
+	"github.com/draconform/draconform/tools/internal/privdir"
 )
 
 // Options configures a Provider.
@@ -51,7 +51,7 @@ type Options struct {
 	Image string
 	// KEPBinDir holds statically linked kube-apiserver and kube-scheduler
 	// built with KEP-6406, run in place of the node image's (see
-	// tools/kindconfig). DRAExtendedResourceCapacity exists only there.
+	// tools/cluster/kind/kindconfig). DRAExtendedResourceCapacity exists only there.
 	KEPBinDir string
 	// KeepCluster leaves the clusters running after Close, to debug or to
 	// reuse in the next run (a cluster of the same name is adopted).

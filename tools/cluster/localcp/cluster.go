@@ -13,8 +13,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // Cluster is one running local control plane.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/draconform/draconform/tools/k8sbuild"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 )
 
 // ensureTestBinaries builds the binaries if needed. A cold build outlasts

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/logtail"
+	"github.com/draconform/draconform/tools/internal/logtail"
 )
 
 const testVersion = "v1.37.2"

@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/promtext"
+	"github.com/draconform/draconform/tools/cluster/promtext"
 )
 
 var (

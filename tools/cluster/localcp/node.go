@@ -21,9 +21,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/draconform/draconform/drivers/deploy"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/testdriver"
-	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // bridgePrefix starts the name of every node's CNI bridge; an interface

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 
 	"github.com/draconform/draconform/drivers/mutant"
-	"github.com/draconform/draconform/tools/k8sbuild"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 )
 
 // NodeBinaries is what a node runs.
 type NodeBinaries struct {
 	Kubelet string
-	// RuntimeDir holds RuntimeBinaries, built by the tools/nodebin module.
+	// RuntimeDir holds RuntimeBinaries, built by the tools/build/nodebin module.
 	RuntimeDir string
 	// ToolsDir holds draconform-runc, draconform-pause and
 	// draconform-driver, built from this repository.
@@ -38,10 +38,10 @@ var RuntimeBinaries = []string{"containerd", "ctr", "containerd-shim-runc-v2", "
 const Crictl = "crictl"
 
 // NodeRuntimeVersion keys the runtime binaries in the build cache; it
-// changes with tools/nodebin/go.mod.
+// changes with tools/build/nodebin/go.mod.
 const NodeRuntimeVersion = "node-containerd-v2.4.2"
 
-// nodebinPackages are the commands tools/nodebin builds without cgo, and
+// nodebinPackages are the commands tools/build/nodebin builds without cgo, and
 // with runcPackage named as RuntimeBinaries.
 var nodebinPackages = []string{
 	"github.com/containerd/containerd/v2/cmd/containerd",
@@ -167,7 +167,7 @@ func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, withC
 	}
 	return k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
 		RepoRoot: repoRoot, Version: NodeRuntimeVersion, CacheDir: cacheDir,
-		ModuleDir: filepath.Join(repoRoot, "tools", "nodebin"),
+		ModuleDir: filepath.Join(repoRoot, "tools", "build", "nodebin"),
 		Packages:  pkgs, Log: log, What: "container runtime (containerd, runc, CNI plugins)",
 		// Built apart, runc alone compiles with cgo on; the rest takes the
 		// standard library (and the few modules of the same version) from

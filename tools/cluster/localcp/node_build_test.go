@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/drivers/deploy"
-	"github.com/draconform/draconform/tools/fsutil"
-	"github.com/draconform/draconform/tools/k8sbuild"
-	"github.com/draconform/draconform/tools/nodeimage"
-	"github.com/draconform/draconform/tools/ociarchive"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/host/nodeimage"
+	"github.com/draconform/draconform/tools/host/ociarchive"
+	"github.com/draconform/draconform/tools/internal/fsutil"
 )
 
 // A cell run in a process of its own takes the node's binaries its parent
@@ -141,7 +141,7 @@ for a in "$@"; do case "$a" in github.com/*|sigs.k8s.io/*) n=$(basename "$a"); p
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if err := os.MkdirAll(filepath.Join(root, "tools", "nodebin"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, "tools", "build", "nodebin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	builds := func() []string {

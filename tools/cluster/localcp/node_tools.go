@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/draconform/draconform/drivers/deploy"
-	"github.com/draconform/draconform/tools/fsutil"
-	"github.com/draconform/draconform/tools/k8sbuild"
-	"github.com/draconform/draconform/tools/ociarchive"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/host/ociarchive"
+	"github.com/draconform/draconform/tools/internal/fsutil"
 )
 
 // nodeTools are the node's commands built from this repository.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/draconform/draconform/tools/k8sbuild"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 )
 
 // A busy port, as kube-scheduler's log tail shows it in diedError.

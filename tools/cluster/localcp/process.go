@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/draconform/draconform/tools/logtail"
+	"github.com/draconform/draconform/tools/internal/logtail"
 )
 
 // process is one running control-plane binary.

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // Etcd names etcd's log for TailLog; it is not a gated component.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/logtail"
+	"github.com/draconform/draconform/tools/internal/logtail"
 )
 
 // CurrentRun implements cluster.RunInspector: the process that runs comp

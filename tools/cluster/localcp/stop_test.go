@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // The scheduler and controller manager are asked to stop; the API server

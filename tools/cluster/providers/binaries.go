@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/localcp"
-	"github.com/draconform/draconform/tools/k8sbuild"
 )
 
 // LocalBinariesTarget names the target of a local run on binaries

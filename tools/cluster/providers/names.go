@@ -3,8 +3,8 @@ package providers
 import (
 	"slices"
 
-	"github.com/draconform/draconform/tools/mutants"
-	"github.com/draconform/draconform/tools/prototype/build"
+	"github.com/draconform/draconform/tools/build/mutants"
+	"github.com/draconform/draconform/tools/build/prototype/build"
 )
 
 // Names lists every name --provider accepts, the plain implementations

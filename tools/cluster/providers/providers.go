@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/build/mutants"
+	"github.com/draconform/draconform/tools/build/prototype/build"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kind"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
-	"github.com/draconform/draconform/tools/k8sbuild"
-	"github.com/draconform/draconform/tools/mutants"
-	"github.com/draconform/draconform/tools/prototype/build"
 )
 
 // Config selects a provider and carries each provider's options; a
@@ -23,7 +23,7 @@ import (
 type Config struct {
 	// Name is local (an embedded control plane of real binaries), prototype
 	// (the same with the KEP-6406 prototype kube-apiserver and
-	// kube-scheduler, see tools/prototype, or one of its variants),
+	// kube-scheduler, see tools/build/prototype, or one of its variants),
 	// kubeconfig (any cluster) or kind (kind clusters in Docker, with the
 	// test driver).
 	Name string
@@ -198,7 +198,7 @@ const prototypeStatic = "prototype-static"
 
 // variant is how to run the prototype: as it is, linked statically (the
 // kind build, not broken), or as one of the mutants the suite must reject
-// (tools/mutants).
+// (tools/build/mutants).
 type variant struct {
 	mutants.Variant
 	static bool

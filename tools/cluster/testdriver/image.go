@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/draconform/draconform/tools/k8sbuild"
-	"github.com/draconform/draconform/tools/ociarchive"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/host/ociarchive"
 )
 
 // Image is the reference the driver's manifests run (drivers/deploy's

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/draconform/draconform/drivers/deploy"
-	"github.com/draconform/draconform/tools/k8sbuild"
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 )
 
 func TestImageIsTheManifestsImage(t *testing.T) {

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/draconform/draconform/tools/capabilities"
+	"github.com/draconform/draconform/tools/host/capabilities"
 )
 
 // unavailable are the capabilities this host's bounding set lacks (on the

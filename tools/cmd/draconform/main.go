@@ -7,15 +7,15 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/draconform/draconform/tools/app"
+	"github.com/draconform/draconform/tools/cli"
 )
 
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go app.WatchInterrupts(sigs, cancel, os.Stderr, os.Exit)
-	code := app.Run(ctx, os.Args[1:], app.Streams{Out: os.Stdout, Err: os.Stderr})
+	go cli.WatchInterrupts(sigs, cancel, os.Stderr, os.Exit)
+	code := cli.Run(ctx, os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr})
 	signal.Stop(sigs)
 	os.Exit(code)
 }

@@ -18,12 +18,12 @@ import (
 
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
-	"github.com/draconform/draconform/tools/app"
+	"github.com/draconform/draconform/tools/certify/secretscan"
+	"github.com/draconform/draconform/tools/cli"
 	"github.com/draconform/draconform/tools/cluster/providers"
-	"github.com/draconform/draconform/tools/loader"
-	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/runner"
-	"github.com/draconform/draconform/tools/secretscan"
 )
 
 var (
@@ -40,7 +40,7 @@ var (
 // starts its cells as processes of its own binary: they get `run ...`.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "run" {
-		os.Exit(app.Run(context.Background(), os.Args[1:], app.Streams{Out: os.Stdout, Err: os.Stderr}))
+		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr}))
 	}
 	os.Exit(m.Run())
 }
@@ -86,7 +86,7 @@ func TestConformance(t *testing.T) {
 		if *cells != "" {
 			args = append(args, "--cells", *cells)
 		}
-		if code := app.Run(ctx, args, app.Streams{Out: os.Stdout, Err: os.Stdout}); code != 0 {
+		if code := cli.Run(ctx, args, cli.Streams{Out: os.Stdout, Err: os.Stdout}); code != 0 {
 			t.Errorf("draconform %s: exit %d", strings.Join(args, " "), code)
 			logFailures(t, out)
 		}

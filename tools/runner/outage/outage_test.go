@@ -24,8 +24,8 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/providers"
-	"github.com/draconform/draconform/tools/loader"
-	"github.com/draconform/draconform/tools/plan"
+	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
 )

@@ -1,0 +1,116 @@
+package access_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"sigs.k8s.io/yaml"
+
+	"github.com/draconform/draconform/tools/certify/access"
+)
+
+func TestParseSubject(t *testing.T) {
+	for in, want := range map[string]string{
+		"serviceaccount:draconform/runner": "ServiceAccount draconform/runner",
+		"sa:ci/bot":                        "ServiceAccount ci/bot",
+		"user:alice@example.com":           "User /alice@example.com",
+		"group:conformance":                "Group /conformance",
+	} {
+		s, err := access.ParseSubject(in)
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if got := s.Kind + " " + s.Namespace + "/" + s.Name; got != want {
+			t.Errorf("%s: got %s, want %s", in, got, want)
+		}
+	}
+	for _, bad := range []string{"", "alice", "serviceaccount:runner", "user:o'brien", "robot:x", "group:"} {
+		if _, err := access.ParseSubject(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// The manifest is what an administrator applies: every object parses,
+// binds the subject, and the policy matches that subject only.
+func TestManifest(t *testing.T) {
+	s, _ := access.ParseSubject("user:alice@example.com")
+	data, err := access.Manifest(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, doc := range strings.Split(string(data), "\n---\n")[1:] {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatalf("%v in\n%s", err, doc)
+		}
+		kinds = append(kinds, m["kind"].(string))
+	}
+	if got := strings.Join(kinds, ","); got != "ClusterRole,ClusterRoleBinding,Role,RoleBinding,ValidatingAdmissionPolicy,ValidatingAdmissionPolicyBinding" {
+		t.Errorf("kinds %s", got)
+	}
+	for _, want := range []string{"name: alice@example.com", "request.userInfo.username == 'alice@example.com'", "namespace: kube-node-lease", "draconform.dev/run"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the manifest lacks %q", want)
+		}
+	}
+	for _, r := range append(access.ClusterRules(), access.LeaseRules()...) {
+		for _, v := range append(append(append([]string(nil), r.Verbs...), r.Resources...), r.APIGroups...) {
+			if v == "*" || v == "secrets" || v == "escalate" || v == "bind" || v == "impersonate" {
+				t.Errorf("the role grants %q: %+v", v, r)
+			}
+		}
+	}
+}
+
+func TestNeedsCoverEveryRule(t *testing.T) {
+	n := 0
+	for _, r := range append(access.ClusterRules(), access.LeaseRules()...) {
+		n += len(r.APIGroups) * len(r.Resources) * len(r.Verbs)
+	}
+	if got := len(access.Needs()); got != n || n == 0 {
+		t.Errorf("%d needs for %d rule verbs", got, n)
+	}
+}
+
+// Only a DaemonSet that tolerates the fake Nodes' taint and selects a Node
+// with no labels but its hostname follows them.
+func TestFollowFakeNodes(t *testing.T) {
+	ds := func(name string, tol []corev1.Toleration, sel map[string]string) *appsv1.DaemonSet {
+		return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system"},
+			Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Tolerations: tol, NodeSelector: sel}}}}
+	}
+	all := []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+	kube := fake.NewClientset(
+		ds("cni", all, nil),
+		ds("csi-linux-only", all, map[string]string{corev1.LabelOSStable: "linux"}),
+		ds("monitoring-no-tolerations", nil, nil),
+		ds("tolerates-noexecute-only", []corev1.Toleration{{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}}, nil),
+		ds("tolerates-draconform", []corev1.Toleration{{Key: access.RunLabel, Operator: corev1.TolerationOpExists}}, nil),
+	)
+	pod := func(name, node string, tol []corev1.Toleration) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "prod"}, Spec: corev1.PodSpec{NodeName: node, Tolerations: tol}}
+	}
+	for _, p := range []*corev1.Pod{pod("batch-tolerates-all", "", all), pod("web-pending", "", nil), pod("agent-bound", "gpu-node-1", all)} {
+		if _, err := kube.CoreV1().Pods("prod").Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := access.FollowFakeNodes(context.Background(), kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.DaemonSets, ",") != "kube-system/cni,kube-system/tolerates-draconform" {
+		t.Errorf("DaemonSets: got %v", got.DaemonSets)
+	}
+	if strings.Join(got.PendingPods, ",") != "prod/batch-tolerates-all" {
+		t.Errorf("pending pods: got %v", got.PendingPods)
+	}
+}

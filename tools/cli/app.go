@@ -1,0 +1,203 @@
+// Package app is the draconform command line: one function per verb, each
+// taking its arguments and streams, so every verb is testable without a
+// process of its own.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/suites"
+	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Streams are where a verb writes.
+type Streams struct {
+	Out io.Writer
+	Err io.Writer
+	// NoColor is --no-color: no ANSI colour codes, even on a terminal.
+	NoColor bool
+}
+
+// action is a verb once its flags are parsed: it runs with the remaining
+// arguments and returns the exit code.
+type action func(ctx context.Context, args []string, s Streams) int
+
+type verb struct {
+	name, usage string
+	// setup registers the verb's flags and returns its action, so that
+	// cobra parses, completes and documents the flags while the verb stays
+	// one small function.
+	setup func(fs *pflag.FlagSet) action
+}
+
+func verbs() []verb {
+	return []verb{
+		{"run", "run the suites against a cluster (default: an embedded v1.37.2 control plane)", runCmd},
+		{"mutation", "run the suite against every known-broken implementation and show which cases catch each", mutationCmd},
+		{"bench", "measure draconform's own speed: the matrix N times with the binaries built, or (--cold) a newcomer's first make conformance; writes docs/bench.md", benchCmd},
+		{"flake-check", "run the whole suite N times (default 20) and compare every run with the golden outcomes", flakeCheckCmd},
+		{"lint", "load and validate suites and fixtures; report every problem with file:line", lintCmd},
+		{"plan", "list the cases a run would execute, with their labels", planCmd},
+		{"docs", "write docs/traceability.md and docs/register.md from the specs (--check verifies them)", docsCmd},
+		{"kind-configs", "write kind-configs/<cell>.yaml, a kind cluster config per gate cell (--check verifies them)", kindConfigsCmd},
+		{"schema", "print the JSON Schema of suite, fixture and cell files, for editors", schemaCmd},
+		{"cleanup", "delete what draconform runs left on a cluster (objects carrying its run label)", cleanupCmd},
+		{"preflight", "check a cluster before a run: credentials, reachability, every permission a run needs, and what a run would create and set off there", preflightCmd},
+		{"rbac", "print the RBAC role, bindings and admission policy that let a user run draconform and nothing more (kubectl apply -f -)", rbacCmd},
+		{"up", "start an embedded control plane for one cell and keep it until Ctrl-C", upCmd},
+		{"example-driver", "install the Kubernetes SIG's example DRA driver (its kubelet plugin built at the pinned version, its chart rendered) on the node of a running draconform up --node until Ctrl-C, then remove everything it created", exampleDriverCmd},
+		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
+		{"node-image", "build (or find) the kind node image made offline from Debian packages and Go modules; prints its tag", nodeImageCmd},
+		{"engine", "up: a Docker engine that runs kind's privileged nodes (starts one where needed); down: stop it", engineCmd},
+		{"certify", "run every suite on one implementation and write a certification bundle (PRODUCT.yaml, e2e.log, junit_01.xml, verdicts, cluster facts, sums)", certifyCmd},
+		{"verify-bundle", "check a certification bundle as a reviewer would: complete, sums match, verdicts follow from the outcomes", verifyBundleCmd},
+		{"image", "write draconform's own container image as an OCI archive, built without Docker (for in-cluster runs)", imageCmd},
+		{"sonobuoy-plugin", "print the Sonobuoy plugin definition that runs draconform in the cluster (results as JUnit)", sonobuoyPluginCmd},
+		{"version", "print draconform's version, commit and the digest of its built-in suites and fixtures", versionCmd},
+	}
+}
+
+// Run runs the command line args and returns the process exit code: the
+// verb's own, or 2 for a command line cobra refused.
+func Run(ctx context.Context, args []string, s Streams) int {
+	code := 0
+	root := newRoot(s, &code)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		name := "draconform"
+		if c, _, ferr := root.Find(args); ferr == nil && c != root {
+			name = c.CommandPath()
+		}
+		if _, ok := err.(*refusal); ok {
+			// It says where to look itself.
+			fmt.Fprintf(s.Err, "%s: %v\n", name, err)
+			return 2
+		}
+		fmt.Fprintf(s.Err, "%s: %v\nRun '%s --help' for usage.\n", name, err, name)
+		return 2
+	}
+	return code
+}
+
+// newRoot builds the command tree; the verb that runs stores its exit code
+// in code.
+func newRoot(s Streams, code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "draconform",
+		Short:         "conformance suite for KEP-6406 (DRA extended resource capacity)",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       buildVersion().String(),
+	}
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.SetVersionTemplate("{{.Version}}\n")
+	// -v is --verbose, under every verb, as kubectl's -v is verbosity;
+	// the version is --version or draconform version. At the root, where
+	// -v once printed the version, it still does, and says so.
+	root.Flags().Bool("version", false, "print the version (as draconform version does)")
+	oldV := root.Flags().BoolP("verbose", "v", false, "")
+	_ = root.Flags().MarkHidden("verbose")
+	root.Run = func(c *cobra.Command, _ []string) {
+		if *oldV {
+			fmt.Fprintln(s.Out, buildVersion())
+			fmt.Fprintln(s.Err, "draconform: -v is --verbose now, as in kubectl; for the version use --version or draconform version")
+			return
+		}
+		// No verb: the help, as kubectl and kind do.
+		_ = c.Help()
+	}
+	root.PersistentFlags().Bool("no-color", false, "no ANSI colour codes, even on a terminal (so does the environment variable NO_COLOR; without a terminal there are none)")
+	for _, v := range verbs() {
+		cmd := &cobra.Command{Use: v.name, Short: v.usage, Args: noArgs(v.name)}
+		if takesArgs[v.name] {
+			cmd.Args = cobra.ArbitraryArgs
+		}
+		act := v.setup(cmd.Flags())
+		completeNames(cmd)
+		cmd.Run = func(c *cobra.Command, args []string) {
+			vs := s
+			vs.NoColor, _ = c.Flags().GetBool("no-color")
+			*code = act(c.Context(), args, vs)
+		}
+		root.AddCommand(cmd)
+	}
+	setHelp(root)
+	return root
+}
+
+// takesArgs are the verbs with arguments (a subcommand, a folder), which
+// check them themselves; every other verb refuses any.
+var takesArgs = map[string]bool{"engine": true, "verify-bundle": true}
+
+// specFlags are the flags every verb that loads specs shares.
+type specFlags struct {
+	suites, fixtures string
+}
+
+func (f *specFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.suites, "suites", "", "directory of suite YAML files (default: the suites built into draconform)")
+	fs.StringVar(&f.fixtures, "fixtures", "", "directory of fixture YAML files (default: the fixtures built into draconform)")
+}
+
+// load reads the specs; a problem names a user's folder as the user gave
+// it, the built-in ones as suites/ and fixtures/.
+func (f *specFlags) load() (*loader.Bundle, error) {
+	var sfs, ffs fs.FS = suites.FS, fixtures.FS
+	sdir, fdir := "suites", "fixtures"
+	if f.suites != "" {
+		sfs, sdir = os.DirFS(f.suites), filepath.Clean(f.suites)
+	}
+	if f.fixtures != "" {
+		ffs, fdir = os.DirFS(f.fixtures), filepath.Clean(f.fixtures)
+	}
+	return loader.LoadNamed(sfs, sdir, ffs, fdir)
+}
+
+// loadOrReport loads the specs, or prints every problem and returns nil.
+func (f *specFlags) loadOrReport(s Streams) *loader.Bundle {
+	b, _ := f.loadOr(s)
+	return b
+}
+
+// loadOr loads the specs, or prints why not and returns the exit code: 2
+// for a --suites or --fixtures that names no folder of YAML files, 1 for
+// problems in the files.
+func (f *specFlags) loadOr(s Streams) (*loader.Bundle, int) {
+	for _, r := range []*refusal{checkSpecDir("--suites", f.suites), checkSpecDir("--fixtures", f.fixtures)} {
+		if r != nil {
+			return nil, printRefusal(s, r)
+		}
+	}
+	b, err := f.load()
+	if err != nil {
+		fmt.Fprintln(s.Err, err)
+		return nil, 1
+	}
+	return b, 0
+}
+
+// outputDir resolves (default: _output/<name>) and creates a run's output
+// directory, as an absolute path since components run from other folders.
+func outputDir(flagValue, name string) (string, error) {
+	dir := flagValue
+	if dir == "" {
+		dir = filepath.Join("_output", name)
+	}
+	dir, err := filepath.Abs(dir)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return "", fmt.Errorf("output directory: %w", err)
+	}
+	return dir, nil
+}

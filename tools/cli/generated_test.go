@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The docs verb writes both documents, then checks them: an edited one and
+// a missing one are each named, with the command that regenerates them.
+func TestDocsWriteAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := run(t, "docs", "--out", dir)
+	if code != 0 {
+		t.Fatalf("write: code %d: %s", code, errs)
+	}
+	register, trace := filepath.Join(dir, "register.md"), filepath.Join(dir, "traceability.md")
+	if want := "wrote " + register + "\nwrote " + trace + "\n"; out != want {
+		t.Errorf("write printed %q, want %q (sorted)", out, want)
+	}
+	if code, _, errs := run(t, "docs", "--out", dir, "--check"); code != 0 {
+		t.Fatalf("check after write: code %d: %s", code, errs)
+	}
+
+	if err := os.WriteFile(trace, []byte("# edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(register); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run(t, "docs", "--out", dir, "--check")
+	want := register + " is stale: run draconform docs (or make docs)\n" + trace + " is stale: run draconform docs (or make docs)\n"
+	if code != 1 || errs != want {
+		t.Fatalf("check: code %d, stderr %q, want %q", code, errs, want)
+	}
+	if out != "" {
+		t.Errorf("check wrote: %q", out)
+	}
+	if data, err := os.ReadFile(trace); err != nil || string(data) != "# edited\n" {
+		t.Errorf("check changed a file: %q, %v", data, err)
+	}
+}
+
+func TestWriteOrCheckCreatesDirectories(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b", "c.txt")
+	var out, errs strings.Builder
+	stale, err := writeOrCheck(map[string][]byte{path: []byte("x")}, false, "x", Streams{Out: &out, Err: &errs})
+	if err != nil || stale {
+		t.Fatalf("write: stale %v, err %v", stale, err)
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != "x" {
+		t.Errorf("read back %q, %v", data, err)
+	}
+}

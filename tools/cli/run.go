@@ -1,0 +1,431 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"github.com/spf13/pflag"
+	"k8s.io/klog/v2"
+
+	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/certify/sonobuoy"
+	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
+	"github.com/draconform/draconform/tools/runner"
+)
+
+type planFlags struct{ cells, suites string }
+
+func (f *planFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.cells, "cells", "", "comma-separated gate cells to run (default: every cell a case names)")
+	fs.StringVar(&f.suites, "suite", "", "comma-separated suites to run (default: all)")
+}
+
+func (f *planFlags) filter() plan.Filter {
+	return plan.Filter{Cells: splitList(f.cells), Suites: splitList(f.suites)}
+}
+
+// providerFlags choose the cluster providers and fill their options.
+type providerFlags struct {
+	provider   string
+	kubeconfig providers.KubeconfigOptions
+	local      providers.LocalOptions
+	bins       string // parsed into local.Bins
+	kind       providers.KindOptions
+}
+
+func (f *providerFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.provider, "provider", "local,prototype", "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static (the prototype linked statically, as --kind-kep-bin-dir needs it), kubeconfig (any cluster; cells that set gates are skipped), kind (kind clusters in Docker with the test driver, for cases that need a kubelet), or a known-broken variant of the prototype (see draconform mutation --list)")
+	fs.StringVar(&f.kubeconfig.Path, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&f.kubeconfig.Context, "context", "", "kubeconfig context for --provider kubeconfig")
+	fs.BoolVar(&f.kubeconfig.AllowFakeNodes, "allow-fake-nodes", false, "with --provider kubeconfig: consent to Node objects with no kubelet, which most cases schedule onto; the cluster's DaemonSets that tolerate every taint put pods on them (draconform preflight lists them). Without it those cases skip")
+	fs.StringVar(&f.kubeconfig.AsCell, "as-cell", "", "with --provider kubeconfig: the gate cell the cluster was configured as (it runs that cell's cases; others are skipped)")
+	fs.StringVar(&f.local.Version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
+	fs.StringVar(&f.local.CacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
+	fs.StringVar(&f.kind.Cluster, "kind-cluster", "", "with --provider kind: name of the first cluster (default draconform)")
+	fs.StringVar(&f.kind.Image, "kind-image", "", "with --provider kind: node image (default: kind v0.33.0's)")
+	fs.StringVar(&f.kind.KEPBinDir, "kind-kep-bin-dir", "", "with --provider kind: directory of static linux kube-apiserver and kube-scheduler binaries implementing KEP-6406, run in place of the node image's")
+	fs.BoolVar(&f.kind.Keep, "kind-keep", false, "with --provider kind: keep the clusters after the run")
+	fs.BoolVar(&f.kind.NoDriver, "kind-no-driver", false, "with --provider kind: do not install the test driver (cases that need a kubelet are skipped)")
+	fs.StringVar(&f.local.BinDir, "bin-dir", "", "with --provider local: a directory of binaries to test (kube-apiserver, kube-scheduler, kube-controller-manager, etcd: those it holds replace draconform's build); the run's target is then "+providers.LocalBinariesTarget+", which has no golden outcomes")
+	fs.StringVar(&f.bins, "bin", "", "with --provider local: comma-separated component=path overrides, e.g. kube-scheduler=/src/k8s/_output/bin/kube-scheduler")
+	fs.StringVar(&f.local.BinEncoding, "bin-encoding", "protobuf", "with --bin-dir/--bin: protobuf (Kubernetes' default) or json, for an implementation that, like draconform's prototype, extends only the JSON encoding")
+}
+
+// targetNames are the implementations --provider names, as a run's
+// targets (and labels, provider:<name>) name them.
+func (f *providerFlags) targetNames() []string {
+	var out []string
+	for _, name := range splitList(f.provider) {
+		if name == "local" && (f.local.BinDir != "" || f.bins != "") {
+			name = providers.LocalBinariesTarget
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// oneProvider gives --provider the default and help of a command that acts
+// on one implementation, where the run's "local,prototype" would only be
+// refused.
+func oneProvider(fs *pflag.FlagSet, def, usage string) {
+	if f := fs.Lookup("provider"); f != nil {
+		f.DefValue = def
+		_ = f.Value.Set(def)
+		f.Usage = usage
+	}
+}
+
+// parseBins reads --bin: component=path pairs.
+func parseBins(s string) (map[string]string, error) {
+	return parsePairs("--bin", "component=path, e.g. kube-scheduler=/path/to/kube-scheduler", s)
+}
+
+func (f *providerFlags) config(name, outDir string, s Streams) (providers.Config, error) {
+	bins, err := parseBins(f.bins)
+	if err != nil {
+		return providers.Config{}, err
+	}
+	local := f.local
+	local.Bins = bins
+	return providers.Config{Name: name, OutDir: outDir, Log: s.Out, Kubeconfig: f.kubeconfig, Local: local, Kind: f.kind}, nil
+}
+
+// targets builds what every provider named by --provider runs, all of it
+// before any provider is made, so that a build that fails costs no cluster;
+// each provider writes under its own folder of outDir so their cells' logs
+// never mix.
+func (f *providerFlags) targets(ctx context.Context, outDir string, s Streams) ([]runner.Target, []string, func(), error) {
+	type pending struct {
+		target, provider string
+		built            *providers.Built
+	}
+	var todo []pending
+	var cfgs []providers.Config
+	var names []string
+	for _, name := range splitList(f.provider) {
+		cfg, err := f.config(name, "", s)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		target := name
+		if cfg.Local.HasBinaries() {
+			if name != "local" {
+				return nil, nil, nil, fmt.Errorf("--bin-dir and --bin apply to --provider local, not %s", name)
+			}
+			target = providers.LocalBinariesTarget
+		}
+		cfg.OutDir = filepath.Join(outDir, target)
+		cfgs = append(cfgs, cfg)
+		names = append(names, target)
+	}
+	// The builds are independent; side by side (with the node's runtime)
+	// only where k8sbuild.ConcurrentBuilds says so, since one after
+	// another they share the build cache.
+	built := make([]*providers.Built, len(cfgs))
+	errs := make([]error, len(cfgs)+1)
+	var wg sync.WaitGroup
+	concurrent := k8sbuild.ConcurrentBuilds()
+	if concurrent && providers.Embedded(cfgs) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[len(cfgs)] = providers.EnsureRuntime(ctx, cfgs[0])
+		}()
+	}
+	for i, cfg := range cfgs {
+		if !concurrent {
+			built[i], errs[i] = providers.Build(ctx, cfg)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			built[i], errs[i] = providers.Build(ctx, cfg)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, nil, err
+	}
+	for i, cfg := range cfgs {
+		todo = append(todo, pending{names[i], cfg.Name, built[i]})
+	}
+	var targets []runner.Target
+	names = nil
+	var stops []func()
+	stopAll := func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+	for _, t := range todo {
+		p, err := t.built.New()
+		if err != nil {
+			stopAll()
+			return nil, nil, nil, err
+		}
+		stops = append(stops, providers.Closer(p, s.Err))
+		targets = append(targets, runner.Target{Name: t.target, Provider: p})
+		names = append(names, t.provider)
+	}
+	return targets, names, stopAll, nil
+}
+
+func runCmd(fs *pflag.FlagSet) action {
+	var r runRequest
+	r.specs.register(fs)
+	r.filter.register(fs)
+	r.prov.register(fs)
+	fs.StringVar(&r.out, "out", "", "directory for reports, logs and diagnostics (default: _output/<run id>)")
+	fs.StringVar(&r.focus, "focus", "", "run only cases whose id matches this regular expression")
+	fs.StringVar(&r.labels, "label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
+	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
+	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
+	fs.StringVar(&r.golden, "golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
+	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
+	fs.StringVar(&r.profile, "driver-profile", "", "a DriverProfile file naming your DRA driver, its shareable devices and what one share takes, for the driver-profile cases (default: draconform's test driver)")
+	fs.BoolVar(&r.sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin: after the run, hand the reports to Sonobuoy ($SONOBUOY_RESULTS_DIR, then its done file)")
+	fs.IntVar(&r.parallel, "parallel", 0, "cells run at once, each in a process of its own with its own cluster, on the embedded providers (default: two per core, as memory allows; 1: every cell in this process)")
+	fs.IntVar(&r.caseParallel, "case-parallel", 0, "cases of a cell run at once on its cluster (default 4; 1 with --verbose, so that steps print as they run); cases that restart a component run alone, and cases that need the kubelet node one at a time")
+	fs.StringVar(&r.shardOut, "shard-out", "", "run as one cell of a run split over processes, writing the cell's report to this file (set by draconform run itself)")
+	fs.StringVar(&r.runID, "run-id", "", "the run's id, which names what it creates (default: a new one; set by draconform run for its cells)")
+	fs.BoolVar(&r.prov.local.NodeBuilt, "node-built", false, "the node's binaries are built in the output folder already (set by draconform run for its cells)")
+	_ = fs.MarkHidden("shard-out")
+	_ = fs.MarkHidden("run-id")
+	fs.StringVar(&r.caseIDs, "case-ids", "", "comma-separated ids of the cases to run, suite/case@cell (set by draconform run for a part of a cell)")
+	_ = fs.MarkHidden("node-built")
+	fs.StringVar(&r.prov.local.Part, "part", "", "which part of a cell split over processes this is, e.g. 2of3 (set by draconform run)")
+	_ = fs.MarkHidden("case-ids")
+	_ = fs.MarkHidden("part")
+	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
+	return func(ctx context.Context, _ []string, s Streams) int {
+		var err error
+		if r.goldenAs, err = parseGoldenAs(*goldenAs); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return 2
+		}
+		// Without a table to compare with, --golden-as would compare
+		// nothing and say nothing: a run meant to be checked, unchecked.
+		if len(r.goldenAs) > 0 && r.golden == "" {
+			fmt.Fprintln(s.Err, "draconform: --golden-as needs --golden, the table it compares with (e.g. --golden docs/golden-outcomes.json)")
+			return 2
+		}
+		if r.updateGolden && r.golden == "" {
+			fmt.Fprintln(s.Err, "draconform: --update-golden needs --golden, the table it writes")
+			return 2
+		}
+		_, code := runSuites(ctx, r, s)
+		return code
+	}
+}
+
+// runRequest is one run of the suites, as run and certify make it.
+type runRequest struct {
+	specs              specFlags
+	filter             planFlags
+	prov               providerFlags
+	out, focus, labels string
+	verbose            bool
+	caseTimeout        time.Duration
+	golden             string
+	updateGolden       bool
+	goldenAs           map[string]string
+	sonobuoy           bool
+	profile            string
+	// parallel is --parallel; shardOut and runID are set when this run is
+	// one cell of a sharded run.
+	parallel int
+	// caseParallel is --case-parallel.
+	caseParallel int
+	shardOut     string
+	runID        string
+	caseIDs      string
+	// outLocked says the caller (certify) holds the output folder's lock
+	// already.
+	outLocked bool
+}
+
+// defaultCaseParallel is how many cases of a cell run at once: they mostly
+// wait for the scheduler and the watches, so a few overlap on 2 cores.
+const defaultCaseParallel = 4
+
+// casesAtOnce is --case-parallel, or its default.
+func (r runRequest) casesAtOnce() int {
+	switch {
+	case r.caseParallel > 0:
+		return r.caseParallel
+	case r.verbose:
+		return 1
+	}
+	return defaultCaseParallel
+}
+
+// narrowed says whether a filter selects part of the suites; --case-ids,
+// which a sharded run gives each part of a cell, narrows as much as any.
+func (r runRequest) narrowed() bool {
+	return r.focus != "" || r.labels != "" || r.filter.cells != "" || r.filter.suites != "" || r.caseIDs != ""
+}
+
+// runSuites runs r on every provider it names and returns the run's output
+// directory ("" when it never began) and the exit code.
+func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code int) {
+	if rf := checkProviders(r.prov.provider); rf != nil {
+		return "", printRefusal(s, rf)
+	}
+	began := time.Now().Add(-time.Second)
+	defer func() {
+		// The run's own process scans, once, what every cell wrote.
+		if out != "" && r.shardOut == "" && !scanOutput(out, began, s) && code == 0 {
+			code = 1
+		}
+	}()
+	b, code := r.specs.loadOr(s)
+	if b == nil {
+		return "", code
+	}
+	var profile *spec.DriverProfile
+	if r.profile != "" {
+		var err error
+		if profile, err = loader.LoadProfile(r.profile); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return "", 2
+		}
+	}
+	// A misspelt name or a filter that selects nothing is refused before
+	// anything is built; the runner applies --focus and --label-filter
+	// itself, to the cells they leave.
+	sel := selection{filter: r.filter, focus: r.focus, labels: r.labels, targets: r.prov.targetNames()}
+	cases, _, rf := sel.cases(b)
+	if rf != nil {
+		return "", printRefusal(s, rf)
+	}
+	if r.caseIDs != "" {
+		ids := strings.Split(r.caseIDs, ",")
+		cases = slices.DeleteFunc(cases, func(c plan.Case) bool { return !slices.Contains(ids, c.ID) })
+		if len(cases) == 0 {
+			return "", printRefusal(s, refuse("--case-ids %s: no case of that id", r.caseIDs))
+		}
+	}
+	runID := r.runID
+	if runID == "" {
+		runID = runner.NewRunID()
+	}
+	outDir, err := outputDir(r.out, runID)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return "", 1
+	}
+	if r.shardOut == "" && !r.outLocked {
+		// A run's shards write into its folder under its lock.
+		unlock, err := lockOutput(outDir)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return "", 2
+		}
+		defer unlock()
+	}
+	targets, providerNames, stopAll, err := r.prov.targets(ctx, outDir, s)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return outDir, 1
+	}
+	defer stopAll()
+	for _, t := range targets {
+		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
+			// A cluster the run did not start: say what the run will do
+			// there, and refuse once, before any case, if it cannot.
+			if err := preflight(ctx, kp, s.Out); err != nil {
+				fmt.Fprintln(s.Err, "draconform:", err)
+				return outDir, 2
+			}
+		}
+	}
+	if r.shardOut == "" {
+		fmt.Fprintf(s.Out, "draconform: run %s, %s in %s on %s (%s), output %s\n", runID, count(len(cases), "case"), count(len(plan.Cells(cases)), "cell"), count(len(targets), "implementation"), r.prov.provider, outDir)
+	}
+	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
+		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
+		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
+		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce()}
+	parallel := r.parallel
+	if parallel == 0 {
+		parallel = autoParallel()
+	}
+	if r.shardOut == "" && parallel > 1 && separable(targets) && !r.sonobuoy {
+		return outDir, runShards(ctx, r, opts, providerNames, parallel, s)
+	}
+
+	// client-go's reflectors log through klog when a watch a step no longer
+	// needs is cancelled; that noise would bury the report.
+	klog.SetLogger(logr.Discard())
+	if err := runner.Register(opts); err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return outDir, 2
+	}
+	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
+	suiteCfg.Timeout = 4 * time.Hour
+	reporterCfg.Verbose = r.verbose
+	reporterCfg.Succinct = !r.verbose
+	reporterCfg.NoColor = !colour(s, isTerminal, os.Getenv)
+	t := &cliT{}
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	code = 0
+	if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
+		code = 1
+	}
+	if r.sonobuoy {
+		if err := sonobuoy.Publish(outDir, sonobuoy.ResultsDir()); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return outDir, 1
+		}
+		fmt.Fprintf(s.Out, "draconform: results handed to Sonobuoy in %s\n", sonobuoy.ResultsDir())
+	}
+	return outDir, code
+}
+
+// cliT lets the CLI drive ginkgo without the testing package.
+type cliT struct{ failed bool }
+
+func (t *cliT) Fail() { t.failed = true }
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseGoldenAs reads --golden-as: target=implementation pairs.
+func parseGoldenAs(s string) (map[string]string, error) {
+	return parsePairs("--golden-as", "target=implementation, e.g. prototype-static=prototype", s)
+}
+
+// parsePairs reads a comma-separated list of key=value pairs of a flag.
+func parsePairs(flag, want, s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, pair := range splitList(s) {
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("%s %q: want %s", flag, pair, want)
+		}
+		out[k] = v
+	}
+	return out, nil
+}

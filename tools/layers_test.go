@@ -1,0 +1,215 @@
+package tools
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/draconform/draconform/"
+
+// A layer is a folder of the module and the folders its code may import
+// (besides its own). A name written "=tools/cluster" is that package alone,
+// not its subfolders. docs/architecture.md draws the same table; a package
+// in no layer fails the test, so a new folder is placed on purpose.
+type layer struct {
+	dir     string
+	imports []string
+}
+
+// layers, most specific first: a package belongs to the first whose dir
+// holds it.
+var layers = []layer{
+	// The spec language knows the steps' registry and the outcome model,
+	// never a cluster, a runner or a report's rendering.
+	{"tools/lang", []string{"steps", "tools/report"}},
+	{"tools/report", nil},
+	{"tools/internal", nil},
+	// Steps talk to clusters through the contract only: no provider.
+	{"steps/stepstest", []string{"steps", "fixtures", "suites", "tools/lang"}},
+	{"steps", []string{"tools/lang/spec", "tools/cluster/promtext", "=tools/cluster"}},
+	// The contract holds no provider; providers never reach up to steps,
+	// the runner, certification or the CLI.
+	{"tools/cluster/promtext", nil},
+	{"tools/cluster/kind/kindconfig", []string{"tools/cluster", "tools/lang", "fixtures", "suites"}},
+	{"=tools/cluster", []string{"tools/lang/spec", "drivers/envcontract"}},
+	{"tools/cluster", []string{"tools/build", "tools/host", "tools/internal", "tools/lang/spec", "drivers"}},
+	{"tools/host", []string{"tools/internal"}},
+	{"tools/build", []string{"tools/internal", "tools/report", "drivers/mutant"}},
+	{"tools/runner", []string{"steps", "suites", "fixtures", "tools/lang", "tools/report", "tools/cluster", "tools/build/k8sbuild", "tools/internal"}},
+	{"tools/certify", []string{"tools/report", "tools/lang", "tools/internal"}},
+	{"tools/quality", []string{"tools/report", "tools/lang", "tools/runner", "tools/cluster", "tools/build"}},
+	{"tools/cli", []string{"steps", "suites", "fixtures", "tools/lang", "tools/report", "tools/runner", "tools/cluster",
+		"tools/host", "tools/build", "tools/certify", "tools/quality"}},
+	{"tools/cmd", []string{"tools/cli", "tools/host/capabilities"}},
+	{"drivers", []string{"tools/lang/yamlpos"}},
+	{"fixtures", nil},
+	{"suites", nil},
+}
+
+// Every test may read the shipped suites and fixtures. Two tests also run
+// the whole CLI in-process, since they test what a user runs and their
+// child processes re-execute the test binary as draconform: the runner's
+// end-to-end test and the production-like access test.
+var testOnly = map[string][]string{
+	"tools/runner/e2e":     {"tools/cli", "tools/certify/secretscan"},
+	"tools/certify/access": {"tools/cli", "tools/cluster"},
+}
+
+// under says whether pkg is the folder name or, unless name is "=" one
+// package alone, below it.
+func under(pkg, name string) bool {
+	if exact, ok := strings.CutPrefix(name, "="); ok {
+		return pkg == exact
+	}
+	return pkg == name || strings.HasPrefix(pkg, name+"/")
+}
+
+func layerOf(pkg string) (layer, bool) {
+	for _, l := range layers {
+		if under(pkg, l.dir) {
+			return l, true
+		}
+	}
+	return layer{}, false
+}
+
+// allowed: an import inside the package's own layer, or under one of the
+// layer's folders (or a test's extra ones).
+func allowed(l layer, extra []string, imp string) bool {
+	for _, a := range append(append([]string{l.dir}, l.imports...), extra...) {
+		if under(imp, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// imports reads every Go file of the module (not the pinned modules, caches
+// or test data) and returns, per package folder, what its files and its
+// test files import from the module.
+func imports(t *testing.T, root string) (code, tests map[string]map[string]bool) {
+	t.Helper()
+	code, tests = map[string]map[string]bool{}, map[string]map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			name := d.Name()
+			if rel != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
+				return filepath.SkipDir // a pinned module of its own
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		into := code
+		if strings.HasSuffix(path, "_test.go") {
+			into = tests
+		}
+		for _, spec := range f.Imports {
+			imp := strings.Trim(spec.Path.Value, `"`)
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			if into[pkg] == nil {
+				into[pkg] = map[string]bool{}
+			}
+			into[pkg][strings.TrimPrefix(imp, module)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the module's imports: %v", err)
+	}
+	return code, tests
+}
+
+func TestLayers(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, tests := imports(t, root)
+	if len(code) < 20 {
+		t.Fatalf("read the imports of %d packages only: is %s the repository?", len(code), root)
+	}
+	var problems []string
+	check := func(pkg string, imps map[string]bool, extra []string, what string) {
+		if pkg == "tools" {
+			return // tools.go pins build tools, and this test
+		}
+		l, ok := layerOf(pkg)
+		if !ok {
+			problems = append(problems, pkg+": in no layer; place it in tools/layers_test.go and docs/architecture.md")
+			return
+		}
+		for imp := range imps {
+			if strings.HasPrefix(imp, "tools/cmd") {
+				problems = append(problems, pkg+" "+what+" "+imp+": nothing imports a main")
+				continue
+			}
+			if imp == "tools/cli" && !strings.HasPrefix(pkg, "tools/cmd/") && what == "imports" {
+				problems = append(problems, pkg+" imports tools/cli: only the mains do")
+				continue
+			}
+			if !allowed(l, extra, imp) {
+				problems = append(problems, pkg+" "+what+" "+imp+": not allowed for layer "+l.dir)
+			}
+		}
+	}
+	for pkg, imps := range code {
+		check(pkg, imps, nil, "imports")
+	}
+	for pkg, imps := range tests {
+		check(pkg, imps, append([]string{"suites", "fixtures"}, testOnly[pkg]...), "(tests) import")
+	}
+	sort.Strings(problems)
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// The rules must be able to fail: a lang package reaching a provider, a
+// step reaching a provider, and a provider reaching the runner are refused,
+// and a folder in no layer is reported.
+func TestLayersRefuse(t *testing.T) {
+	for _, c := range []struct{ pkg, imp string }{
+		{"tools/lang/plan", "tools/cluster"},
+		{"steps", "tools/cluster/localcp"},
+		{"tools/cluster/localcp", "tools/runner"},
+		{"tools/host/engine", "tools/cluster"},
+		{"tools/report", "tools/lang/spec"},
+		{"tools/runner", "tools/cli"},
+		{"tools/cluster", "tools/cluster/localcp"},
+	} {
+		l, ok := layerOf(c.pkg)
+		if !ok {
+			t.Errorf("%s: in no layer", c.pkg)
+			continue
+		}
+		if allowed(l, nil, c.imp) {
+			t.Errorf("%s may import %s", c.pkg, c.imp)
+		}
+	}
+	if _, ok := layerOf("tools/newthing"); ok {
+		t.Error("tools/newthing is placed in a layer without being listed")
+	}
+}
