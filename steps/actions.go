@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 	"reflect"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -29,6 +30,10 @@ type Action struct {
 	// again): their case changes nothing others see, but needs the
 	// cluster to itself.
 	Alone bool
+	// Watches is how long the step watches the cluster for, when that is
+	// its point (a window with no hot loop): the planner's cost model
+	// counts it, since such a case holds its cluster that long.
+	Watches func(st *spec.Step) time.Duration
 }
 
 // Checker is what an Action's Check may ask of the loader.
@@ -77,7 +82,8 @@ func Actions() []Action {
 		{Field: "ExpectDistinct", Build: func(st *spec.Step) Step { return &Devices{Pods: st.ExpectDistinct} },
 			Check: func(c Checker, st *spec.Step) { checkDevices(c, st.Pos, st.ExpectDistinct) }},
 		{Field: "ExpectEvent", Build: func(st *spec.Step) Step { return &ExpectEvent{Spec: st.ExpectEvent} }, Check: checkExpectEvent},
-		{Field: "ExpectNoHotLoop", Build: func(st *spec.Step) Step { return &ExpectNoHotLoop{Spec: st.ExpectNoHotLoop} }, Check: checkExpectNoHotLoop, Alone: true},
+		{Field: "ExpectNoHotLoop", Build: func(st *spec.Step) Step { return &ExpectNoHotLoop{Spec: st.ExpectNoHotLoop} }, Check: checkExpectNoHotLoop, Alone: true,
+			Watches: func(st *spec.Step) time.Duration { return st.ExpectNoHotLoop.Over.Or(defaultHotLoopWindow) }},
 		{Field: "ExpectSchedulerMetric", Build: func(st *spec.Step) Step { return &ExpectSchedulerMetric{Spec: st.ExpectSchedulerMetric} },
 			Check: checkExpectSchedulerMetric, Alone: true},
 		{Field: "ExpectRunning", Build: func(st *spec.Step) Step { return &ExpectRunning{Spec: st.ExpectRunning} }, Check: checkExpectRunning},
@@ -127,6 +133,19 @@ func Serial(c *spec.Case) bool {
 func Alone(c *spec.Case) bool {
 	alone := func(a Action) bool { return a.Serial || a.Alone }
 	return anyAction(c.Steps, alone) || (c.Gap != nil && anyAction(c.Gap.Closed, alone))
+}
+
+// Watched is how long the steps of c watch the cluster for, summed.
+func Watched(c *spec.Case) time.Duration {
+	var d time.Duration
+	for i := range c.Steps {
+		for _, a := range SetActions(&c.Steps[i]) {
+			if a.Watches != nil {
+				d += a.Watches(&c.Steps[i])
+			}
+		}
+	}
+	return d
 }
 
 func anyAction(list []spec.Step, pred func(Action) bool) bool {

@@ -45,7 +45,7 @@ var layers = []layer{
 	{"tools/certify", []string{"tools/report", "tools/lang", "tools/internal"}},
 	{"tools/quality", []string{"tools/report", "tools/lang", "tools/runner", "tools/cluster", "tools/build"}},
 	{"tools/cli", []string{"steps", "suites", "fixtures", "tools/lang", "tools/report", "tools/runner", "tools/cluster",
-		"tools/host", "tools/build", "tools/certify", "tools/quality"}},
+		"tools/host", "tools/build", "tools/certify", "tools/quality", "tools/internal"}},
 	{"tools/cmd", []string{"tools/cli", "tools/host/capabilities"}},
 	{"drivers", []string{"tools/lang/yamlpos"}},
 	{"fixtures", nil},

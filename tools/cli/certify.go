@@ -22,6 +22,7 @@ import (
 	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/draconform/draconform/tools/runner/shards"
 )
 
 // certifyCmd runs every suite, unfiltered, on one implementation and writes
@@ -89,7 +90,7 @@ func certifyCmd(fs *pflag.FlagSet) action {
 		}
 		// The lock before anything is written: a second certify on the
 		// same --out must not cut the first one's log short.
-		unlock, err := lockOutput(runDir)
+		unlock, err := runner.LockOutput(runDir)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 2
@@ -114,7 +115,7 @@ func certifyCmd(fs *pflag.FlagSet) action {
 		_, code := runSuites(ctx, r, tee)
 		// A run split by cell wrote each cell's full output apart; the
 		// bundle's log holds them all, as a reviewer reads it.
-		appendShardLogs(logFile, runDir)
+		shards.AppendLogs(logFile, runDir)
 		logFile.Close()
 		if code == 2 {
 			// Refused before any case ran (the preflight, a usage error).
@@ -162,7 +163,7 @@ func freshOutput(dir string) error {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.Name() != outputLockFile {
+		if e.Name() != runner.OutputLockFile {
 			names = append(names, e.Name())
 		}
 	}

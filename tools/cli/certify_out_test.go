@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/draconform/draconform/tools/runner"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +25,7 @@ func TestCertifyLocksBeforeItWrites(t *testing.T) {
 	if err := os.WriteFile(log, []byte("the first run's log\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lockOutput(out)
+	unlock, err := runner.LockOutput(out)
 	if err != nil {
 		t.Fatal(err)
 	}

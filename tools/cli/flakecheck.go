@@ -13,6 +13,7 @@ import (
 
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/draconform/draconform/tools/runner/shards"
 	"github.com/spf13/pflag"
 )
 
@@ -49,7 +50,7 @@ func flakeCheckCmd(fs *pflag.FlagSet) action {
 		for i := 1; i <= *runs; i++ {
 			runDir := filepath.Join(dir, fmt.Sprintf("run-%02d", i))
 			start := time.Now()
-			outcomes, err := childRun(ctx, runDir, runArgs...)
+			outcomes, err := shards.Child(ctx, runDir, runArgs...)
 			if err != nil && ctx.Err() != nil && fc.runs > 0 {
 				// Interrupted: the finished runs still count, and say so.
 				fmt.Fprintf(s.Out, "\nflake-check: interrupted during run %d; the summary covers the %d finished runs\n", i, fc.runs)

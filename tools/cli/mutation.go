@@ -13,6 +13,7 @@ import (
 	"github.com/draconform/draconform/tools/build/mutants"
 	"github.com/draconform/draconform/tools/quality/docs"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/draconform/draconform/tools/runner/shards"
 	"github.com/spf13/pflag"
 )
 
@@ -157,9 +158,9 @@ func (r *reference) run(ctx context.Context, dir string, s Streams) {
 	defer close(r.done)
 	out := filepath.Join(dir, referenceProvider)
 	fmt.Fprintf(s.Out, "mutation: running the suite against the unmutated prototype, the reference (log %s)\n", filepath.Join(out, "run.log"))
-	outcomes, err := childRun(ctx, out, "--provider", referenceProvider)
+	outcomes, err := shards.Child(ctx, out, "--provider", referenceProvider)
 	if err == nil {
-		r.measured.Verdicts, err = childVerdicts(out)
+		r.measured.Verdicts, err = shards.ChildVerdicts(out)
 	}
 	if err != nil {
 		r.err = fmt.Errorf("the reference run of the prototype: %w", err)
@@ -195,9 +196,9 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	began := time.Now()
 	var got mutants.Run
 	var err error
-	got.Outcomes, err = childRun(ctx, out, "--provider", m.Provider)
+	got.Outcomes, err = shards.Child(ctx, out, "--provider", m.Provider)
 	if err == nil {
-		got.Verdicts, err = childVerdicts(out)
+		got.Verdicts, err = shards.ChildVerdicts(out)
 	}
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)

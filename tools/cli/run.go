@@ -25,6 +25,7 @@ import (
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/draconform/draconform/tools/runner/shards"
 )
 
 type planFlags struct{ cells, suites string }
@@ -331,7 +332,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	}
 	if r.shardOut == "" && !r.outLocked {
 		// A run's shards write into its folder under its lock.
-		unlock, err := lockOutput(outDir)
+		unlock, err := runner.LockOutput(outDir)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return "", 2
@@ -363,10 +364,13 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce()}
 	parallel := r.parallel
 	if parallel == 0 {
-		parallel = autoParallel()
+		parallel = shards.AutoParallel()
 	}
-	if r.shardOut == "" && parallel > 1 && separable(targets) && !r.sonobuoy {
-		return outDir, runShards(ctx, r, opts, providerNames, parallel, s)
+	if r.shardOut == "" && parallel > 1 && shards.Separable(targets) && !r.sonobuoy {
+		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err,
+			Args: func(sh shards.Shard, shardOut string, nodeBuilt bool) []string {
+				return r.shardArgs(sh, outDir, shardOut, runID, nodeBuilt)
+			}})
 	}
 
 	// client-go's reflectors log through klog when a watch a step no longer

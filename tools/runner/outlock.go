@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"fmt"
@@ -10,17 +10,17 @@ import (
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 )
 
-// outputLockFile is held by the run writing an output folder. Two runs in one
+// OutputLockFile is held by the run writing an output folder. Two runs in one
 // folder share its cell folders: their clusters' logs interleave, their
 // shards overwrite each other's reports, and the cases of one fail for
 // reasons that are the other's (seen with two `make test` in one checkout,
 // whose e2e test writes to a fixed _output/e2e).
-const outputLockFile = ".draconform-run.lock"
+const OutputLockFile = ".draconform-run.lock"
 
-// lockOutput takes the output folder dir for this process, or says which
+// LockOutput takes the output folder dir for this process, or says which
 // process has it. The lock goes with the process, however it ends.
-func lockOutput(dir string) (unlock func(), err error) {
-	path := filepath.Join(dir, outputLockFile)
+func LockOutput(dir string) (unlock func(), err error) {
+	path := filepath.Join(dir, OutputLockFile)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening the output folder's lock: %w", err)

@@ -1,10 +1,8 @@
-package cli
+package shards
 
 import (
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
@@ -25,7 +23,7 @@ func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
 		return target != "local-binaries" || c.Cell.Name != "capacity-on"
 	}
 	all := func(plan.Case) bool { return true }
-	shards := planShards(cases, targets, []string{"local", "local"}, startable, all, defaultCaseParallel)
+	shards := Plan(cases, targets, []string{"local", "local"}, startable, all, 4)
 	byCell := map[string][]plan.Case{}
 	for _, c := range cases {
 		byCell[c.Cell.Name] = append(byCell[c.Cell.Name], c)
@@ -36,21 +34,21 @@ func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
 			var got []string
 			whole := 0
 			for _, sh := range shards {
-				if sh.target != target || sh.cell != cell {
+				if sh.Target != target || sh.Cell != cell {
 					continue
 				}
-				if sh.provider != "local" {
-					t.Errorf("shard %s runs --provider %s, want local", sh.name(), sh.provider)
+				if sh.Provider != "local" {
+					t.Errorf("shard %s runs --provider %s, want local", sh.Name(), sh.Provider)
 				}
-				if len(sh.ids) == 0 {
+				if len(sh.IDs) == 0 {
 					whole++
 					continue
 				}
 				split = true
-				got = append(got, sh.ids...)
+				got = append(got, sh.IDs...)
 				for _, c := range want {
-					if c.Case.Requires.Kubelet() && slices.Contains(sh.ids, c.ID) && sh.part != 1 {
-						t.Errorf("%s: kubelet case %s in part %d: only part 1 starts a node", sh.name(), c.ID, sh.part)
+					if c.Case.Requires.Kubelet() && slices.Contains(sh.IDs, c.ID) && sh.Part != 1 {
+						t.Errorf("%s: kubelet case %s in part %d: only part 1 starts a node", sh.Name(), c.ID, sh.Part)
 					}
 				}
 			}
@@ -75,11 +73,11 @@ func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
 		t.Error("no cell was split into parts, yet capacity-on has over 70 cases")
 	}
 	for i, sh := range shards {
-		if i > 0 && sh.cost > shards[i-1].cost {
-			t.Errorf("shard %s (cost %.1f) after a cheaper one (%.1f)", sh.name(), sh.cost, shards[i-1].cost)
+		if i > 0 && sh.Cost > shards[i-1].Cost {
+			t.Errorf("shard %s (cost %.1f) after a cheaper one (%.1f)", sh.Name(), sh.Cost, shards[i-1].Cost)
 		}
-		if sh.target == "local-binaries" && sh.cell == "capacity-on" && (sh.parts != 1 || sh.cost != 0) {
-			t.Errorf("%s: a cell the target cannot start is split or costed: %+v", sh.name(), sh)
+		if sh.Target == "local-binaries" && sh.Cell == "capacity-on" && (sh.Parts != 1 || sh.Cost != 0) {
+			t.Errorf("%s: a cell the target cannot start is split or costed: %+v", sh.Name(), sh)
 		}
 	}
 }
@@ -96,17 +94,17 @@ func TestShardsOnlyForCellsWithSelectedCases(t *testing.T) {
 	}
 	targets := []runner.Target{{Name: "local"}, {Name: "prototype"}}
 	all := func(string, *plan.Case) bool { return true }
-	shards := planShards(cases, targets, []string{"local", "prototype"}, all, selected, defaultCaseParallel)
+	shards := Plan(cases, targets, []string{"local", "prototype"}, all, selected, 4)
 	if len(shards) == 0 {
 		t.Fatal("no shard for the skew suite's cells on the prototype")
 	}
 	for _, sh := range shards {
-		if sh.target != "prototype" {
-			t.Errorf("shard %s: --label-filter provider:prototype selects no case of %s", sh.name(), sh.target)
+		if sh.Target != "prototype" {
+			t.Errorf("shard %s: --label-filter provider:prototype selects no case of %s", sh.Name(), sh.Target)
 		}
-		skew := func(c plan.Case) bool { return c.Cell.Name == sh.cell && c.Suite.Name == "kep6406-skew" }
+		skew := func(c plan.Case) bool { return c.Cell.Name == sh.Cell && c.Suite.Name == "kep6406-skew" }
 		if !slices.ContainsFunc(cases, skew) {
-			t.Errorf("shard %s: no kep6406-skew case runs in cell %s", sh.name(), sh.cell)
+			t.Errorf("shard %s: no kep6406-skew case runs in cell %s", sh.Name(), sh.Cell)
 		}
 	}
 	if _, err := runner.Selection("(", ""); err == nil {
@@ -139,26 +137,5 @@ func TestHotLoopCasesCostTheirWindowAndOthersAShare(t *testing.T) {
 	}
 	if one, four := caseCost(*plain, 1), caseCost(*plain, 4); four >= one {
 		t.Errorf("%s costs %.2f s run alone and %.2f s with others: running beside others must cost less", plain.ID, one, four)
-	}
-}
-
-func TestShardArgsKeepTheRunsSelectionAndNarrowToOneCell(t *testing.T) {
-	r := runRequest{focus: "kep6406", labels: "!restart", caseTimeout: 3 * time.Minute, profile: "p.yaml", verbose: true}
-	r.specs.suites = "my-suites"
-	r.filter.suites = "kep6406-api"
-	r.prov.local.Version = "v1.37.2"
-	r.prov.local.BinDir = "/bins"
-	r.prov.local.BinEncoding = "json"
-	args := r.shardArgs(shard{provider: "local", target: "local-binaries", cell: "capacity-on", part: 2, parts: 3, ids: []string{"a/b@capacity-on", "a/c@capacity-on"}}, "/out", "/out/shards/x.json", "run1")
-	line := strings.Join(args, " ")
-	for _, want := range []string{"run --provider local --cells capacity-on --out /out --shard-out /out/shards/x.json --run-id run1 --parallel 1",
-		"--case-timeout 3m0s", "--suites my-suites", "--suite kep6406-api", "--focus kep6406", "--label-filter !restart",
-		"--driver-profile p.yaml", "--bin-dir /bins", "--bin-encoding json", "--verbose", "--case-parallel 1", "--case-ids a/b@capacity-on,a/c@capacity-on --part 2of3"} {
-		if !strings.Contains(line, want) {
-			t.Errorf("shard args lack %q: %s", want, line)
-		}
-	}
-	if slices.Contains(args, "--golden") {
-		t.Errorf("a shard must not check the golden table, the parent does: %s", line)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package shards
 
 import (
 	"slices"
@@ -22,13 +22,13 @@ func TestShardEnvSharesTheCoresOutAmongTheCellsAtOnce(t *testing.T) {
 		{"the user's GOMAXPROCS stands", []string{"GOMAXPROCS=2"}, 2, 4, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := shardEnv(slices.Clone(tt.env), tt.cores, tt.cellsAtOnce)
+			got := Env(slices.Clone(tt.env), tt.cores, tt.cellsAtOnce)
 			var added string
 			if len(got) > len(tt.env) {
 				added = got[len(got)-1]
 			}
 			if added != tt.want || !slices.Equal(got[:len(tt.env)], tt.env) {
-				t.Errorf("shardEnv(%v, %d, %d) = %v, want %v plus %q", tt.env, tt.cores, tt.cellsAtOnce, got, tt.env, tt.want)
+				t.Errorf("Env(%v, %d, %d) = %v, want %v plus %q", tt.env, tt.cores, tt.cellsAtOnce, got, tt.env, tt.want)
 			}
 		})
 	}

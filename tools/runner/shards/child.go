@@ -1,4 +1,4 @@
-package cli
+package shards
 
 import (
 	"context"
@@ -7,16 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/draconform/draconform/tools/report"
 )
 
-// childRun runs `draconform run` as a process of its own (ginkgo runs one
+// Child runs `draconform run` as a process of its own (ginkgo runs one
 // suite per process) with its output in out, and returns the outcomes it
 // wrote. A failing run is expected here (a killed mutant, a flake): its exit
 // code is ignored, and only a run that wrote no outcomes is an error.
-func childRun(ctx context.Context, out string, args ...string) ([]report.Outcome, error) {
+func Child(ctx context.Context, out string, args ...string) ([]report.Outcome, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding draconform's own binary: %w", err)
@@ -35,6 +36,11 @@ func childRun(ctx context.Context, out string, args ...string) ([]report.Outcome
 	// Interrupted, the run stops its control planes and cleans up as on
 	// Ctrl-C; only if it hangs is it killed.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	// In a process group of its own: a Ctrl-C at the terminal reaches the
+	// group of this process only, and the child gets it once, forwarded by
+	// Cancel. Reaching it twice (from the terminal and from here), ginkgo
+	// takes the second as "skip the clean-up" and leaves the cell's folders.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = time.Minute
 	_ = cmd.Run()
 	if ctx.Err() != nil {
@@ -51,8 +57,8 @@ func childRun(ctx context.Context, out string, args ...string) ([]report.Outcome
 	return outcomes, nil
 }
 
-// childVerdicts are the verdicts a child run wrote beside its outcomes.
-func childVerdicts(out string) ([]report.Verdict, error) {
+// ChildVerdicts are the verdicts a child run wrote beside its outcomes.
+func ChildVerdicts(out string) ([]report.Verdict, error) {
 	data, err := os.ReadFile(filepath.Join(out, report.VerdictsFile))
 	if err != nil {
 		return nil, fmt.Errorf("the run wrote no verdicts (see %s): %w", filepath.Join(out, "run.log"), err)

@@ -1,11 +1,11 @@
-package cli
+package shards
 
 import (
 	"strconv"
 	"strings"
 )
 
-// shardEnv is the environment of the shard processes, and so of the
+// Env is the environment of the shard processes, and so of the
 // control planes they start: the cores shared out among the cells that run
 // at once. A Go program runs as many threads as there are cores, and with
 // four cells' kube-apiservers, etcds, schedulers and controller managers on
@@ -15,7 +15,7 @@ import (
 // less wall time (132 against 139 s). Each cell gets its
 // share of the cores (only the 2-core case was measured); a GOMAXPROCS the
 // user set is kept, and a cell alone takes every core.
-func shardEnv(env []string, cores, cellsAtOnce int) []string {
+func Env(env []string, cores, cellsAtOnce int) []string {
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "GOMAXPROCS=") {
 			return env

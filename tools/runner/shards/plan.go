@@ -1,4 +1,9 @@
-package cli
+// Package shards runs a plan as several processes, each a cell (or part
+// of one) of one implementation on a cluster of its own, and merges what
+// they wrote into one run: the plan of processes and its cost model, the
+// processes' environment, the run itself, and single child runs for the
+// commands that judge whole runs (mutation, flake check).
+package shards
 
 import (
 	"context"
@@ -7,41 +12,45 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"time"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/runner"
 )
 
-// shard is one process of a sharded run: one cell of one implementation,
+// Shard is one process of a sharded run: one cell of one implementation,
 // or part of one, on a cluster of its own.
-type shard struct {
-	provider, target, cell string
-	// part and parts number a cell split over several processes (1 of 1
-	// when it is not); ids are the cases of this part, none when whole.
-	part, parts int
-	ids         []string
-	// cost is the estimated seconds of the shard, start-up included.
-	cost float64
+type Shard struct {
+	// Provider is the --provider the process runs; Target the name its
+	// outcomes carry.
+	Provider, Target, Cell string
+	// Part and Parts number a cell split over several processes (1 of 1
+	// when it is not); IDs are the cases of this part, none when whole.
+	Part, Parts int
+	IDs         []string
+	// Cost is the estimated seconds of the shard, start-up included.
+	Cost float64
 }
 
-// key is the cell the shard runs, which its parts share.
-func (sh shard) key() string { return sh.target + "/" + sh.cell }
+// Key is the cell the shard runs, which its parts share.
+func (sh Shard) Key() string { return sh.Target + "/" + sh.Cell }
 
-func (sh shard) name() string {
-	if sh.parts > 1 {
-		return fmt.Sprintf("%s (part %d of %d)", sh.key(), sh.part, sh.parts)
+// Name is the shard as progress lines name it.
+func (sh Shard) Name() string {
+	if sh.Parts > 1 {
+		return fmt.Sprintf("%s (part %d of %d)", sh.Key(), sh.Part, sh.Parts)
 	}
-	return sh.key()
+	return sh.Key()
 }
 
-func (sh shard) slug() string {
-	if sh.parts > 1 {
-		return fmt.Sprintf("%s-%s-%dof%d", sh.target, sh.cell, sh.part, sh.parts)
+// Slug names the shard's log and report files.
+func (sh Shard) Slug() string {
+	if sh.Parts > 1 {
+		return fmt.Sprintf("%s-%s-%dof%d", sh.Target, sh.Cell, sh.Part, sh.Parts)
 	}
-	return sh.target + "-" + sh.cell
+	return sh.Target + "-" + sh.Cell
 }
 
 // Rough costs in seconds, measured on 2 cores with 4 cells at a time: a
@@ -58,13 +67,13 @@ const (
 	maxParts   = 4
 )
 
-// autoParallel is how many cells run at once when --parallel is not given:
+// AutoParallel is how many cells run at once when --parallel is not given:
 // two per core, since a cell's processes mostly wait (on each other, on
 // etcd, on the kubelet); and no more than memory allows at about 1.5 GiB
 // per cell with its node. Three per core was tried on 2 cores (2026-12-04):
 // faster in four runs, slower in a 5-run bench and the pair after it; 8 at
 // a time was slower throughout.
-func autoParallel() int {
+func AutoParallel() int {
 	n := 2 * runtime.NumCPU()
 	if mem := k8sbuild.MemTotal(); mem > 0 {
 		n = min(n, max(1, int(mem/(1536<<20))))
@@ -72,9 +81,9 @@ func autoParallel() int {
 	return max(n, 1)
 }
 
-// separable says whether every target may run its cells in processes of
+// Separable says whether every target may run its cells in processes of
 // their own.
-func separable(targets []runner.Target) bool {
+func Separable(targets []runner.Target) bool {
 	for _, t := range targets {
 		if _, ok := t.Provider.(cluster.SeparateCells); !ok {
 			return false
@@ -83,10 +92,10 @@ func separable(targets []runner.Target) bool {
 	return len(targets) > 0
 }
 
-// cellSupport says which cells each target cannot start, asking the
+// CellSupport says which cells each target cannot start, asking the
 // providers (which read their binaries' gates, starting nothing); a cell
 // it cannot tell about counts as startable.
-func cellSupport(ctx context.Context, opts runner.Options) func(target string, cell *plan.Case) bool {
+func CellSupport(ctx context.Context, opts runner.Options) func(target string, cell *plan.Case) bool {
 	unsupported := map[string]bool{}
 	for _, t := range opts.Targets {
 		sc, ok := t.Provider.(cluster.SeparateCells)
@@ -101,7 +110,7 @@ func cellSupport(ctx context.Context, opts runner.Options) func(target string, c
 	return func(target string, c *plan.Case) bool { return !unsupported[target+"/"+c.Cell.Name] }
 }
 
-// planShards lists the shards of a run, the costliest first, so that no
+// Plan lists the shards of a run, the costliest first, so that no
 // long cell starts last and sets the wall time. A cell that costs more
 // than partBudget is split into parts, each on a cluster of its own: the
 // cases that need a kubelet stay together in the first part, so that
@@ -110,8 +119,8 @@ func cellSupport(ctx context.Context, opts runner.Options) func(target string, c
 // cluster, so restart cases may go to any part. startable says whether a
 // target can start a cell at all: the cases of one it cannot only skip,
 // in one cheap process.
-func planShards(cases []plan.Case, targets []runner.Target, providerNames []string, startable func(string, *plan.Case) bool, selected func(plan.Case) bool, width int) []shard {
-	var out []shard
+func Plan(cases []plan.Case, targets []runner.Target, providerNames []string, startable func(string, *plan.Case) bool, selected func(plan.Case) bool, width int) []Shard {
+	var out []Shard
 	for i, t := range targets {
 		for _, cell := range plan.Cells(cases) {
 			var mine []plan.Case
@@ -123,7 +132,7 @@ func planShards(cases []plan.Case, targets []runner.Target, providerNames []stri
 			if len(mine) == 0 {
 				continue
 			}
-			base := shard{provider: providerNames[i], target: t.Name, cell: cell.Name, part: 1, parts: 1}
+			base := Shard{Provider: providerNames[i], Target: t.Name, Cell: cell.Name, Part: 1, Parts: 1}
 			if !startable(t.Name, &mine[0]) {
 				out = append(out, base)
 				continue
@@ -131,7 +140,7 @@ func planShards(cases []plan.Case, targets []runner.Target, providerNames []stri
 			out = append(out, splitCell(base, mine, width)...)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].cost > out[j].cost })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Cost > out[j].Cost })
 	return out
 }
 
@@ -152,20 +161,14 @@ func caseCost(c plan.Case, width int) float64 {
 // beyond it, they wait for the CPU rather than for each other.
 const costOverlap = 2
 
-// watchedSeconds are the windows a case's steps watch for (expectNoHotLoop's
-// over:, 20 s by default).
+// watchedSeconds are the windows a case's steps watch for, as each step
+// kind declares in the registry (steps.Actions).
 func watchedSeconds(c plan.Case) float64 {
-	var d time.Duration
-	for _, st := range c.Case.Steps {
-		if st.ExpectNoHotLoop != nil {
-			d += max(time.Duration(st.ExpectNoHotLoop.Over), 20*time.Second)
-		}
-	}
-	return d.Seconds()
+	return steps.Watched(c.Case).Seconds()
 }
 
 // splitCell gives one cell's cases to as many parts as its cost needs.
-func splitCell(base shard, cases []plan.Case, width int) []shard {
+func splitCell(base Shard, cases []plan.Case, width int) []Shard {
 	caseCost := func(c plan.Case) float64 { return caseCost(c, width) }
 	total, node := costStart, false
 	for _, c := range cases {
@@ -178,40 +181,40 @@ func splitCell(base shard, cases []plan.Case, width int) []shard {
 	n := int(math.Ceil(total / partBudget))
 	n = max(1, min(n, maxParts, len(cases)))
 	if n == 1 {
-		base.cost = total
-		return []shard{base}
+		base.Cost = total
+		return []Shard{base}
 	}
-	parts := make([]shard, n)
+	parts := make([]Shard, n)
 	for i := range parts {
 		parts[i] = base
-		parts[i].part, parts[i].parts, parts[i].cost = i+1, n, costStart
+		parts[i].Part, parts[i].Parts, parts[i].Cost = i+1, n, costStart
 	}
 	var rest []plan.Case
 	for _, c := range cases {
 		if c.Case.Requires.Kubelet() {
-			parts[0].ids = append(parts[0].ids, c.ID)
-			parts[0].cost += caseCost(c)
+			parts[0].IDs = append(parts[0].IDs, c.ID)
+			parts[0].Cost += caseCost(c)
 			continue
 		}
 		rest = append(rest, c)
 	}
-	if len(parts[0].ids) > 0 {
-		parts[0].cost += costNode
+	if len(parts[0].IDs) > 0 {
+		parts[0].Cost += costNode
 	}
 	sort.SliceStable(rest, func(i, j int) bool { return caseCost(rest[i]) > caseCost(rest[j]) })
 	for _, c := range rest {
 		least := 0
 		for j := range parts {
-			if parts[j].cost < parts[least].cost {
+			if parts[j].Cost < parts[least].Cost {
 				least = j
 			}
 		}
-		parts[least].ids = append(parts[least].ids, c.ID)
-		parts[least].cost += caseCost(c)
+		parts[least].IDs = append(parts[least].IDs, c.ID)
+		parts[least].Cost += caseCost(c)
 	}
-	parts = slices.DeleteFunc(parts, func(sh shard) bool { return len(sh.ids) == 0 })
+	parts = slices.DeleteFunc(parts, func(sh Shard) bool { return len(sh.IDs) == 0 })
 	for i := range parts {
-		parts[i].part, parts[i].parts = i+1, len(parts)
+		parts[i].Part, parts[i].Parts = i+1, len(parts)
 	}
 	return parts
 }

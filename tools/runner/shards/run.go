@@ -1,0 +1,313 @@
+package shards
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/draconform/draconform/tools/internal/logtail"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/runner"
+)
+
+// Config is one sharded run.
+type Config struct {
+	Options runner.Options
+	// ProviderNames are the --provider of each of Options.Targets.
+	ProviderNames []string
+	// Parallel is how many processes run at once.
+	Parallel int
+	// Args is the command line of a shard's process, which writes its
+	// report to shardOut; nodeBuilt says the node's binaries are built.
+	// The command line's flags are the CLI's to know, so it says them.
+	Args func(sh Shard, shardOut string, nodeBuilt bool) []string
+	// Out gets progress, Err problems.
+	Out, Err io.Writer
+}
+
+// result is what came back from one shard process.
+type result struct {
+	Shard
+	out     runner.Shard
+	err     error
+	log     string
+	seconds float64
+}
+
+// Run runs every cell of the plan in a process of its own, c.Parallel at a
+// time, then merges what they wrote into the run's reports, golden check
+// and verdicts. It returns the exit code.
+func Run(ctx context.Context, c Config) int {
+	began := time.Now()
+	shards, nodeBuilt, code := c.prepare(ctx)
+	if code != 0 {
+		return code
+	}
+	dir := filepath.Join(c.Options.OutDir, "shards")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintln(c.Err, "draconform:", err)
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(c.Err, "draconform: finding draconform's own binary:", err)
+		return 1
+	}
+	n := min(c.Parallel, len(shards))
+	cells := map[string]bool{}
+	for _, sh := range shards {
+		cells[sh.Key()] = true
+	}
+	fmt.Fprintf(c.Out, "draconform: %d cells in %d processes, each on a cluster of its own (long cells split into parts), %d at a time (--parallel); their logs: %s\n", len(cells), len(shards), n, dir)
+	env := Env(os.Environ(), runtime.NumCPU(), n)
+	results := c.runAll(ctx, shards, n, func(sh Shard) result {
+		return runOne(ctx, self, c.Args(sh, filepath.Join(dir, sh.Slug()+".json"), nodeBuilt), env, sh, dir)
+	})
+	merged, code := c.merge(results, began, n)
+	fmt.Fprintf(c.Out, "draconform: %s in %.1fs (%d processes for %d cells, %d at a time)\n", tally(merged), time.Since(began).Seconds(), len(shards), len(cells), n)
+	return code
+}
+
+// prepare builds the node's binaries while the providers read their
+// binaries' gates for the plan (a second each, one after the other
+// before), and plans the shards.
+func (c *Config) prepare(ctx context.Context) (shards []Shard, nodeBuilt bool, code int) {
+	opts := c.Options
+	selected, err := runner.Selection(opts.Focus, opts.LabelFilter)
+	if err != nil {
+		fmt.Fprintln(c.Err, "draconform:", err)
+		return nil, false, 2
+	}
+	type nodeBuild struct {
+		built bool
+		code  int
+	}
+	nodes := make(chan nodeBuild, 1)
+	go func() {
+		built, code := ensureNodeBinaries(ctx, opts, c.Err)
+		nodes <- nodeBuild{built, code}
+	}()
+	recordBinaryFacts(ctx, opts, c.Err)
+	shards = Plan(opts.Plan, opts.Targets, c.ProviderNames, CellSupport(ctx, opts), selected, opts.CaseParallel)
+	nb := <-nodes
+	if len(shards) == 0 {
+		fmt.Fprintln(c.Err, "draconform: no case matches --focus and --label-filter")
+		return nil, false, 1
+	}
+	// The cells' nodes run what was just built: a cell that rebuilt it
+	// would rewrite the image archives another cell is importing.
+	return shards, nb.built, nb.code
+}
+
+// runAll has n workers take the shards in the planned order, costliest
+// first (a goroutine per shard racing for a slot would start them in any
+// order), printing a line as each ends. A shard never started is "not run".
+func (c *Config) runAll(ctx context.Context, shards []Shard, n int, run func(Shard) result) []result {
+	results := make([]result, len(shards))
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range shards {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res := run(shards[i])
+				results[i] = res
+				mu.Lock()
+				done++
+				fmt.Fprintf(c.Out, "[%2d/%d] %s\n", done, len(shards), res.summary())
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range results {
+		if results[i].Target == "" {
+			results[i] = result{Shard: shards[i], err: fmt.Errorf("not run: %w", context.Cause(ctx))}
+		}
+	}
+	return results
+}
+
+// merge joins the shards' reports in the order the cells are listed, not
+// the order they finished (a cell's parts in order, its facts and header
+// from the first), writes the run's timings, and finishes the run as one.
+func (c *Config) merge(results []result, began time.Time, n int) (types.Report, int) {
+	opts := c.Options
+	byKey := map[string][]result{}
+	for _, res := range results {
+		byKey[res.Key()] = append(byKey[res.Key()], res)
+	}
+	var parts []runner.Shard
+	var cells []runner.CellFacts
+	var timings []runner.CellTiming
+	var header strings.Builder
+	var failed []string
+	for i, t := range opts.Targets {
+		for _, cell := range plan.Cells(opts.Plan) {
+			list := byKey[t.Name+"/"+cell.Name]
+			sort.Slice(list, func(a, b int) bool { return list[a].Part < list[b].Part })
+			first := true
+			for _, res := range list {
+				if res.err != nil {
+					failed = append(failed, fmt.Sprintf("%s (provider %s): %v", res.Name(), c.ProviderNames[i], res.err))
+					continue
+				}
+				parts = append(parts, res.out)
+				for _, tm := range res.out.Timings {
+					if res.Parts > 1 {
+						tm.Part = res.Part
+					}
+					timings = append(timings, tm)
+				}
+				if first {
+					cells = append(cells, res.out.Cells...)
+					header.WriteString(res.out.Header)
+					first = false
+				}
+			}
+		}
+	}
+	merged := runner.MergeReports(parts, began)
+	if err := writeTimings(filepath.Join(opts.OutDir, runner.TimingsFile), began, n, timings); err != nil {
+		fmt.Fprintln(c.Err, "draconform:", err)
+	}
+	errs := runner.Finish(opts, merged, cells, header.String())
+	for _, f := range failed {
+		fmt.Fprintf(c.Err, "draconform: cell %s\n", f)
+	}
+	for _, err := range errs {
+		fmt.Fprintln(c.Err, "draconform:", err)
+	}
+	if !merged.SuiteSucceeded || len(errs) > 0 || len(failed) > 0 {
+		return merged, 1
+	}
+	return merged, 0
+}
+
+// runOne runs one shard process and reads what it wrote.
+func runOne(ctx context.Context, self string, args, env []string, sh Shard, dir string) result {
+	res := result{Shard: sh, log: filepath.Join(dir, sh.Slug()+".log")}
+	began := time.Now()
+	defer func() { res.seconds = time.Since(began).Seconds() }()
+	out := filepath.Join(dir, sh.Slug()+".json")
+	_ = os.Remove(out)
+	logFile, err := os.Create(res.log)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer logFile.Close()
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Interrupted, the shard stops its cluster and cleans up as on Ctrl-C;
+	// only if it hangs is it killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	// In a process group of its own: a Ctrl-C at the terminal reaches the
+	// group of this process only, and the child gets it once, forwarded by
+	// Cancel. Reaching it twice (from the terminal and from here), ginkgo
+	// takes the second as "skip the clean-up" and leaves the cell's folders.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 2 * time.Minute
+	runErr := cmd.Run()
+	res.seconds = time.Since(began).Seconds()
+	res.out, err = runner.ReadShard(out)
+	if err != nil {
+		// A shard whose cases failed still writes its report; one that
+		// wrote none died before or while reporting.
+		res.err = fmt.Errorf("wrote no report (%v; exit: %v); the end of its log, %s:\n%s", err, runErr, res.log, lastLines(res.log, 15))
+	}
+	return res
+}
+
+// lastLines is the end of a file, indented, for an error.
+func lastLines(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return "  " + strings.ReplaceAll(logtail.Lines(string(data), n), "\n", "\n  ")
+}
+
+func (res result) summary() string {
+	if res.err != nil {
+		return fmt.Sprintf("%s FAILED after %.1fs: %v", res.Name(), res.seconds, res.err)
+	}
+	line := fmt.Sprintf("%s: %s in %.1fs", res.Name(), tally(res.out.Report), res.seconds)
+	for _, tm := range res.out.Timings {
+		line += fmt.Sprintf(" (cluster up in %.1fs)", tm.StartSeconds)
+	}
+	for _, sp := range res.out.Report.SpecReports {
+		if sp.LeafNodeType == types.NodeTypeIt && sp.State.Is(types.SpecStateFailureStates) {
+			line += "\n        failed: " + sp.LeafNodeText
+		}
+	}
+	return line
+}
+
+// tally counts a report's cases by state, as a line.
+func tally(r types.Report) string {
+	var passed, failed, skipped int
+	for _, sp := range r.SpecReports {
+		if sp.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		switch {
+		case sp.State.Is(types.SpecStatePassed):
+			passed++
+		case sp.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+			skipped++
+		default:
+			failed++
+		}
+	}
+	return fmt.Sprintf("%d passed, %d failed, %d skipped", passed, failed, skipped)
+}
+
+func writeTimings(path string, began time.Time, n int, cells []runner.CellTiming) error {
+	data, err := json.MarshalIndent(runner.RunTimings{Began: began, Seconds: time.Since(began).Seconds(), Parallel: n, Cells: cells}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// AppendLogs appends the cells' own logs of a sharded run in outDir to w,
+// each under a heading, in the order of their names.
+func AppendLogs(w io.Writer, outDir string) {
+	logs, _ := filepath.Glob(filepath.Join(outDir, "shards", "*.log"))
+	sort.Strings(logs)
+	for _, l := range logs {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			fmt.Fprintf(w, "\n===== %s: %v =====\n", filepath.Base(l), err)
+			continue
+		}
+		fmt.Fprintf(w, "\n===== the cell's own output: %s =====\n%s", strings.TrimSuffix(filepath.Base(l), ".log"), data)
+	}
+}
