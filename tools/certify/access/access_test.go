@@ -30,7 +30,11 @@ func TestParseSubject(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", in, got, want)
 		}
 	}
-	for _, bad := range []string{"", "alice", "serviceaccount:runner", "user:o'brien", "robot:x", "group:"} {
+	for _, bad := range []string{"", "alice", "serviceaccount:runner", "user:o'brien", "robot:x", "group:",
+		// Kubernetes' own subjects: every user, the admins, a node, a
+		// component, and a component's service account.
+		"group:system:authenticated", "group:system:masters", "user:system:node:n1", "user:System:kube-scheduler",
+		"serviceaccount:kube-system/generic-garbage-collector"} {
 		if _, err := access.ParseSubject(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

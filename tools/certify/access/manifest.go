@@ -41,10 +41,20 @@ func ParseSubject(s string) (Subject, error) {
 		if !ok || ns == "" || n == "" || !safeName.MatchString(ns) || !safeName.MatchString(n) {
 			return Subject{}, bad
 		}
+		if ns == "kube-system" {
+			return Subject{}, fmt.Errorf("subject %q: a service account of kube-system is a component's (a controller's, a scheduler's): draconform's role would give it Node and pod writes, and its admission policy would then refuse that component's own writes; make a service account of its own for the runner", s)
+		}
 		return Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: n}, nil
 	case "user", "group":
 		if !safeName.MatchString(name) {
 			return Subject{}, fmt.Errorf("subject %q: the name may hold letters, digits and @._:+- only", s)
+		}
+		// system: names are Kubernetes' own: group:system:authenticated is
+		// every user, system:masters the admins, system:node:* the kubelets.
+		// Bound to them, draconform's role would reach far past the runner,
+		// and its admission policy would refuse the components' writes.
+		if strings.HasPrefix(strings.ToLower(name), "system:") {
+			return Subject{}, fmt.Errorf("subject %q: names under system: are Kubernetes' own (every user, the admins, the nodes, the components), never the runner alone; name a user, group or service account that only the runner is", s)
 		}
 		k := rbacv1.UserKind
 		if strings.ToLower(kind) == "group" {
