@@ -10,6 +10,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/internal/privdir"
 	"github.com/draconform/draconform/tools/runner"
 	"github.com/spf13/pflag"
 )
@@ -79,7 +80,7 @@ func upCmd(fs *pflag.FlagSet) action {
 		// The kubeconfig carries the admin token inline: it goes to a
 		// folder of its own only its owner can read, never to the output
 		// folder, which CI uploads; it goes when up stops.
-		private, err := os.MkdirTemp("", "draconform-up-")
+		private, err := privdir.Make("draconform-up-")
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform up:", err)
 			return 1

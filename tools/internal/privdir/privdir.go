@@ -15,8 +15,8 @@ import (
 )
 
 // Prefixes start the names of the folders this package makes: the run's
-// kubeconfig copies, and the kind provider's kubeconfigs.
-var Prefixes = []string{"draconform-run-", "draconform-kind-"}
+// kubeconfig copies, the kind provider's kubeconfigs, and draconform up's.
+var Prefixes = []string{"draconform-run-", "draconform-kind-", "draconform-up-"}
 
 const (
 	ownerFile = ".owner"

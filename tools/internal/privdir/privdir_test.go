@@ -58,6 +58,9 @@ func TestOrphansAreFoldersWhoseOwnerIsGone(t *testing.T) {
 	reused := mk("draconform-kind-reused", strconv.Itoa(os.Getpid())+" 1", 0)
 	young := mk("draconform-kind-unowned-young", "", time.Hour)
 	old := mk("draconform-run-unowned-old", "", 25*time.Hour)
+	// draconform up's kubeconfig, which holds the admin token, left by a
+	// killed up.
+	up := mk("draconform-up-killed", exitedOwner(t), 0)
 	kept := mk("draconform-kind-kept", exitedOwner(t), 0)
 	if err := Keep(kept); err != nil {
 		t.Fatal(err)
@@ -69,7 +72,7 @@ func TestOrphansAreFoldersWhoseOwnerIsGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{dead, reused, old} {
+	for _, want := range []string{dead, reused, old, up} {
 		if _, ok := got[want]; !ok {
 			t.Errorf("Orphans lacks %s: %v", want, got)
 		}
@@ -79,8 +82,8 @@ func TestOrphansAreFoldersWhoseOwnerIsGone(t *testing.T) {
 			t.Errorf("Orphans lists %s (%s)", spared, why)
 		}
 	}
-	if len(got) != 3 {
-		t.Errorf("Orphans = %v, want 3", got)
+	if len(got) != 4 {
+		t.Errorf("Orphans = %v, want 4", got)
 	}
 	if err := RemoveOrphan(mine); err == nil {
 		t.Error("RemoveOrphan removed the folder of a running process")
