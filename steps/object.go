@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	corev1 "k8s.io/api/core/v1"
@@ -122,8 +123,17 @@ func guard(un *unstructured.Unstructured, runID string, pin bool) {
 			_ = unstructured.SetNestedField(un.Object, runID, "spec", "nodeSelector", RunLabel)
 		}
 		restrict(un.Object)
+		// A killed run cannot delete its pods; on a real node one that
+		// runs (a driver profile's workload sleeps an hour) would hold its
+		// device share until someone notices. The kubelet ends it instead.
+		setDefault(un.Object, int64(PodDeadline/time.Second), "spec", "activeDeadlineSeconds")
 	}
 }
+
+// PodDeadline bounds how long any pod of the suite may run: far beyond a
+// case's own bound (5 minutes by default), short enough that a killed
+// run's pods give their devices back by themselves.
+const PodDeadline = 30 * time.Minute
 
 // restrict gives a pod what the Pod Security "restricted" level asks, where
 // the case did not set it, so the suite runs on a cluster that enforces it

@@ -98,9 +98,12 @@ func TestPodsAreRestricted(t *testing.T) {
 			t.Errorf("container securityContext (-want +got):\n%s", diff)
 		}
 	}
+	// A killed run's pods end by themselves.
+	wantField(t, c.Object, int64(1800), "spec", "activeDeadlineSeconds")
 	// What a case sets itself stays.
-	c, _ = mustInstantiate(t, stepstest.New(t), "fixture: pod-extended\nname: p1\npatch:\n  spec:\n    securityContext: {runAsUser: 0}")
+	c, _ = mustInstantiate(t, stepstest.New(t), "fixture: pod-extended\nname: p1\npatch:\n  spec:\n    securityContext: {runAsUser: 0}\n    activeDeadlineSeconds: 60")
 	wantField(t, c.Object, int64(0), "spec", "securityContext", "runAsUser")
+	wantField(t, c.Object, int64(60), "spec", "activeDeadlineSeconds")
 }
 
 func TestInstantiateVars(t *testing.T) {
