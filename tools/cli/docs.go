@@ -16,16 +16,22 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// defaultProviders is what run tests without --provider, and so what make
+// conformance prints a matrix of.
+const defaultProviders = "local,prototype"
+
 // docsCmd writes (or, with --check, verifies) the documents generated from
 // the specs and the records: the traceability table, the interpretation
-// register, the README's golden summary and docs/mutation.md's table; and
+// register, the README's sample matrix, docs/verdicts.md's golden summary and
+// docs/mutation.md's table; and
 // checks every relative link of the README and the docs.
 func docsCmd(fs *pflag.FlagSet) action {
 	var sf specFlags
 	sf.register(fs)
 	dir := fs.String("out", "docs", "directory to write into")
 	check := fs.Bool("check", false, "fail if the files differ from what the specs give, write nothing")
-	readme := fs.String("readme", "", "README whose golden summary is generated from <out>/golden-outcomes.json (default <out>/../README.md)")
+	readme := fs.String("readme", "", "README whose sample matrix is generated from <out>/golden-outcomes.json (default <out>/../README.md)")
+	goldenDoc := fs.String("golden-doc", "", "page whose golden summary is generated from <out>/golden-outcomes.json (default <out>/verdicts.md)")
 	mutationDoc := fs.String("mutation-doc", "", "page whose mutation table is generated from <out>/mutation.json (default <out>/mutation.md)")
 	return func(_ context.Context, args []string, s Streams) int {
 		b, code := sf.loadOr(s)
@@ -69,10 +75,13 @@ func docsCmd(fs *pflag.FlagSet) action {
 		if *readme == "" {
 			*readme = filepath.Join(*dir, "..", "README.md")
 		}
+		if *goldenDoc == "" {
+			*goldenDoc = filepath.Join(*dir, "verdicts.md")
+		}
 		if *mutationDoc == "" {
 			*mutationDoc = filepath.Join(*dir, "mutation.md")
 		}
-		if err := addGenerated(paths, *readme, *mutationDoc, results, filepath.Join(*dir, "golden-outcomes.json")); err != nil {
+		if err := addGenerated(paths, *readme, *goldenDoc, *mutationDoc, results, filepath.Join(*dir, "golden-outcomes.json"), b.CellOrder); err != nil {
 			fmt.Fprintln(s.Err, "draconform docs:", err)
 			return 1
 		}
@@ -117,10 +126,10 @@ func brokenLinks(readme, dir string) ([]string, error) {
 }
 
 // addGenerated adds to paths the pages with generated sections: the
-// README's golden summary, made from the golden table, and the mutation
-// page's table, made from the mutation results; a record that does not exist
-// leaves its page alone.
-func addGenerated(paths map[string][]byte, readme, mutationDoc string, results []mutants.Result, goldenPath string) error {
+// README's sample matrix and the verdicts page's golden summary, made from
+// the golden table, and the mutation page's table, made from the mutation
+// results; a record that does not exist leaves its pages alone.
+func addGenerated(paths map[string][]byte, readme, goldenDoc, mutationDoc string, results []mutants.Result, goldenPath string, cellOrder []string) error {
 	g, err := report.LoadGolden(goldenPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		g, err = nil, nil
@@ -152,7 +161,11 @@ func addGenerated(paths map[string][]byte, readme, mutationDoc string, results [
 	}
 	if g != nil {
 		summary := docs.GoldenSummary(g)
-		if err := splice(readme, func(t string) (string, error) { return docs.SpliceGoldenSummary(t, summary) }); err != nil {
+		if err := splice(goldenDoc, func(t string) (string, error) { return docs.SpliceGoldenSummary(t, summary) }); err != nil {
+			return err
+		}
+		matrix := docs.GoldenMatrix(g, splitList(defaultProviders), cellOrder)
+		if err := splice(readme, func(t string) (string, error) { return docs.SpliceGoldenMatrix(t, matrix) }); err != nil {
 			return err
 		}
 	}
