@@ -129,10 +129,10 @@ schema:
 docs:
 	$(DRACONFORM) docs
 
-## mutation: run the suite against every mutant (MUTANTS=a,b for some); updates docs/mutation.json and the README's table
+## mutation: run the suite against every mutant (MUTANTS=a,b for some); updates docs/mutation.json and docs/mutation.md's table
 MUTANTS   ?=
 mutation:
-	$(DRACONFORM) mutation --mutants "$(MUTANTS)" --results docs/mutation.json --readme README.md
+	$(DRACONFORM) mutation --mutants "$(MUTANTS)" --results docs/mutation.json --table docs/mutation.md
 
 ## flake-check: RUNS (default 20) full runs on v1.37.2 and the prototype, each compared with the golden outcomes; writes docs/flake-check.md
 flake-check:

@@ -16,14 +16,23 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// defaultProviders is what run tests without --provider, and so what make
+// conformance prints a matrix of.
+const defaultProviders = "local,prototype"
+
 // docsCmd writes (or, with --check, verifies) the documents generated from
-// the specs: the traceability table and the interpretation register.
+// the specs and the records: the traceability table, the interpretation
+// register, the README's sample matrix, docs/verdicts.md's golden summary and
+// docs/mutation.md's table; and
+// checks every relative link of the README and the docs.
 func docsCmd(fs *pflag.FlagSet) action {
 	var sf specFlags
 	sf.register(fs)
 	dir := fs.String("out", "docs", "directory to write into")
 	check := fs.Bool("check", false, "fail if the files differ from what the specs give, write nothing")
-	readme := fs.String("readme", "", "README whose mutation table and golden summary are generated from <out>/mutation.json and <out>/golden-outcomes.json (default <out>/../README.md)")
+	readme := fs.String("readme", "", "README whose sample matrix is generated from <out>/golden-outcomes.json (default <out>/../README.md)")
+	goldenDoc := fs.String("golden-doc", "", "page whose golden summary is generated from <out>/golden-outcomes.json (default <out>/verdicts.md)")
+	mutationDoc := fs.String("mutation-doc", "", "page whose mutation table is generated from <out>/mutation.json (default <out>/mutation.md)")
 	return func(_ context.Context, args []string, s Streams) int {
 		b, code := sf.loadOr(s)
 		if b == nil {
@@ -66,13 +75,15 @@ func docsCmd(fs *pflag.FlagSet) action {
 		if *readme == "" {
 			*readme = filepath.Join(*dir, "..", "README.md")
 		}
-		text, err := readmeWithGenerated(*readme, results, filepath.Join(*dir, "golden-outcomes.json"))
-		if err != nil {
+		if *goldenDoc == "" {
+			*goldenDoc = filepath.Join(*dir, "verdicts.md")
+		}
+		if *mutationDoc == "" {
+			*mutationDoc = filepath.Join(*dir, "mutation.md")
+		}
+		if err := addGenerated(paths, *readme, *goldenDoc, *mutationDoc, results, filepath.Join(*dir, "golden-outcomes.json"), b.CellOrder); err != nil {
 			fmt.Fprintln(s.Err, "draconform docs:", err)
 			return 1
-		}
-		if text != "" {
-			paths[*readme] = []byte(text)
 		}
 		stale, err := writeOrCheck(paths, *check, "draconform docs (or make docs)", s)
 		if err != nil {
@@ -88,6 +99,15 @@ func docsCmd(fs *pflag.FlagSet) action {
 				filepath.Join(*dir, "mutation.json"), strings.Join(docs.StaleNames(old), ","), strings.Join(lines, "\n  "))
 			stale = true
 		}
+		broken, err := brokenLinks(*readme, *dir)
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform docs:", err)
+			return 1
+		}
+		if len(broken) > 0 {
+			fmt.Fprintf(s.Err, "draconform docs: %d broken links:\n  %s\n", len(broken), strings.Join(broken, "\n  "))
+			stale = true
+		}
 		if stale {
 			return 1
 		}
@@ -95,33 +115,59 @@ func docsCmd(fs *pflag.FlagSet) action {
 	}
 }
 
-// readmeWithGenerated is the README with its generated sections made from
-// the mutation results and the golden table, or "" when there is neither.
-func readmeWithGenerated(path string, results []mutants.Result, goldenPath string) (string, error) {
+// brokenLinks is every relative link of the README and the docs that leads
+// nowhere.
+func brokenLinks(readme, dir string) ([]string, error) {
+	files, err := docs.MarkdownFiles(readme, dir)
+	if err != nil {
+		return nil, err
+	}
+	return docs.CheckLinks(files)
+}
+
+// addGenerated adds to paths the pages with generated sections: the
+// README's sample matrix and the verdicts page's golden summary, made from
+// the golden table, and the mutation page's table, made from the mutation
+// results; a record that does not exist leaves its pages alone.
+func addGenerated(paths map[string][]byte, readme, goldenDoc, mutationDoc string, results []mutants.Result, goldenPath string, cellOrder []string) error {
 	g, err := report.LoadGolden(goldenPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		g, err = nil, nil
 	}
 	if err != nil {
-		return "", err
+		return err
 	}
-	if results == nil && g == nil {
-		return "", nil
+	splice := func(path string, with func(string) (string, error)) error {
+		text := string(paths[path])
+		if text == "" {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			text = string(data)
+		}
+		out, err := with(text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		paths[path] = []byte(out)
+		return nil
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	text := string(data)
 	if results != nil {
-		if text, err = docs.SpliceMutationTable(text, docs.MutationTable(results)); err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
+		table := docs.MutationTable(results)
+		if err := splice(mutationDoc, func(t string) (string, error) { return docs.SpliceMutationTable(t, table) }); err != nil {
+			return err
 		}
 	}
 	if g != nil {
-		if text, err = docs.SpliceGoldenSummary(text, docs.GoldenSummary(g)); err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
+		summary := docs.GoldenSummary(g)
+		if err := splice(goldenDoc, func(t string) (string, error) { return docs.SpliceGoldenSummary(t, summary) }); err != nil {
+			return err
+		}
+		matrix := docs.GoldenMatrix(g, splitList(defaultProviders), cellOrder)
+		if err := splice(readme, func(t string) (string, error) { return docs.SpliceGoldenMatrix(t, matrix) }); err != nil {
+			return err
 		}
 	}
-	return text, nil
+	return nil
 }

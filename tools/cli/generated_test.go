@@ -53,3 +53,31 @@ func TestWriteOrCheckCreatesDirectories(t *testing.T) {
 		t.Errorf("read back %q, %v", data, err)
 	}
 }
+
+// docs --check (make lint) fails on a relative link of the README or the
+// docs that leads nowhere, naming the page, its line and the link.
+func TestDocsCheckFailsOnABrokenLink(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "docs")
+	if code, _, errs := run(t, "docs", "--out", dir); code != 0 {
+		t.Fatalf("write: code %d: %s", code, errs)
+	}
+	readme := filepath.Join(root, "README.md")
+	page := filepath.Join(dir, "safety.md")
+	if err := os.WriteFile(page, []byte("# Running against a cluster you care about\n\n[back](../README.md)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(readme, []byte("# x\n\n[safety](docs/safety.md#running-against-a-cluster-you-care-about)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run(t, "docs", "--out", dir, "--readme", readme, "--check"); code != 0 {
+		t.Fatalf("check with good links: code %d: %s", code, errs)
+	}
+	if err := os.WriteFile(readme, []byte("# x\n\n[safety](docs/safety.md#running-against-any-cluster)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run(t, "docs", "--out", dir, "--readme", readme, "--check")
+	if code != 1 || !strings.Contains(errs, "1 broken links") || !strings.Contains(errs, readme+":3: docs/safety.md#running-against-any-cluster") {
+		t.Fatalf("check with a broken anchor: code %d, stderr %q", code, errs)
+	}
+}

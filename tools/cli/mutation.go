@@ -21,13 +21,13 @@ import (
 // records which cases caught each: a mutant no case kills is a missing case.
 // Each run is a process of its own (ginkgo runs one suite per process), and
 // its outcomes.json says which cases failed. The results are merged into
-// docs/mutation.json, and the README's table is regenerated from it.
+// docs/mutation.json, and docs/mutation.md's table is regenerated from it.
 func mutationCmd(fs *pflag.FlagSet) action {
 	out := fs.String("out", "", "directory for each mutant's run (default: _output/mutation-<id>)")
 	only := fs.String("mutants", "", "comma-separated mutants to run (default: all; see --list)")
 	list := fs.Bool("list", false, "list the mutants and exit")
 	results := fs.String("results", "", "merge the results into this JSON file (e.g. docs/mutation.json)")
-	readme := fs.String("readme", "", "regenerate the mutation table of this README from --results (e.g. README.md)")
+	tablePage := fs.String("table", "", "regenerate the mutation table of this Markdown page from --results (e.g. docs/mutation.md)")
 	parallel := fs.Int("parallel", 1, "how many mutants to run at once")
 	return func(ctx context.Context, args []string, s Streams) int {
 		all := mutants.All()
@@ -42,8 +42,8 @@ func mutationCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return 2
 		}
-		if *readme != "" && *results == "" {
-			fmt.Fprintln(s.Err, "draconform: --readme needs --results, the file the table is generated from")
+		if *tablePage != "" && *results == "" {
+			fmt.Fprintln(s.Err, "draconform: --table needs --results, the file the table is generated from")
 			return 2
 		}
 		dir, err := outputDir(*out, "mutation-"+runner.NewRunID())
@@ -103,12 +103,12 @@ func mutationCmd(fs *pflag.FlagSet) action {
 		fresh, rows := rec.fresh, rec.rows
 		md := docs.MutationTable(rows)
 		fmt.Fprint(s.Out, "\n"+md)
-		if *readme != "" {
-			if err := writeMutationTable(*readme, md); err != nil {
+		if *tablePage != "" {
+			if err := writeMutationTable(*tablePage, md); err != nil {
 				fmt.Fprintln(s.Err, "draconform:", err)
 				return 1
 			}
-			fmt.Fprintln(s.Out, "wrote the mutation table into", *readme)
+			fmt.Fprintln(s.Out, "wrote the mutation table into", *tablePage)
 		}
 		survivors := 0
 		for _, r := range fresh {
@@ -221,17 +221,17 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	return r, nil
 }
 
-func writeMutationTable(readme, table string) error {
-	text, err := readmeWithMutationTable(readme, table)
+func writeMutationTable(page, table string) error {
+	text, err := pageWithMutationTable(page, table)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(readme, []byte(text), 0o644)
+	return os.WriteFile(page, []byte(text), 0o644)
 }
 
-// readmeWithMutationTable is the README at path with its generated mutation
-// table replaced by table; both the mutation and the docs verbs write it.
-func readmeWithMutationTable(path, table string) (string, error) {
+// pageWithMutationTable is the page at path with its generated mutation
+// table replaced by table.
+func pageWithMutationTable(path, table string) (string, error) {
 	text, err := os.ReadFile(path)
 	if err != nil {
 		return "", err

@@ -20,7 +20,7 @@ func planCmd(fs *pflag.FlagSet) action {
 	pf.register(fs)
 	fs.StringVar(&focus, "focus", "", "as for run: only cases whose suite, description or id (suite/case@cell) matches this regular expression")
 	fs.StringVar(&labels, "label-filter", "", "as for run: a ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
-	fs.StringVar(&provider, "provider", "local,prototype", "as for run: the implementations, which --label-filter may name (provider:<name>)")
+	fs.StringVar(&provider, "provider", defaultProviders, "as for run: the implementations, which --label-filter may name (provider:<name>)")
 	fs.StringVar(&list, "list", "", "list instead the names a flag takes, one a line: suites, cells, cases, providers or claims")
 	return func(_ context.Context, _ []string, s Streams) int {
 		if list == "providers" {

@@ -10,7 +10,7 @@ import (
 func Markdown(r Results) string {
 	var b strings.Builder
 	b.WriteString("# draconform benchmarks\n\n")
-	b.WriteString("Written by `make bench` (warm: the whole matrix, both implementations, binaries built), `make bench-cold` (a newcomer's first `make conformance`: clean clone, empty Go and binary caches) and `make bench-scheduler-cost` (what the KEP's field costs the scheduler, with and without it on one cluster). Figures, not assertions: nothing fails on a slow machine. The README quotes them.\n\n")
+	b.WriteString("Written by `make bench` (warm: the whole matrix, both implementations, binaries built), `make bench-cold` (a newcomer's first `make conformance`: clean clone, empty Go and binary caches) and `make bench-scheduler-cost` (what the KEP's field costs the scheduler, with and without it on one cluster). Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
 	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine)
 	if r.Warm != nil {
 		warm(&b, *r.Warm, prevWarm(r))
@@ -38,7 +38,7 @@ func prevCold(r Results) *Cold {
 	return r.Previous.Cold
 }
 
-// WarmSummary is the warm figures the README quotes.
+// WarmSummary is the warm figures docs/figures.md quotes.
 type WarmSummary struct {
 	Runs                     int
 	Wall, FirstCase          float64

@@ -33,3 +33,26 @@ func TestGoldenSummary(t *testing.T) {
 		t.Errorf("splice: %q, %v", out, err)
 	}
 }
+
+func TestGoldenMatrixIsWhatAMatchingRunPrints(t *testing.T) {
+	g := report.Golden{
+		"local s/a@defaults":        "passed",
+		"local s/b@capacity-on":     "skipped: the provider cannot run this cell",
+		"prototype s/a@defaults":    "passed",
+		"prototype s/b@capacity-on": "passed (gap present)",
+		"kind s/a@defaults":         "failed",
+	}
+	got := GoldenMatrix(g, []string{"prototype", "local"}, []string{"defaults", "capacity-on"})
+	want := "```\n" + report.Matrix([]report.Outcome{
+		{ID: "s/a@defaults", Target: "prototype", Suite: "s", Cell: "defaults", State: report.Passed},
+		{ID: "s/b@capacity-on", Target: "prototype", Suite: "s", Cell: "capacity-on", State: report.Passed},
+		{ID: "s/a@defaults", Target: "local", Suite: "s", Cell: "defaults", State: report.Passed},
+		{ID: "s/b@capacity-on", Target: "local", Suite: "s", Cell: "capacity-on", State: report.Skipped},
+	}, []string{"defaults", "capacity-on"}) + "```\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if !strings.Contains(got, "prototype: 2 passed, 0 failed, 0 skipped") || !strings.Contains(got, "local: 1 passed, 0 failed, 1 skipped") || strings.Contains(got, "kind") {
+		t.Errorf("matrix:\n%s", got)
+	}
+}
