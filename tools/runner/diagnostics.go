@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,9 +56,9 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 	if events, err := core.Events(env.Namespace).List(ctx, metav1.ListOptions{}); err != nil {
 		errs = append(errs, "events: "+err.Error())
 	} else {
-		sort.Slice(events.Items, func(i, j int) bool { return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp) })
+		sort.SliceStable(events.Items, func(i, j int) bool { return eventTime(events.Items[i]).Before(eventTime(events.Items[j])) })
 		for _, e := range events.Items {
-			fmt.Fprintf(&b, "%s %s/%s %s: %s (x%d)\n", e.LastTimestamp.Format("15:04:05"), e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message, e.Count)
+			b.WriteString(eventLine(e))
 		}
 	}
 	section("resource claims")
@@ -115,6 +116,36 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 		return path, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return path, nil
+}
+
+// eventLine is an event on one line: when it last happened, its object,
+// reason, message and how often. The scheduler and the kubelet write
+// through events.k8s.io, whose events read as core/v1 leave LastTimestamp
+// and Count empty and say it in EventTime and Series instead.
+func eventLine(e corev1.Event) string {
+	count := e.Count
+	if count == 0 {
+		count = 1
+		if e.Series != nil && e.Series.Count > 0 {
+			count = e.Series.Count
+		}
+	}
+	return fmt.Sprintf("%s %s/%s %s: %s (x%d)\n", eventTime(e).Format("15:04:05"), e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message, count)
+}
+
+// eventTime is when an event last happened, from whichever field its
+// writer filled: a core/v1 writer's LastTimestamp, an events.k8s.io
+// writer's series or EventTime, else when it was stored.
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
 }
 
 func writeYAML(b *strings.Builder, obj any) {
