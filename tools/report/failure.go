@@ -79,3 +79,19 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// FailureBlock is what the terminal and the top of a diagnostics file say
+// of a failure, each line after indent: whether it blocks, the failing step
+// and its reason with the want/got diff (at most DetailLines lines), and
+// the command that reruns the case alone.
+func FailureBlock(o Outcome, indent string) string {
+	var b strings.Builder
+	if st := Standing(o); st != "" {
+		b.WriteString(indent + "(" + st + ")\n")
+	}
+	for _, l := range FailureDetail(o.Message, DetailLines) {
+		b.WriteString(indent + l + "\n")
+	}
+	b.WriteString(indent + "rerun: " + RerunCommand(o) + "\n")
+	return b.String()
+}

@@ -19,12 +19,14 @@ import (
 	"github.com/draconform/draconform/tools/cluster/testdriver"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
+	"github.com/draconform/draconform/tools/report"
 )
 
 // writeDiagnostics saves what a person needs to understand a failed case:
-// its pods with conditions and events, its claims, the objects it created as
-// stored, and the tail of the scheduler's log where the provider has it.
-func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir string) (string, error) {
+// why it failed and how to rerun it, as the terminal says it, then its pods
+// with conditions and events, its claims, the objects it created as stored,
+// and the tail of the scheduler's log where the provider has it.
+func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, failure, outDir string) (string, error) {
 	dir := filepath.Join(outDir, "diagnostics")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -33,7 +35,9 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 	var b strings.Builder
 	var errs []string
 	section := func(title string) { fmt.Fprintf(&b, "\n===== %s =====\n", title) }
-	fmt.Fprintf(&b, "case %s\ncluster %s, namespace %s, run %s\n", c.ID, env.Cluster.Name(), env.Namespace, env.RunID)
+	fmt.Fprintf(&b, "case %s\ncluster %s, namespace %s, run %s\n", c.Title(), env.Cluster.Name(), env.Namespace, env.RunID)
+	section("why it failed")
+	b.WriteString(report.FailureBlock(failedOutcome(c, failure), "  "))
 
 	core := env.Clients.Kube.CoreV1()
 	section("pods")
@@ -146,6 +150,14 @@ func eventTime(e corev1.Event) time.Time {
 		return e.EventTime.Time
 	}
 	return e.CreationTimestamp.Time
+}
+
+// failedOutcome is the outcome a failed case will have in the report, for
+// saying it as the report will.
+func failedOutcome(c plan.Case, failure string) report.Outcome {
+	k := c.Key()
+	return report.Outcome{ID: k.ID(), Target: k.Target, Suite: k.Suite, Cell: k.Cell, State: report.Failed, Message: failure,
+		Contested: k.Contested, Known: k.Known, Informing: k.Informing}
 }
 
 func writeYAML(b *strings.Builder, obj any) {

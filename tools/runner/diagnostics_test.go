@@ -1,12 +1,19 @@
 package runner
 
 import (
+	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/draconform/draconform/steps/stepstest"
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 )
 
 // Events read as core/v1 whichever API wrote them: the scheduler and the
@@ -37,5 +44,48 @@ func TestEventLineReadsEventsOfEitherAPI(t *testing.T) {
 		if strings.HasPrefix(eventLine(tt.e), "00:00:00") {
 			t.Errorf("%s: no time", tt.name)
 		}
+	}
+}
+
+// noLogs is a cluster whose components' logs cannot be read.
+type noLogs struct{ cluster.Cluster }
+
+func (noLogs) Name() string { return "fake" }
+func (noLogs) TailLog(context.Context, cluster.Component, int) (string, error) {
+	return "", cluster.ErrNoLog
+}
+
+// A case's diagnostics file begins with why it failed, as the terminal
+// says it, and its events carry the time and count events.k8s.io gave them.
+func TestDiagnosticsBeginWithTheFailure(t *testing.T) {
+	f := stepstest.New(t)
+	f.Env.Cluster = noLogs{}
+	e := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "p1.1", Namespace: f.Env.Namespace}, InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p1"},
+		Reason: "FailedScheduling", Message: "0/1 nodes are available", EventTime: metav1.NewMicroTime(time.Date(2026, 12, 5, 11, 2, 3, 0, time.UTC)),
+		Series: &corev1.EventSeries{Count: 4, LastObservedTime: metav1.NewMicroTime(time.Date(2026, 12, 5, 11, 4, 5, 0, time.UTC))}}
+	if _, err := f.Kube.CoreV1().Events(e.Namespace).Create(context.Background(), e, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := plan.Case{ID: "kep6406-scheduling/implicit-name@capacity-on", Target: "prototype", Informs: "an open reading",
+		Suite: &spec.Suite{Name: "kep6406-scheduling"}, Case: &spec.Case{ID: "implicit-name", Contested: "r1"}, Cell: &spec.Cell{Name: "capacity-on"}}
+	failure := "step 2 at suites/kep6406-scheduling.yaml:348, pod p1 is scheduled:\nwant node n1\ngot none"
+	path, err := writeDiagnostics(context.Background(), f.Env, c, failure, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	head := "case [prototype] kep6406-scheduling/implicit-name@capacity-on\n"
+	why := "\n===== why it failed =====\n  (informing: a contested reading of the KEP, never blocking)\n" +
+		"  step 2 at suites/kep6406-scheduling.yaml:348, pod p1 is scheduled:\n  want node n1\n  got none\n" +
+		"  rerun: draconform run --provider prototype --cells capacity-on --focus 'kep6406-scheduling/implicit-name@capacity-on'\n\n===== pods ====="
+	if !strings.HasPrefix(text, head) || !strings.Contains(text, why) {
+		t.Errorf("the diagnostics do not begin with %q then %q:\n%s", head, why, text)
+	}
+	if !strings.Contains(text, "11:04:05 Pod/p1 FailedScheduling: 0/1 nodes are available (x4)\n") {
+		t.Errorf("the event lacks its time or count:\n%s", text)
 	}
 }
