@@ -49,13 +49,19 @@ type junitCase struct {
 	Skipped   *junitMessage `xml:"skipped"`
 	Error     *junitMessage `xml:"error"`
 	Failure   *junitMessage `xml:"failure"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	SystemOut *junitText    `xml:"system-out"`
+}
+
+// junitText is text a person reads in the file too: CDATA keeps its lines
+// and quotes as they are, where escaping writes &#xA; for each newline.
+type junitText struct {
+	Text string `xml:",cdata"`
 }
 
 type junitMessage struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
+	Text    string `xml:",cdata"`
 }
 
 // JUnitClass is the classname of an outcome's test case: its
@@ -129,7 +135,9 @@ func JUnit(r types.Report, outcomes []Outcome, dir string) ([]byte, error) {
 			out = append(out, "diagnostics: "+relative(dir, o.Diagnostics))
 		}
 		out = append(out, o.Measurements...)
-		c.SystemOut = strings.Join(out, "\n")
+		if len(out) > 0 {
+			c.SystemOut = &junitText{strings.Join(out, "\n")}
+		}
 		s.Cases = append(s.Cases, c)
 	}
 	for _, sr := range r.SpecReports {

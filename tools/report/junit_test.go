@@ -267,6 +267,9 @@ func TestJUnitFailuresSayWhyAndWhetherTheyBlock(t *testing.T) {
 	if m := msgs["local.kep6406-api reading@capacity-on"]; m != "informing: (informing: a contested reading of the KEP, never blocking) reading 3" {
 		t.Errorf("informing failure's message %q", m)
 	}
+	if !strings.Contains(string(data), "<![CDATA[step 2 at suites/x.yaml:9, pod p1 is scheduled:\nwant node n1\ngot none]]>") {
+		t.Errorf("the failure's whole message is not there as written:\n%s", data)
+	}
 	if o := out["prototype.kep6406-api field-dropped@capacity-off"]; !strings.Contains(o, "diagnostics: diagnostics/case.txt") {
 		t.Errorf("system-out %q does not name the diagnostics file relative to the run's folder", o)
 	}
