@@ -144,6 +144,16 @@ func Details(outcomes []Outcome) string {
 	section := func(title string, keep func(Outcome) bool) {
 		var lines []string
 		for _, o := range outcomes {
+			if keep(o) && o.State == Failed {
+				// The reason and diff, not the failing step alone: the
+				// terminal is where a failure is read first.
+				line := "  " + o.Name() + "\n" + FailureBlock(o, "      ")
+				if o.Diagnostics != "" {
+					line += "      diagnostics: " + o.Diagnostics + "\n"
+				}
+				lines = append(lines, strings.TrimSuffix(line, "\n"))
+				continue
+			}
 			if keep(o) {
 				line := "  " + o.Name()
 				msg := firstLine(o.Message)

@@ -29,8 +29,8 @@ func TestMatrixAndDetails(t *testing.T) {
 	}
 	d := Details(outcomes)
 	for _, want := range []string{
-		"FAILED (2):\n  a/y@on: step 2 at s.yaml:9, boom …\n      diagnostics: /d/y.txt\n  b/v@off: reading 4",
-		"FAILED, informing only (an open reading of the KEP, never blocking) (1):\n  b/w@off: reading 3",
+		"FAILED (2):\n  a/y@on\n      step 2 at s.yaml:9, boom\n      more\n      rerun: draconform run --cells on --focus 'a/y@on'\n      diagnostics: /d/y.txt\n  b/v@off\n      reading 4\n",
+		"FAILED, informing only (an open reading of the KEP, never blocking) (1):\n  b/w@off\n      (informing: a contested reading of the KEP, never blocking)\n      reading 3\n",
 		"skipped (1):\n  needs restart (1):\n    a/z@off",
 	} {
 		if !strings.Contains(d, want) {
@@ -67,6 +67,32 @@ func TestMatrixFitsATerminal(t *testing.T) {
 	for _, want := range []string{"prototype: 17 passed, 6 failed, 5 skipped", "[7] apiserver-upgraded-first", "5/6 F1 s1"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("matrix lacks %q:\n%s", want, m)
+		}
+	}
+}
+
+// A failure in the terminal shows why, with the want/got diff, says when
+// it does not block, and gives the command that reruns it alone.
+func TestFailuresShowTheirReasonAndRerun(t *testing.T) {
+	diff := "step 2 at suites/kep6406-scheduling.yaml:348, pod p1 is scheduled:\n" +
+		"status.extendedResourceClaimStatus.requestMappings[0].requestName: differs (want \"container-0-request-0\", got \"req-0\")\n" +
+		"  want: container-0-request-0\n  got:  req-0"
+	outcomes := []Outcome{
+		{ID: "kep6406-scheduling/implicit-name@capacity-on", Target: "prototype-explicit-name-only", Suite: "kep6406-scheduling", Cell: "capacity-on", State: Failed, Message: diff},
+		{ID: "kep6406-api/x.y@defaults", Target: "local", Suite: "kep6406-api", Cell: "defaults", State: Failed, Known: true, Informing: true, Message: "one line"},
+		{ID: "s/long@on", Suite: "s", Cell: "on", State: Failed, Message: strings.Repeat("line\n", 20) + "last"},
+	}
+	d := Details(outcomes)
+	for _, want := range []string{
+		"  [prototype-explicit-name-only] kep6406-scheduling/implicit-name@capacity-on\n      step 2 at suites/kep6406-scheduling.yaml:348, pod p1 is scheduled:\n" +
+			"      status.extendedResourceClaimStatus.requestMappings[0].requestName: differs (want \"container-0-request-0\", got \"req-0\")\n" +
+			"        want: container-0-request-0\n        got:  req-0\n" +
+			"      rerun: draconform run --provider prototype-explicit-name-only --cells capacity-on --focus 'kep6406-scheduling/implicit-name@capacity-on'\n",
+		"  [local] kep6406-api/x.y@defaults\n      (informing: a known upstream defect, never blocking)\n      one line\n      rerun: draconform run --provider local --cells defaults --focus 'kep6406-api/x\\.y@defaults'",
+		"      line\n      … 14 more lines in the report\n      rerun:",
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("details lack %q:\n%s", want, d)
 		}
 	}
 }

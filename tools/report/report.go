@@ -196,10 +196,10 @@ func WriteAll(r types.Report, dir string, w io.Writer, run Run) error {
 	if err := reporters.GenerateJSONReport(r, path(JSONFile)); err != nil {
 		return fmt.Errorf("json report: %w", err)
 	}
-	if err := reporters.GenerateJUnitReport(r, path(JUnitFile)); err != nil {
+	outcomes := Outcomes(r)
+	if err := writeJUnit(path(JUnitFile), r, outcomes); err != nil {
 		return fmt.Errorf("junit report: %w", err)
 	}
-	outcomes := Outcomes(r)
 	for name, v := range map[string]any{OutcomesFile: outcomes, VerdictsFile: run.Verdicts, FactsFile: run.Facts} {
 		if err := writeJSON(path(name), v); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,12 +19,14 @@ import (
 	"github.com/draconform/draconform/tools/cluster/testdriver"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
+	"github.com/draconform/draconform/tools/report"
 )
 
 // writeDiagnostics saves what a person needs to understand a failed case:
-// its pods with conditions and events, its claims, the objects it created as
-// stored, and the tail of the scheduler's log where the provider has it.
-func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir string) (string, error) {
+// why it failed and how to rerun it, as the terminal says it, then its pods
+// with conditions and events, its claims, the objects it created as stored,
+// and the tail of the scheduler's log where the provider has it.
+func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, failure, outDir string) (string, error) {
 	dir := filepath.Join(outDir, "diagnostics")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -32,7 +35,9 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 	var b strings.Builder
 	var errs []string
 	section := func(title string) { fmt.Fprintf(&b, "\n===== %s =====\n", title) }
-	fmt.Fprintf(&b, "case %s\ncluster %s, namespace %s, run %s\n", c.ID, env.Cluster.Name(), env.Namespace, env.RunID)
+	fmt.Fprintf(&b, "case %s\ncluster %s, namespace %s, run %s\n", c.Title(), env.Cluster.Name(), env.Namespace, env.RunID)
+	section("why it failed")
+	b.WriteString(report.FailureBlock(failedOutcome(c, failure), "  "))
 
 	core := env.Clients.Kube.CoreV1()
 	section("pods")
@@ -55,9 +60,9 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 	if events, err := core.Events(env.Namespace).List(ctx, metav1.ListOptions{}); err != nil {
 		errs = append(errs, "events: "+err.Error())
 	} else {
-		sort.Slice(events.Items, func(i, j int) bool { return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp) })
+		sort.SliceStable(events.Items, func(i, j int) bool { return eventTime(events.Items[i]).Before(eventTime(events.Items[j])) })
 		for _, e := range events.Items {
-			fmt.Fprintf(&b, "%s %s/%s %s: %s (x%d)\n", e.LastTimestamp.Format("15:04:05"), e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message, e.Count)
+			b.WriteString(eventLine(e))
 		}
 	}
 	section("resource claims")
@@ -115,6 +120,44 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, outDir s
 		return path, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return path, nil
+}
+
+// eventLine is an event on one line: when it last happened, its object,
+// reason, message and how often. The scheduler and the kubelet write
+// through events.k8s.io, whose events read as core/v1 leave LastTimestamp
+// and Count empty and say it in EventTime and Series instead.
+func eventLine(e corev1.Event) string {
+	count := e.Count
+	if count == 0 {
+		count = 1
+		if e.Series != nil && e.Series.Count > 0 {
+			count = e.Series.Count
+		}
+	}
+	return fmt.Sprintf("%s %s/%s %s: %s (x%d)\n", eventTime(e).Format("15:04:05"), e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message, count)
+}
+
+// eventTime is when an event last happened, from whichever field its
+// writer filled: a core/v1 writer's LastTimestamp, an events.k8s.io
+// writer's series or EventTime, else when it was stored.
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// failedOutcome is the outcome a failed case will have in the report, for
+// saying it as the report will.
+func failedOutcome(c plan.Case, failure string) report.Outcome {
+	k := c.Key()
+	return report.Outcome{ID: k.ID(), Target: k.Target, Suite: k.Suite, Cell: k.Cell, State: report.Failed, Message: failure,
+		Contested: k.Contested, Known: k.Known, Informing: k.Informing}
 }
 
 func writeYAML(b *strings.Builder, obj any) {

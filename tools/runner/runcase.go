@@ -143,7 +143,7 @@ func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r 
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBound(c))
 	defer cancel()
 	if r.failure != "" {
-		path, derr := writeDiagnostics(cctx, env, c, s.opts.OutDir)
+		path, derr := writeDiagnostics(cctx, env, c, r.failure, s.opts.OutDir)
 		if derr != nil {
 			r.printf("diagnostics incomplete: %v\n", derr)
 		}

@@ -9,11 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
 )
 
-const junit = `<?xml version="1.0" encoding="UTF-8"?>
+// ginkgoJUnit is the JUnit report of a run before it was written from
+// the outcomes: ginkgo's, one testsuite, the case's name in its spec text.
+const ginkgoJUnit = `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites tests="2"><testsuite name="draconform" tests="2">
 <testcase name="[It] s Suite. [impl] s/a@on [suite:s]" status="passed"></testcase>
 <testcase name="[It] s Suite. [impl] s/b@on [suite:s]" status="failed"><failure message="x">x</failure></testcase>
@@ -39,8 +43,21 @@ func judge(claim string, outcomes []report.Outcome, _ []byte) (report.Verdict, [
 
 func writeBundle(t *testing.T) string {
 	t.Helper()
+	return writeBundleWith(t, nil)
+}
+
+// writeBundleWith makes a bundle of a run whose JUnit report is junit, or
+// the one a run writes when junit is nil.
+func writeBundleWith(t *testing.T, junit []byte) string {
+	t.Helper()
 	run := t.TempDir()
-	outcomes := []report.Outcome{{ID: "s/a@on", Target: "impl", State: report.Passed}, {ID: "s/b@on", Target: "impl", State: report.Failed}}
+	outcomes := []report.Outcome{{ID: "s/a@on", Suite: "s", Target: "impl", State: report.Passed}, {ID: "s/b@on", Suite: "s", Target: "impl", State: report.Failed, Message: "x"}}
+	if junit == nil {
+		var err error
+		if junit, err = report.JUnit(types.Report{}, outcomes, run); err != nil {
+			t.Fatal(err)
+		}
+	}
 	verdict, _, _ := judge("c", outcomes, nil)
 	// The run judged every claim; the bundle keeps the one it certifies.
 	files := map[string]any{"outcomes.json": outcomes, "verdicts.json": []report.Verdict{verdict, {Claim: "other"}}, "cluster-facts.json": []any{}}
@@ -50,7 +67,7 @@ func writeBundle(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	_ = os.WriteFile(filepath.Join(run, "junit.xml"), []byte(junit), 0o644)
+	_ = os.WriteFile(filepath.Join(run, "junit.xml"), junit, 0o644)
 	_ = os.WriteFile(filepath.Join(run, "e2e.log"), []byte("...\nverdicts:\n  NOT CONFORMANT c on impl\n"), 0o644)
 	_ = os.WriteFile(filepath.Join(run, "kubeconfig-impl-on"), []byte("client-key-data: secret"), 0o600)
 	dir := filepath.Join(t.TempDir(), "bundle")
@@ -70,6 +87,25 @@ func TestAWrittenBundleVerifies(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kubeconfig-impl-on")); err == nil {
 		t.Error("the run's kubeconfig was copied into the bundle")
+	}
+}
+
+// A bundle made before the JUnit report was written from the outcomes
+// (ginkgo's report, cases found by their spec text) still verifies, and
+// still shows a flipped outcome.
+func TestABundleWithGinkgosJUnitVerifies(t *testing.T) {
+	dir := writeBundleWith(t, []byte(ginkgoJUnit))
+	if err := Verify(dir, "abc", judge); err != nil {
+		t.Fatalf("a bundle with ginkgo's JUnit report does not verify:\n%v", err)
+	}
+	path := filepath.Join(dir, JUnitFile)
+	data, _ := os.ReadFile(path)
+	_ = os.WriteFile(path, []byte(strings.Replace(string(data), `status="failed"><failure message="x">x</failure>`, `status="passed">`, 1)), 0o644)
+	if err := writeSums(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(dir, "abc", judge); err == nil || !strings.Contains(err.Error(), "[impl] s/b@on is failed in outcomes.json but passed in junit_01.xml") {
+		t.Errorf("a flipped case in ginkgo's JUnit report: %v", err)
 	}
 }
 
@@ -131,7 +167,7 @@ func TestAnEditedBundleIsRejected(t *testing.T) {
 // A credential that reached the run's log must not be published.
 func TestABundleWithACredentialIsRefused(t *testing.T) {
 	run := t.TempDir()
-	for name, data := range map[string]string{"outcomes.json": "[]", "verdicts.json": "[]", "cluster-facts.json": "[]", "junit.xml": junit,
+	for name, data := range map[string]string{"outcomes.json": "[]", "verdicts.json": "[]", "cluster-facts.json": "[]", "junit.xml": ginkgoJUnit,
 		"e2e.log": "I1202 round_trippers.go] Authorization: Bearer abcdefgh12345678\n"} {
 		if err := os.WriteFile(filepath.Join(run, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)

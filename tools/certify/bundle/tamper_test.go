@@ -77,7 +77,7 @@ func forge(t *testing.T, dir string) {
 	t.Helper()
 	for name, edit := range map[string][2]string{
 		OutcomesFile: {`"failed"`, `"passed"`},
-		JUnitFile:    {`status="failed"><failure message="x">x</failure></testcase>`, `status="passed"></testcase>`},
+		JUnitFile:    {"status=\"failed\" time=\"0.000\">\n      <failure message=\"x\" type=\"failed\"><![CDATA[x]]></failure>", `status="passed" time="0.000">`},
 		VerdictsFile: {`"not conformant"`, `"conformant"`},
 	} {
 		path := filepath.Join(dir, name)
