@@ -14,11 +14,12 @@ import (
 // the sha256 sums a run writes are no token.
 func TestFindsTheAdminTokenAndReadsBinaryFiles(t *testing.T) {
 	token := strings.Repeat("0123456789abcdef", 4)
+	key := testKey(t)
 	for name, tt := range map[string]struct{ text, kind string }{
 		"token file":    {token + `,draconform-admin,draconform-admin,"system:masters"` + "\n", "a static token file's line (the embedded control plane's admin token)"},
 		"kubectl line":  {"running kubectl --token=" + token + " get pods\n", "a token on a command line"},
 		"NUL bytes":     {"\x00\x01\x02journal\n    token: abcdef0123456789\n", "inline kubeconfig token"},
-		"UTF-16 header": {"\xff\xfe\x00\x00-----BEGIN EC PRIVATE KEY-----\n", "a PEM private key"},
+		"UTF-16 header": {"\xff\xfe\x00\x00" + key, "a PEM private key"},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "f"), []byte(tt.text), 0o600); err != nil {
@@ -34,8 +35,8 @@ func TestFindsTheAdminTokenAndReadsBinaryFiles(t *testing.T) {
 	}
 	dir := t.TempDir()
 	files := map[string]string{
-		"draconform": "\x7fELF\x02\x01\x01\x00-----BEGIN RSA PRIVATE KEY-----\n",
-		"image.tar":  strings.Repeat("\x00", 257) + "ustar\x00" + "-----BEGIN RSA PRIVATE KEY-----\n",
+		"draconform": "\x7fELF\x02\x01\x01\x00" + key,
+		"image.tar":  strings.Repeat("\x00", 257) + "ustar\x00" + key,
 		"SHA256SUMS": token + "  outcomes.json\n",
 		"version":    `{"suiteDigest": "` + token + `"}` + "\n",
 	}
