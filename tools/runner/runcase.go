@@ -223,7 +223,7 @@ func gapClosed(ctx context.Context, env *steps.Env, r *caseResult, gap *spec.Gap
 		return fmt.Errorf("this cluster neither has the gap the case pins (%s) nor closed it:\nthe step pinning the gap failed: %v\nand gap.closed failed: %w", gap.Present, pinned, err)
 	}
 	r.add(report.EntryGap, "closed", false)
-	r.add(report.EntryNote, "gap closed in this cluster (the step pinning it failed: "+oneLine(pinned.Error(), 400)+")", false)
+	r.add(report.EntryNote, "gap closed in this cluster (the step pinning it failed: "+OneLine(pinned.Error(), 400)+")", false)
 	return nil
 }
 
@@ -256,8 +256,8 @@ func try(ctx context.Context, env *steps.Env, r *caseResult, step steps.Step, wh
 	return nil
 }
 
-// oneLine folds an error onto one line, cut at max bytes, for a note.
-func oneLine(s string, max int) string {
+// OneLine folds an error onto one line, cut at max bytes, for a note.
+func OneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > max {
 		s = s[:max] + "…"

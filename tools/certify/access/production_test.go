@@ -41,6 +41,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/internal/logtail"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/report"
 )
@@ -248,7 +249,7 @@ func runAsRunner(ctx context.Context, t *testing.T, kc, out, token string, extra
 	r.passed = states[report.Passed]
 	t.Logf("draconform %s: exit %d, %v", strings.Join(extra, " "), code, states)
 	if r.passed < 10 {
-		t.Errorf("only %d cases passed: the run did not really run\n%s", r.passed, tail(log, 60))
+		t.Errorf("only %d cases passed: the run did not really run\n%s", r.passed, logtail.Lines(log, 60))
 	}
 	leaks, err := secretscan.Scan(out, time.Time{}, token)
 	if err != nil {
@@ -773,14 +774,6 @@ func mustLoad(t *testing.T, path string) *rest.Config {
 		t.Fatal(err)
 	}
 	return cfg
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // testLog sends a provider's progress to the test log.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/draconform/draconform/tools/internal/procstat"
 )
 
 // Held lists what the draconform process pid has running or written on
@@ -82,18 +84,7 @@ func heldFolder(path, tmp string) string {
 
 // parentOf reads pid's parent from /proc; 0 if pid is gone.
 func parentOf(pid int) int {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command is in parentheses and may hold spaces: the fields after
-	// it are state, ppid, ...
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 > len(s) {
-		return 0
-	}
-	f := strings.Fields(s[i+2:])
+	f := procstat.Fields(pid)
 	if len(f) < 2 {
 		return 0
 	}

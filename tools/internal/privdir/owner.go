@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/draconform/draconform/tools/internal/procstat"
 )
 
 // An owner is written "<pid> <start time>", the start time in clock ticks
@@ -41,17 +43,7 @@ func ownerPID(owner string) int {
 
 // startTime is field 22 of /proc/<pid>/stat; "" if pid is gone.
 func startTime(pid int) string {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 > len(s) {
-		return ""
-	}
-	// Fields after the command start at field 3 (state).
-	f := strings.Fields(s[i+2:])
+	f := procstat.Fields(pid)
 	if len(f) < 20 {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/tools/report"
+	"github.com/draconform/draconform/tools/runner"
 )
 
 // logFailures puts the failed cases' own messages at the end of the test's
@@ -46,15 +47,15 @@ func logFailures(t *testing.T, out string) {
 		t.Logf("%s: %d failed", c, len(failed))
 		// The first three say enough; the rest are in outcomes.json.
 		for _, o := range failed[:min(3, len(failed))] {
-			t.Logf("  %s: %s", o.ID, clip(o.Message, 600))
+			t.Logf("  %s: %s", o.ID, runner.OneLine(o.Message, 600))
 		}
 		for _, line := range diagnosticsGist(failed[0].Diagnostics, 8) {
-			t.Logf("    %s", clip(line, 300))
+			t.Logf("    %s", runner.OneLine(line, 300))
 		}
 		if len(failed) >= manyFailures {
 			target, cell, _ := strings.Cut(c, "/")
 			for _, line := range componentErrors(filepath.Join(out, target), cell, 6) {
-				t.Logf("    %s", clip(line, 300))
+				t.Logf("    %s", runner.OneLine(line, 300))
 			}
 		}
 	}
@@ -119,13 +120,4 @@ func diagnosticsGist(path string, n int) []string {
 		}
 	}
 	return out
-}
-
-// clip keeps a message to one line of at most n characters.
-func clip(msg string, n int) string {
-	msg = strings.Join(strings.Fields(msg), " ")
-	if len(msg) > n {
-		return msg[:n] + " …"
-	}
-	return msg
 }
