@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -59,18 +58,6 @@ func GateRefusal(out string) string {
 		}
 	}
 	return strings.Join(found, "; ")
-}
-
-// GateChecker is a provider that can ask a cell's binaries, without
-// starting anything, whether a component would take a gate state: the
-// runner asks it for every restart a cell's cases make, so that a case
-// whose restart the binary refuses is skipped as not applying, with the
-// binary's reason, instead of failing at the restart.
-type GateChecker interface {
-	// GatesRefused returns the binary's refusal of gates for comp, in a
-	// cell that runs released from the released binaries, or "" when the
-	// binary takes them. An error means it could not tell.
-	GatesRefused(ctx context.Context, comp Component, gates Gates, released []Component) (string, error)
 }
 
 // GatesNotOffered is a restart's error where the component's binary did not

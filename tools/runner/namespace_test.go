@@ -18,7 +18,6 @@ type nsCluster struct{ discarded bool }
 func (nsCluster) Name() string             { return "fake" }
 func (nsCluster) RESTConfig() *rest.Config { return &rest.Config{} }
 func (nsCluster) Gates() cluster.GateState { return nil }
-func (c nsCluster) DiscardedByRun() bool   { return c.discarded }
 func (nsCluster) TailLog(context.Context, cluster.Component, int) (string, error) {
 	return "", cluster.ErrNoLog
 }
@@ -36,7 +35,7 @@ func TestCaseNamespaceIsDeletedUnlessTheRunDiscardsTheCluster(t *testing.T) {
 			f.Env.Cluster = nsCluster{discarded: tt.discarded}
 			ctx := context.Background()
 			f.AddYAML("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: " + stepstest.Namespace + "}\n")
-			if err := createNamespace(ctx, f.Env); err != nil {
+			if err := createNamespace(ctx, f.Env, tt.discarded); err != nil {
 				t.Fatal(err)
 			}
 			if err := f.Env.RunCleanup(ctx); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/probe"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
@@ -27,12 +28,16 @@ type checkingProvider struct {
 	asked []string
 }
 
-func (p *checkingProvider) Name() string { return "checking" }
+func (p *checkingProvider) Name() string       { return "checking" }
+func (p *checkingProvider) Info() cluster.Info { return cluster.Info{} }
 func (p *checkingProvider) Start(context.Context, string, cluster.GateState) (cluster.Cluster, error) {
 	return nil, errors.New("not started in this test")
 }
 func (p *checkingProvider) Stop(context.Context, cluster.Cluster) error { return nil }
 func (p *checkingProvider) Close(context.Context) error                 { return nil }
+func (p *checkingProvider) CellUnsupported(context.Context, cluster.GateState, []cluster.Component) (string, error) {
+	return "", nil
+}
 func (p *checkingProvider) GatesRefused(_ context.Context, comp cluster.Component, g cluster.Gates, released []cluster.Component) (string, error) {
 	p.asked = append(p.asked, fmt.Sprintf("%s {%s} released=%v", comp, g.Flag(), released))
 	if off, ok := g["DRAConsumableCapacity"]; ok && !off {
@@ -81,7 +86,7 @@ func TestARestartTheBinaryRefusesIsJudgedBeforeTheCase(t *testing.T) {
 		t.Errorf("refused restarts %q", got)
 	}
 
-	st := &cellState{Caps: cluster.Capabilities{Restart: true}, RestartsRefused: got}
+	st := &cellState{Caps: probe.Capabilities{Restart: true}, RestartsRefused: got}
 	for _, tc := range []struct {
 		c    plan.Case
 		skip bool
@@ -130,7 +135,7 @@ func TestARestartRefusedAsItRunsDoesNotApply(t *testing.T) {
 	c := restartCase("survives", "defaults", "t", []spec.Step{restartStep("kube-scheduler", off)},
 		&spec.Gap{Present: "a gap", Closed: []spec.Step{{Sleep: &spec.Sleep{Why: "the closed gap"}}}})
 	r := newCaseResult(false)
-	err := caseSteps(context.Background(), f.Env, c, r)
+	err := caseSteps(context.Background(), f.Env, c, false, r)
 	if !errors.Is(err, cluster.ErrUnsupported) || gatesNotOffered(err) == nil || !strings.Contains(err.Error(), dependency) {
 		t.Fatalf("caseSteps: %v; want the binary's refusal, as does-not-apply", err)
 	}

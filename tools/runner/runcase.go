@@ -16,6 +16,7 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/probe"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
@@ -94,7 +95,7 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	defer finishCase(ctx, s, c, env, r)
 	caseCtx, cancel := context.WithTimeout(ctx, s.opts.CaseTimeout)
 	defer cancel()
-	if err := caseSteps(caseCtx, env, c, r); err != nil {
+	if err := caseSteps(caseCtx, env, c, st.Discarded, r); err != nil {
 		if no := gatesNotOffered(err); no != nil {
 			r.cause(report.CauseGatesNotOffered)
 			r.inapplicable()
@@ -113,9 +114,10 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 
 // caseSteps makes the case's namespace and given objects, runs its steps
 // (and a gap's closed steps where the step pinning it fails), then checks
-// the capacity invariant.
-func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, r *caseResult) error {
-	if err := createNamespace(ctx, env); err != nil {
+// the capacity invariant. discarded says the cluster goes with the run
+// (cluster.Info.Discards).
+func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, discarded bool, r *caseResult) error {
+	if err := createNamespace(ctx, env, discarded); err != nil {
 		return err
 	}
 	for i := range c.Case.Given {
@@ -295,8 +297,8 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 	}
 	// The driver-profile cases run on the test driver unless a profile
 	// names another one.
-	onTestDriver := r.TestDriver || (r.DriverProfile && profile.Driver == cluster.TestDriverName)
-	if r.TestDriver && profile.Driver != cluster.TestDriverName && len(caps.TestDriverNodes) == 0 {
+	onTestDriver := r.TestDriver || (r.DriverProfile && profile.Driver == probe.TestDriverName)
+	if r.TestDriver && profile.Driver != probe.TestDriverName && len(caps.TestDriverNodes) == 0 {
 		// A vendor's cluster need not run draconform's privileged test
 		// driver: the driver-profile cases check pods that really run with
 		// their share on the vendor's own driver instead.
@@ -305,7 +307,7 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 	}
 	if onTestDriver && len(caps.TestDriverNodes) == 0 {
 		return unmetRequirement{"needs nodes with the test driver",
-			"needs nodes with a running kubelet where the draconform test driver (" + cluster.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, use --provider kind, or give --driver-profile for another driver)", false}
+			"needs nodes with a running kubelet where the draconform test driver (" + probe.TestDriverName + ") publishes devices, so that pods really start; this cluster has none (the embedded providers add such a node where the machine can run one; elsewhere deploy drivers/deploy/testdriver.yaml, use --provider kind, or give --driver-profile for another driver)", false}
 	}
 	if r.DriverProfile && !onTestDriver && !publishes(st.Facts, profile.Driver) {
 		return unmetRequirement{"needs devices of the profile's driver",
@@ -345,7 +347,7 @@ func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients 
 
 // createNamespace gives the case its own namespace and waits for its default
 // ServiceAccount, without which the API server refuses pods.
-func createNamespace(ctx context.Context, env *steps.Env) error {
+func createNamespace(ctx context.Context, env *steps.Env, discarded bool) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name:   env.Namespace,
 		Labels: map[string]string{steps.RunLabel: env.RunID, steps.CaseLabel: env.CaseHash},
@@ -355,8 +357,6 @@ func createNamespace(ctx context.Context, env *steps.Env) error {
 		return fmt.Errorf("creating namespace %s: %w", env.Namespace, err)
 	}
 	what := "delete namespace " + env.Namespace
-	d, ok := env.Cluster.(cluster.Discardable)
-	discarded := ok && d.DiscardedByRun()
 	if discarded {
 		what = "delete the pods of namespace " + env.Namespace + " (the namespace goes with the cluster)"
 	}
@@ -396,7 +396,7 @@ func cleanupBound(c plan.Case) time.Duration {
 
 // publishes says whether the cluster's ResourceSlices, as read when its
 // cell started, name driver on a node.
-func publishes(f *cluster.Facts, driver string) bool {
+func publishes(f *probe.Facts, driver string) bool {
 	if f == nil {
 		return false
 	}

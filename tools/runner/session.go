@@ -19,6 +19,7 @@ import (
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/cluster/probe"
 	"github.com/draconform/draconform/tools/internal/privdir"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
@@ -35,9 +36,9 @@ type cellState struct {
 	Gates      cluster.GateState
 	// Binaries are what the cluster runs, where the provider knows it.
 	Binaries []cluster.Binary
-	Caps     cluster.Capabilities
+	Caps     probe.Capabilities
 	// Facts are what the cluster held when its cases began.
-	Facts *cluster.Facts `json:",omitempty"`
+	Facts *probe.Facts `json:",omitempty"`
 	// Failed is why the cell's cluster could not start: its cases fail.
 	Failed string
 	// FailedCause is the outcome cause of Failed, when it is not a start
@@ -56,8 +57,11 @@ type cellState struct {
 	// (a cluster the run did not start, without consent): the cases that
 	// create one skip.
 	NoFakeNodes string
+	// Discarded says the run throws the cluster away after its cells
+	// (cluster.Info.Discards): a case leaves its emptied namespace to it.
+	Discarded bool `json:",omitempty"`
 	// Contradicted is how the probe contradicts what the cell's gates
-	// promise (cluster.Implies): the cell's cases fail with it, rather
+	// promise (probe.Implies): the cell's cases fail with it, rather
 	// than skip for a missing capability.
 	Contradicted string
 	// RestartsRefused are the restarts of the cell's cases whose gates the
@@ -139,11 +143,8 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	}
 	s.started[key], s.live[key] = c, c
 	s.providers[key] = t.Provider
-	if fp, ok := t.Provider.(cluster.FakeNodePolicy); ok {
-		if err := fp.FakeNodes(); err != nil {
-			st.NoFakeNodes = err.Error()
-		}
-	}
+	info := t.Provider.Info()
+	st.NoFakeNodes, st.Discarded = info.NoFakeNodes, info.Discards
 	nodeBegan := time.Now()
 	s.addNode(ctx, t, cell, c, st)
 	tm.NodeSeconds = time.Since(nodeBegan).Seconds()
@@ -158,7 +159,7 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	if canRestart {
 		st.RestartsRefused = s.refusedRestarts(ctx, t, cell)
 	}
-	caps, err := cluster.Probe(ctx, c.RESTConfig(), canRestart)
+	caps, err := probe.Read(ctx, c.RESTConfig(), canRestart)
 	if err != nil {
 		st.Failed = fmt.Sprintf("probing %s: %v", c.Name(), err)
 		if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) {
@@ -167,12 +168,12 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 		return
 	}
 	st.Caps = caps
-	if f, err := cluster.ReadFacts(ctx, c.RESTConfig()); err != nil {
+	if f, err := probe.ReadFacts(ctx, c.RESTConfig()); err != nil {
 		s.logf("%s: reading the cluster's facts: %v", key, err)
 	} else {
 		st.Facts = &f
 	}
-	if c := cluster.Implies(st.Gates).Contradictions(caps); len(c) > 0 {
+	if c := probe.Implies(st.Gates).Contradictions(caps); len(c) > 0 {
 		st.Contradicted = strings.Join(c, "; ")
 		s.logf("%s: the cluster is not in the state its gates promise: %s", key, st.Contradicted)
 	}
@@ -345,14 +346,14 @@ func newClients(cfg *rest.Config) (*steps.Clients, error) {
 // CellFacts is what one cell of a run ran on, as cluster-facts.json holds
 // it: the cluster, the probe's findings and what the cluster held.
 type CellFacts struct {
-	Target   string               `json:"target"`
-	Cell     string               `json:"cell"`
-	Cluster  string               `json:"clusterName,omitempty"`
-	NotRun   string               `json:"notRun,omitempty"`
-	Binaries []cluster.Binary     `json:"binaries,omitempty"`
-	Gates    cluster.GateState    `json:"gates,omitempty"`
-	Caps     cluster.Capabilities `json:"capabilities"`
-	Read     *cluster.Facts       `json:"cluster,omitempty"`
+	Target   string             `json:"target"`
+	Cell     string             `json:"cell"`
+	Cluster  string             `json:"clusterName,omitempty"`
+	NotRun   string             `json:"notRun,omitempty"`
+	Binaries []cluster.Binary   `json:"binaries,omitempty"`
+	Gates    cluster.GateState  `json:"gates,omitempty"`
+	Caps     probe.Capabilities `json:"capabilities"`
+	Read     *probe.Facts       `json:"cluster,omitempty"`
 	// Contradicted says how the probe contradicts the cell's gates: every
 	// claim resting on the cell is then not conformant.
 	Contradicted string `json:"contradicted,omitempty"`

@@ -3,7 +3,7 @@ package runner
 import (
 	"testing"
 
-	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/probe"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
 )
@@ -15,9 +15,9 @@ import (
 func TestTestDriverCasesStandAsideForAVendorProfile(t *testing.T) {
 	needsTestDriver := plan.Case{ID: "s/k@on", Case: &spec.Case{Requires: spec.Requires{TestDriver: true}}}
 	vendor := &spec.DriverProfile{Name: "example", Driver: "gpu.example.com"}
-	own := &spec.DriverProfile{Name: "testdriver", Driver: cluster.TestDriverName}
+	own := &spec.DriverProfile{Name: "testdriver", Driver: probe.TestDriverName}
 	noNodes := &cellState{}
-	withNodes := &cellState{Caps: cluster.Capabilities{TestDriverNodes: []string{"n1"}}}
+	withNodes := &cellState{Caps: probe.Capabilities{TestDriverNodes: []string{"n1"}}}
 	for _, tt := range []struct {
 		name         string
 		profile      *spec.DriverProfile

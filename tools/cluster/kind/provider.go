@@ -157,6 +157,11 @@ func newProvider(opts Options, api kindAPI) (*Provider, error) {
 // Name is e.g. "kind-v1.37.0", or "kind-v1.37.0+kep-binaries".
 func (p *Provider) Name() string { return providerName(p.opts.Image, p.opts.KEPBinDir != "") }
 
+// Info implements cluster.Provider: cells share a few clusters, which
+// outlive a cell (so a case deletes its namespace), and the clusters are
+// the run's own, so fake Nodes disturb nobody.
+func (p *Provider) Info() cluster.Info { return cluster.Info{} }
+
 func providerName(image string, kep bool) string {
 	name := "kind-" + imageVersion(image)
 	if kep {

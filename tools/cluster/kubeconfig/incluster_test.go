@@ -15,9 +15,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
-	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/probe"
 )
 
 // In a pod with no kubeconfig, the provider reaches the cluster as the pod's
@@ -95,7 +95,7 @@ func TestInClusterWithAServiceAccountToken(t *testing.T) {
 	if want := "system:serviceaccount:" + ns + ":runner"; review.Status.UserInfo.Username != want {
 		t.Errorf("reached the cluster as %q, want %q", review.Status.UserInfo.Username, want)
 	}
-	caps, err := cluster.Probe(ctx, in.RESTConfig(), false)
+	caps, err := probe.Read(ctx, in.RESTConfig(), false)
 	if err != nil {
 		t.Fatalf("the probe through the service account: %v", err)
 	}

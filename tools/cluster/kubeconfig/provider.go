@@ -33,14 +33,13 @@ type Provider struct {
 	AllowFakeNodes bool
 }
 
-var _ cluster.FakeNodePolicy = (*Provider)(nil)
-
-// FakeNodes implements cluster.FakeNodePolicy.
-func (p *Provider) FakeNodes() error {
+// Info implements cluster.Provider: the cluster is not the run's, so fake
+// Nodes need its operator's consent.
+func (p *Provider) Info() cluster.Info {
 	if p.AllowFakeNodes {
-		return nil
+		return cluster.Info{}
 	}
-	return fmt.Errorf("creates Node objects with no kubelet behind them, which this cluster's DaemonSets that tolerate every taint would follow (draconform preflight lists them); pass --allow-fake-nodes to run it here")
+	return cluster.Info{NoFakeNodes: "creates Node objects with no kubelet behind them, which this cluster's DaemonSets that tolerate every taint would follow (draconform preflight lists them); pass --allow-fake-nodes to run it here"}
 }
 
 // Credentials resolves the kubeconfig (or the pod's service account) as

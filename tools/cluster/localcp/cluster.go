@@ -68,10 +68,6 @@ func newCluster(opts Options, log *k8sbuild.SyncWriter, name, cell string, gates
 // Name is e.g. "local-v1.37.2/all-default".
 func (c *Cluster) Name() string { return c.name }
 
-// DiscardedByRun implements cluster.Discardable: Stop removes the cluster's
-// etcd data with it.
-func (c *Cluster) DiscardedByRun() bool { return true }
-
 // Dir is the cell's output folder: its logs. Credentials, PKI and etcd data
 // live in a private folder instead (see start), since people share output
 // folders: CI uploads them, and certification bundles are made from them.

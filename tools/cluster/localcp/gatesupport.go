@@ -11,7 +11,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 )
 
-// CellUnsupported implements cluster.SeparateCells.
+// CellUnsupported implements cluster.GateChecker.
 func (p *Provider) CellUnsupported(ctx context.Context, gates cluster.GateState, released []cluster.Component) (string, error) {
 	set := map[cluster.Component]bool{}
 	for _, comp := range released {

@@ -78,20 +78,22 @@ type Provider struct {
 }
 
 var (
-	_ cluster.Provider      = (*Provider)(nil)
-	_ cluster.NodeAdder     = (*Provider)(nil)
-	_ cluster.Cluster       = (*Cluster)(nil)
-	_ cluster.Restarter     = (*Cluster)(nil)
-	_ cluster.MixedStarter  = (*Provider)(nil)
-	_ cluster.RunInspector  = (*Cluster)(nil)
-	_ cluster.BinaryLister  = (*Cluster)(nil)
-	_ cluster.SeparateCells = (*Provider)(nil)
-	_ cluster.GateChecker   = (*Provider)(nil)
+	_ cluster.Provider     = (*Provider)(nil)
+	_ cluster.NodeAdder    = (*Provider)(nil)
+	_ cluster.Cluster      = (*Cluster)(nil)
+	_ cluster.Restarter    = (*Cluster)(nil)
+	_ cluster.MixedStarter = (*Provider)(nil)
+	_ cluster.RunInspector = (*Cluster)(nil)
+	_ cluster.BinaryLister = (*Cluster)(nil)
+	_ cluster.GateChecker  = (*Provider)(nil)
 )
 
-// SeparateCells implements cluster.SeparateCells: every cell runs its own
-// processes on its own ports and folders.
-func (p *Provider) SeparateCells() {}
+// Info implements cluster.Provider: every cell runs its own processes on
+// its own ports and folders, and Stop removes the cluster's storage with
+// everything in it.
+func (p *Provider) Info() cluster.Info {
+	return cluster.Info{SeparateCells: true, Discards: true}
+}
 
 // New returns a provider; nothing runs until Start.
 func New(opts Options) *Provider {

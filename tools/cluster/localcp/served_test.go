@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/draconform/draconform/tools/cluster"
+	kepprobe "github.com/draconform/draconform/tools/cluster/probe"
 )
 
 // TestProbeSeesServedVersions turns resource.k8s.io/v1beta2 off on a real
@@ -33,7 +33,7 @@ func TestProbeSeesServedVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		caps, err := cluster.Probe(ctx, c.RESTConfig(), false)
+		caps, err := kepprobe.Read(ctx, c.RESTConfig(), false)
 		_ = p.Close(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

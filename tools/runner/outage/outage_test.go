@@ -175,7 +175,7 @@ func (r *recording) Stop(ctx context.Context, c cluster.Cluster) error {
 		{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"}, {Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"},
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
 	}
-	if d, ok := c.(cluster.Discardable); ok && d.DiscardedByRun() {
+	if r.Info().Discards {
 		kinds[0] = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	}
 	var left []string

@@ -85,7 +85,7 @@ func AutoParallel() int {
 // their own.
 func Separable(targets []runner.Target) bool {
 	for _, t := range targets {
-		if _, ok := t.Provider.(cluster.SeparateCells); !ok {
+		if !t.Provider.Info().SeparateCells {
 			return false
 		}
 	}
@@ -98,7 +98,7 @@ func Separable(targets []runner.Target) bool {
 func CellSupport(ctx context.Context, opts runner.Options) func(target string, cell *plan.Case) bool {
 	unsupported := map[string]bool{}
 	for _, t := range opts.Targets {
-		sc, ok := t.Provider.(cluster.SeparateCells)
+		sc, ok := t.Provider.(cluster.GateChecker)
 		if !ok {
 			continue
 		}

@@ -1,6 +1,10 @@
-package cluster
+package probe
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/draconform/draconform/tools/cluster"
+)
 
 // Gate names whose API-server settings decide what the probe must find.
 const (
@@ -24,9 +28,9 @@ type Implied struct {
 // Implies derives the promises of the gates a cell's kube-apiserver runs
 // with. Only gates the provider really set (or the user declared with
 // --as-cell) reach here: a cell a provider cannot honour never starts.
-func Implies(gates GateState) Implied {
+func Implies(gates cluster.GateState) Implied {
 	out := Implied{Because: map[string]string{}}
-	api := gates[APIServer]
+	api := gates[cluster.APIServer]
 	consumable, consumableSet := api[GateConsumable]
 	if consumableSet {
 		out.ConsumableCapacity = map[bool]string{true: "enabled", false: "disabled"}[consumable]

@@ -1,4 +1,9 @@
-package cluster
+// Package probe reads what a cluster does, rather than what it claims: the
+// KEP-6406 field's state by dry-run, the served versions, the test driver's
+// nodes (Read), what a cell's gates promise of them (Implies), and the
+// facts a report keeps (ReadFacts). It holds the KEP's semantics, so that
+// the provider contract in tools/cluster holds none.
+package probe
 
 import (
 	"context"
@@ -96,11 +101,11 @@ func probeMeta() map[string]any {
 	return map[string]any{"name": "draconform-probe", "labels": map[string]any{"draconform.dev/run": "probe"}}
 }
 
-// Probe asks the API server, with dry-run creates that store nothing, what it
+// Read asks the API server, with dry-run creates that store nothing, what it
 // does with the fields the suite depends on. Probing behaviour rather than
 // reading versions or gates works on any cluster, including one whose
 // components the suite cannot see.
-func Probe(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities, error) {
+func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities, error) {
 	caps := Capabilities{Restart: canRestart}
 	warnings := &warningSink{}
 	c := rest.CopyConfig(cfg)

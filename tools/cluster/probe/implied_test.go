@@ -1,19 +1,21 @@
-package cluster
+package probe
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/tools/cluster"
 )
 
 func TestImpliedContradictions(t *testing.T) {
-	on := GateState{APIServer: {GateCapacity: true}}
+	on := cluster.GateState{cluster.APIServer: {GateCapacity: true}}
 	tests := []struct {
 		name  string
-		gates GateState
+		gates cluster.GateState
 		caps  Capabilities
 		want  []string // facts of each contradiction, in order; none: no contradiction
 	}{
-		{"defaults promise nothing", GateState{}, Capabilities{CapacityRequestsField: FieldUnknown, ConsumableCapacity: "disabled"}, nil},
+		{"defaults promise nothing", cluster.GateState{}, Capabilities{CapacityRequestsField: FieldUnknown, ConsumableCapacity: "disabled"}, nil},
 		{"gate on, field kept", on, Capabilities{CapacityRequestsField: FieldKept, ConsumableCapacity: "enabled"}, nil},
 		{"gate on, field dropped (protobuf storage)", on, Capabilities{CapacityRequestsField: FieldDropped, ConsumableCapacity: "enabled"},
 			[]string{"DRAExtendedResourceCapacity=true", "must be kept", "found it dropped", "returned it without the field"}},
@@ -21,13 +23,13 @@ func TestImpliedContradictions(t *testing.T) {
 			[]string{"must be kept", "found it unknown"}},
 		{"gate on requires its prerequisite", on, Capabilities{CapacityRequestsField: FieldKept, ConsumableCapacity: "disabled"},
 			[]string{"requires DRAConsumableCapacity", "must be enabled", "found them disabled"}},
-		{"gate off, field dropped", GateState{APIServer: {GateCapacity: false}}, Capabilities{CapacityRequestsField: FieldDropped}, nil},
-		{"gate off, field kept", GateState{APIServer: {GateCapacity: false}}, Capabilities{CapacityRequestsField: FieldKept},
+		{"gate off, field dropped", cluster.GateState{cluster.APIServer: {GateCapacity: false}}, Capabilities{CapacityRequestsField: FieldDropped}, nil},
+		{"gate off, field kept", cluster.GateState{cluster.APIServer: {GateCapacity: false}}, Capabilities{CapacityRequestsField: FieldKept},
 			[]string{"DRAExtendedResourceCapacity=false", "must be dropped", "found it kept"}},
-		{"scheduler gates promise nothing about the API server", GateState{Scheduler: {GateCapacity: true}}, Capabilities{CapacityRequestsField: FieldUnknown}, nil},
-		{"consumable off", GateState{APIServer: {GateConsumable: false}}, Capabilities{ConsumableCapacity: "enabled"},
+		{"scheduler gates promise nothing about the API server", cluster.GateState{cluster.Scheduler: {GateCapacity: true}}, Capabilities{CapacityRequestsField: FieldUnknown}, nil},
+		{"consumable off", cluster.GateState{cluster.APIServer: {GateConsumable: false}}, Capabilities{ConsumableCapacity: "enabled"},
 			[]string{"DRAConsumableCapacity=false", "must be disabled", "found them enabled"}},
-		{"gate on with its prerequisite off promises no field state", GateState{APIServer: {GateCapacity: true, GateConsumable: false}},
+		{"gate on with its prerequisite off promises no field state", cluster.GateState{cluster.APIServer: {GateCapacity: true, GateConsumable: false}},
 			Capabilities{CapacityRequestsField: FieldDropped, ConsumableCapacity: "disabled"}, nil},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,190 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/client-go/rest"
+)
+
+// The contract between the runner and the providers, whole: a Provider
+// starts a Cluster per gate cell and says what it can do as data (Info);
+// steps act on the Cluster. Beyond these, a provider or cluster may add
+// one of the abilities below; the runner and the steps that need one ask
+// for it by type, and a case skips, with the reason, where it is missing.
+//
+//	ability           implemented by          asked by
+//	RunInspector      Cluster (local, kind)   hot-loop and crash steps, outage diagnosis
+//	Restarter         Cluster (local, kind)   restart steps; the runner for restart checks
+//	BinaryRestarter   Cluster (local)         restart steps with `binary: released`
+//	BinaryLister      Cluster (local)         reports: which binaries ran
+//	SchedulerLatency  Cluster (local)         the runner's timings, benchmarks
+//	SchedulerMetrics  Cluster (local)         the PRR metrics step, benchmarks
+//	MixedStarter      Provider (local, kubeconfig)  version-skew cells (StartCell)
+//	NodeAdder         Provider (local)        the runner, for cells whose cases need a kubelet
+//	GateChecker       Provider (local)        the planner and the runner: what a binary refuses
+//
+// tools/cluster/contract_test.go checks this table against the providers.
+
+// Provider creates the cluster for one gate cell and tears it down.
+type Provider interface {
+	Name() string
+	// Info says what the provider can do.
+	Info() Info
+	// Start brings up (or adopts) a cluster whose components run with gates.
+	// A provider that cannot honour gates returns an error wrapping
+	// ErrUnsupported, so the plan can skip the cell with a stated reason.
+	Start(ctx context.Context, cell string, gates GateState) (Cluster, error)
+	// Stop releases everything Start created. It is safe to call twice.
+	Stop(ctx context.Context, c Cluster) error
+	// Close stops whatever the provider still runs, at the end of a run or
+	// on an interrupt. It is safe to call twice.
+	Close(ctx context.Context) error
+}
+
+// Info is what a provider can do that is a fact rather than an operation,
+// read by the planner and the runner (kind's ProviderInfo is the model).
+type Info struct {
+	// SeparateCells: every cell is a cluster of its own that any process
+	// can start in seconds (the embedded control planes), so a run may give
+	// each cell a process of its own, side by side. kind, which shares a
+	// few clusters between cells, and a kubeconfig's one cluster are not.
+	SeparateCells bool
+	// Discards: the run starts its clusters for itself and throws them away
+	// after their cells, with everything in them (the embedded control
+	// plane). There a case leaves its emptied namespace to go with the
+	// cluster: deleting one costs the namespace controller a list and a
+	// delete of every namespaced resource type the API server serves (about
+	// 60 requests), which made up close to half of an embedded API server's
+	// requests, and nothing a case checks follows from it.
+	Discards bool
+	// NoFakeNodes is why the run may not create fake Nodes (Node objects
+	// with no kubelet, which most cases schedule onto), or "" where it may.
+	// On a cluster the run did not start, a fake Node draws the cluster's
+	// own DaemonSets there, and their agents alert; so such a cluster gets
+	// fake Nodes only with its operator's consent. The cases that need
+	// them skip with this reason.
+	NoFakeNodes string
+}
+
+// Cluster is what steps act on.
+type Cluster interface {
+	// Name identifies the cluster in reports, e.g. "local-v1.37.2/all-default".
+	Name() string
+	// RESTConfig gives a fresh copy of admin credentials for the API server.
+	RESTConfig() *rest.Config
+	// Gates reports the explicit gates each component runs with, or nil where
+	// the provider cannot know them (any cluster behind a kubeconfig).
+	Gates() GateState
+	// TailLog reads the last lines a component logged in its current run
+	// (a restarted component's earlier runs would mislead), for failure
+	// diagnostics, which read it when a case fails, before anything
+	// restarts the component. An error wrapping ErrNoLog says the provider
+	// cannot read that component's log: diagnostics leave it out.
+	TailLog(ctx context.Context, c Component, lines int) (string, error)
+}
+
+// ErrUnsupported marks what a provider cannot do, as opposed to what failed.
+var ErrUnsupported = fmt.Errorf("not supported by this provider")
+
+// ErrNoLog is wrapped by TailLog where a component's log cannot be read:
+// the cluster does not run it, or the provider has no access to it.
+var ErrNoLog = errors.New("no log to read")
+
+// RunInspector is a cluster that can see a component's current run: an
+// identity that changes when the component restarts or crashes, and what
+// that run has logged. Steps use it for promises about a component's own
+// behaviour, such as a scheduler that must neither panic nor retry an
+// unschedulable pod in a hot loop.
+type RunInspector interface {
+	CurrentRun(ctx context.Context, c Component) (Run, error)
+}
+
+// Restarter is a cluster that can stop one component and start it again
+// with other gates, on the same storage. Steps that need it run serially,
+// since every case on the cluster sees the restart.
+type Restarter interface {
+	Restart(ctx context.Context, c Component, gates Gates) error
+}
+
+// BinaryRestarter restarts a component from a chosen one of its two
+// binaries: the implementation's, or the release the implementation builds
+// on. A provider that runs no released binaries returns ErrUnsupported.
+type BinaryRestarter interface {
+	RestartBinary(ctx context.Context, c Component, gates Gates, released bool) error
+	// RunsReleased says whether c runs from the released binary now.
+	RunsReleased(c Component) bool
+}
+
+// BinaryLister is a cluster that knows which binaries it runs, so that a
+// report can say what was tested.
+type BinaryLister interface {
+	Binaries() []Binary
+}
+
+// SchedulerLatency is a cluster that can say how long its scheduler took to
+// bind the pods it bound so far, by its own metrics: what a benchmark sets
+// a case's wall time beside.
+type SchedulerLatency interface {
+	SchedulerLatency(ctx context.Context) (Latency, error)
+}
+
+// SchedulerMetrics is a cluster that can read kube-scheduler's own
+// metrics, in Prometheus' text format: what the KEP's PRR names as the
+// signal of a misconfigured class.
+type SchedulerMetrics interface {
+	SchedulerMetrics(ctx context.Context) (string, error)
+}
+
+// MixedStarter is a provider that can run some components from the
+// released Kubernetes binaries its implementation builds on, beside its
+// own: the version-skew cells of an upgrade.
+type MixedStarter interface {
+	StartMixed(ctx context.Context, cell string, gates GateState, released []Component) (Cluster, error)
+}
+
+// NodeAdder is a provider whose clusters start without a kubelet (the
+// embedded control plane) but can add a node that really runs pods, with
+// the test driver on it. The runner asks only for cells with cases that
+// need one: a node takes seconds and a container runtime.
+type NodeAdder interface {
+	// AddNode returns once the node is Ready and the test driver publishes
+	// its devices there. Where this machine cannot run a node, the error
+	// wraps ErrUnsupported and says why.
+	AddNode(ctx context.Context, c Cluster) error
+}
+
+// GateChecker is a provider that can ask a cell's binaries, without
+// starting anything, whether they take a gate state: the planner asks it
+// for every cell (a cell it cannot start only skips, so a run plans no
+// time for it), the runner for every restart a cell's cases make (a case
+// whose restart the binary refuses is skipped as not applying, with the
+// binary's reason, instead of failing at the restart).
+type GateChecker interface {
+	// CellUnsupported says why the provider cannot start a cell with these
+	// gates (a gate its binaries do not know), or "" when it can.
+	CellUnsupported(ctx context.Context, gates GateState, released []Component) (string, error)
+	// GatesRefused returns the binary's refusal of gates for comp, in a
+	// cell that runs released from the released binaries, or "" when the
+	// binary takes them. An error means it could not tell.
+	GatesRefused(ctx context.Context, comp Component, gates Gates, released []Component) (string, error)
+}
+
+// StartCell starts a cell through p, with the released components run from
+// released binaries where p can do that, and ErrUnsupported where it cannot.
+func StartCell(ctx context.Context, p Provider, cell string, gates GateState, released []Component) (Cluster, error) {
+	if len(released) == 0 {
+		return p.Start(ctx, cell, gates)
+	}
+	m, ok := p.(MixedStarter)
+	if !ok {
+		names := make([]string, len(released))
+		for i, c := range released {
+			names[i] = string(c)
+		}
+		return nil, fmt.Errorf("%s cannot run %s from released Kubernetes binaries beside its own: %w", p.Name(), strings.Join(names, ", "), ErrUnsupported)
+	}
+	return m.StartMixed(ctx, cell, gates, released)
+}
