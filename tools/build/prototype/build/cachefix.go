@@ -14,7 +14,13 @@ const extendedResourceCache = "deviceclass/extendedresourcecache/extendedresourc
 // explicit name as a candidate and derives the winner (newest, then lowest
 // name) on each event; these edits do the same.
 func cacheFixEdits() Group {
-	return Group{Name: "extended resource cache fix", Edits: []Edit{
+	return Group{Name: "extended resource cache fix", Edits: append(cacheFixHandlerEdits(), cacheFixHelpers())}
+}
+
+// cacheFixHandlerEdits keep every class that declares an explicit name in
+// the cache, and make its update and delete handlers go through them.
+func cacheFixHandlerEdits() []Edit {
+	return []Edit{
 		// All candidates per explicit name, so that the winner can be recomputed on every event.
 		after(DRA, extendedResourceCache, "\tresourceName2class map[v1.ResourceName]*resourceapi.DeviceClass\n", `	// explicitResourceName2classes maps an explicit extended resource name
 	// to every class declaring it, keyed by class name (backport of the
@@ -76,9 +82,14 @@ func cacheFixEdits() Group {
 		delete(c.resourceName2class, v1.ResourceName(*deviceClass.Spec.ExtendedResourceName))
 	}
 `, "\tc.dropExplicitCandidate(deviceClass.Name)\n").in("func (c *ExtendedResourceCache) removeResourceName2class("),
+	}
+}
 
-		// The helpers; the winner rule is v0.37.2's (newer class, then lower name), now applied to all candidates.
-		before(DRA, extendedResourceCache, "// updateClass2ResourceName updates the cache with the device class mapping.\n", `// dropExplicitCandidate removes a class from the candidates of the explicit
+// cacheFixHelpers adds the handlers' helpers, dropExplicitCandidate and
+// recomputeExplicitWinner; the winner rule is v0.37.2's (newer class, then
+// lower name), now applied to all candidates.
+func cacheFixHelpers() Edit {
+	return before(DRA, extendedResourceCache, "// updateClass2ResourceName updates the cache with the device class mapping.\n", `// dropExplicitCandidate removes a class from the candidates of the explicit
 // name it declares, if any, and recomputes that name's winner.
 // Must be called with c.mutex held.
 func (c *ExtendedResourceCache) dropExplicitCandidate(className string) {
@@ -125,6 +136,5 @@ func (c *ExtendedResourceCache) recomputeExplicitWinner(explicitName v1.Resource
 		"deviceClass", winner.Name)
 }
 
-`),
-	}}
+`)
 }

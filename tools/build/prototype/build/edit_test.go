@@ -95,27 +95,7 @@ func TestEditsApplyToBaseSources(t *testing.T) {
 			name = "prototype"
 		}
 		t.Run(name, func(t *testing.T) {
-			// Copy only the files the edits touch.
-			tmp := t.TempDir()
-			roots := map[Module]string{}
-			var all []Edit
-			for _, g := range EditSet(o) {
-				for _, e := range g.Edits {
-					all = append(all, e)
-					dst := filepath.Join(tmp, filepath.Base(string(e.Module)))
-					roots[e.Module] = dst
-					to := filepath.Join(dst, filepath.FromSlash(e.File))
-					if _, err := os.Stat(to); err == nil {
-						continue
-					}
-					if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := fsutil.CopyFile(filepath.Join(modDirs[e.Module], filepath.FromSlash(e.File)), to, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			roots, all := copyEditedFiles(t, modDirs, EditSet(o))
 			files, err := ApplyEdits(roots, all)
 			if err != nil {
 				t.Fatal(err)
@@ -167,4 +147,32 @@ func baseModuleDirs(t *testing.T) map[Module]string {
 		modDirs[mod] = dir
 	}
 	return modDirs
+}
+
+// copyEditedFiles copies only the files the edits of groups touch, from the
+// module cache into a temporary tree, and returns the tree's module roots and
+// the edits in the order they apply.
+func copyEditedFiles(t *testing.T, modDirs map[Module]string, groups []Group) (map[Module]string, []Edit) {
+	t.Helper()
+	tmp := t.TempDir()
+	roots := map[Module]string{}
+	var all []Edit
+	for _, g := range groups {
+		for _, e := range g.Edits {
+			all = append(all, e)
+			dst := filepath.Join(tmp, filepath.Base(string(e.Module)))
+			roots[e.Module] = dst
+			to := filepath.Join(dst, filepath.FromSlash(e.File))
+			if _, err := os.Stat(to); err == nil {
+				continue
+			}
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := fsutil.CopyFile(filepath.Join(modDirs[e.Module], filepath.FromSlash(e.File)), to, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return roots, all
 }

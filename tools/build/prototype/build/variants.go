@@ -1,5 +1,7 @@
 package build
 
+import "slices"
+
 const resourceClaimTemplateStrategy = "pkg/registry/resource/resourceclaimtemplate/strategy.go"
 
 // Variants are variants of the prototype that are not broken: each closes a
@@ -42,11 +44,13 @@ func Variants() []Mutant {
 //
 // The status's consumedCapacity, which v1.38 validates too, is left alone.
 func claimCapacityValidationEdits() []Edit {
-	tolerations := func(v string) string {
-		return "\tfor i, toleration := range " + v + ".Tolerations {\n\t\tallErrs = append(allErrs, validateDeviceToleration(toleration, fldPath.Child(\"tolerations\").Index(i))...)\n\t}\n"
-	}
+	return slices.Concat(claimOldSpecEdits(), claimRequestCapacityEdits(), claimCapacityCheckEdits(), claimTemplateUpdateEdits())
+}
+
+// claimOldSpecEdits let the old spec reach the requests: nil for a claim,
+// the stored one for a template update.
+func claimOldSpecEdits() []Edit {
 	return []Edit{
-		// The old spec reaches the requests: nil for a claim, the stored one for a template update.
 		replace(Kubernetes, resourceValidation, `validateResourceClaimSpec(&resourceClaim.Spec, field.NewPath("spec"), false)`,
 			`validateResourceClaimSpec(&resourceClaim.Spec, nil, field.NewPath("spec"), false)`).in("func ValidateResourceClaim("),
 		replace(Kubernetes, resourceValidation, "func validateResourceClaimSpec(spec *resource.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {\n",
@@ -99,8 +103,16 @@ func oldSubRequestCapacity(oldRequest *resource.DeviceRequest, name string) *res
 			"return validateDeviceSubRequest(subRequest, oldSubRequestCapacity(oldRequest, subRequest.Name), fldPath, opts, request.Name)").in("func validateDeviceRequest("),
 		replace(Kubernetes, resourceValidation, `validateExactDeviceRequest(*request.Exactly, fldPath.Child("exactly"), opts, request.Name)`,
 			`validateExactDeviceRequest(*request.Exactly, oldExactCapacity(oldRequest), fldPath.Child("exactly"), opts, request.Name)`).in("func validateDeviceRequest("),
+	}
+}
 
-		// Both kinds of request check their capacity last, as in v1.38.
+// claimRequestCapacityEdits make both kinds of request check their capacity
+// last, as in v1.38.
+func claimRequestCapacityEdits() []Edit {
+	tolerations := func(v string) string {
+		return "\tfor i, toleration := range " + v + ".Tolerations {\n\t\tallErrs = append(allErrs, validateDeviceToleration(toleration, fldPath.Child(\"tolerations\").Index(i))...)\n\t}\n"
+	}
+	return []Edit{
 		replace(Kubernetes, resourceValidation, "func validateDeviceSubRequest(subRequest resource.DeviceSubRequest, fldPath *field.Path, opts deviceValidationOptions, parentRequestName string) field.ErrorList {\n",
 			"func validateDeviceSubRequest(subRequest resource.DeviceSubRequest, oldCapacity *resource.CapacityRequirements, fldPath *field.Path, opts deviceValidationOptions, parentRequestName string) field.ErrorList {\n"),
 		after(Kubernetes, resourceValidation, tolerations("subRequest"),
@@ -109,9 +121,14 @@ func oldSubRequestCapacity(oldRequest *resource.DeviceRequest, name string) *res
 			"func validateExactDeviceRequest(request resource.ExactDeviceRequest, oldCapacity *resource.CapacityRequirements, fldPath *field.Path, opts deviceValidationOptions, requestName string) field.ErrorList {\n"),
 		after(Kubernetes, resourceValidation, tolerations("request"),
 			"\tallErrs = append(allErrs, validateCapacityRequirements(request.Capacity, oldCapacity, fldPath.Child(\"capacity\"))...)\n").in("func validateExactDeviceRequest("),
+	}
+}
 
-		// v1.38's validateCapacityRequirements and validateCapacityNames; the
-		// name and value checks it gets from elsewhere are written out here.
+// claimCapacityCheckEdits add v1.38's validateCapacityRequirements and
+// validateCapacityNames; the name and value checks it gets from elsewhere
+// are written out here.
+func claimCapacityCheckEdits() []Edit {
+	return []Edit{
 		before(Kubernetes, resourceValidation, "func validateDeviceAllocationMode(", `func validateCapacityRequirements(capacity, oldCapacity *resource.CapacityRequirements, fldPath *field.Path) field.ErrorList {
 	if capacity == nil {
 		return nil
@@ -160,8 +177,13 @@ func validateCapacityRequestValues(capacities, oldCapacities map[resource.Qualif
 }
 
 `),
+	}
+}
 
-		// Templates: validated again on update, against the stored spec, as in v1.38.
+// claimTemplateUpdateEdits validate templates again on update, against the
+// stored spec, as in v1.38.
+func claimTemplateUpdateEdits() []Edit {
+	return []Edit{
 		replace(Kubernetes, resourceValidation, "func ValidateResourceClaimTemplate(template *resource.ResourceClaimTemplate) field.ErrorList {\n",
 			`func ValidateResourceClaimTemplate(template *resource.ResourceClaimTemplate) field.ErrorList {
 	return validateResourceClaimTemplate(template, nil)

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/draconform/draconform/tools/internal/fsutil"
 )
 
 // Variants are found by name like mutants, get keys of their own, and stay
@@ -60,28 +58,10 @@ func TestVariantEditsApplyToBaseSources(t *testing.T) {
 	modDirs := baseModuleDirs(t)
 	for _, v := range Variants() {
 		t.Run(v.Name, func(t *testing.T) {
-			tmp := t.TempDir()
-			roots := map[Module]string{}
-			var all []Edit
-			for _, g := range EditSet(Options{Mutant: v.Name}) {
-				for _, e := range g.Edits {
-					all = append(all, e)
-					dst := filepath.Join(tmp, filepath.Base(string(e.Module)))
-					roots[e.Module] = dst
-					to := filepath.Join(dst, filepath.FromSlash(e.File))
-					if _, err := os.Stat(to); err == nil {
-						continue
-					}
-					if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := fsutil.CopyFile(filepath.Join(modDirs[e.Module], filepath.FromSlash(e.File)), to, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if last := EditSet(Options{Mutant: v.Name}); last[len(last)-1].Name != "mutant "+v.Name {
-				t.Fatalf("the variant's edits are not applied last: groups %v", last)
+			groups := EditSet(Options{Mutant: v.Name})
+			roots, all := copyEditedFiles(t, modDirs, groups)
+			if groups[len(groups)-1].Name != "mutant "+v.Name {
+				t.Fatalf("the variant's edits are not applied last: groups %v", groups)
 			}
 			files, err := ApplyEdits(roots, all)
 			if err != nil {
@@ -99,42 +79,49 @@ func TestVariantEditsApplyToBaseSources(t *testing.T) {
 				}
 			}
 			t.Logf("%d edits applied to %d files", len(all), len(files))
-			if v.Name != "claim-capacity-validated" {
-				return
-			}
-			read := func(m Module, file string) string {
-				b, err := os.ReadFile(filepath.Join(roots[m], filepath.FromSlash(file)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return string(b)
-			}
-			validation := read(Kubernetes, resourceValidation)
-			for _, want := range []string{
-				// Claims: no old spec; templates: the stored one.
-				`validateResourceClaimSpec(&resourceClaim.Spec, nil, field.NewPath("spec"), false)`,
-				`allErrs := validateResourceClaimTemplate(template, &oldTemplate.Spec.Spec)`,
-				// Both kinds of request, at the paths v1.38 reports.
-				"\tallErrs = append(allErrs, validateCapacityRequirements(request.Capacity, oldCapacity, fldPath.Child(\"capacity\"))...)\n\treturn allErrs\n}\n",
-				"\tallErrs = append(allErrs, validateCapacityRequirements(subRequest.Capacity, oldCapacity, fldPath.Child(\"capacity\"))...)\n\treturn allErrs\n}\n",
-				`validateCapacityNames(capacity.Requests, fldPath.Child("requests"))`,
-				// v1.38's messages.
-				`"must not contain more than one slash"`,
-				`"must be greater than or equal to "+minimum.String()`,
-				`field.TooMany(fldPath, len(capacities), 32).WithOrigin("maxProperties")`,
-			} {
-				if !strings.Contains(validation, want) {
-					t.Errorf("%s lacks %q", resourceValidation, want)
-				}
-			}
-			// The ResourceSlice and DeviceClass checks keep v1.37.2's validateQualifiedName.
-			if !strings.Contains(validation, "\tparts := strings.Split(string(name), \"/\")\n\tswitch len(parts) {\n") {
-				t.Errorf("validateQualifiedName was changed")
-			}
-			strategy := read(Kubernetes, resourceClaimTemplateStrategy)
-			if strings.Contains(strategy, "validation.ValidateResourceClaimTemplate(obj") {
-				t.Errorf("%s still validates an updated template without its old spec", resourceClaimTemplateStrategy)
+			if v.Name == "claim-capacity-validated" {
+				checkClaimCapacityValidated(t, roots)
 			}
 		})
+	}
+}
+
+// checkClaimCapacityValidated checks, in the sources edited for
+// claim-capacity-validated, that the v1.38 capacity checks are wired into
+// both kinds of request and into template updates.
+func checkClaimCapacityValidated(t *testing.T, roots map[Module]string) {
+	t.Helper()
+	read := func(m Module, file string) string {
+		b, err := os.ReadFile(filepath.Join(roots[m], filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	validation := read(Kubernetes, resourceValidation)
+	for _, want := range []string{
+		// Claims: no old spec; templates: the stored one.
+		`validateResourceClaimSpec(&resourceClaim.Spec, nil, field.NewPath("spec"), false)`,
+		`allErrs := validateResourceClaimTemplate(template, &oldTemplate.Spec.Spec)`,
+		// Both kinds of request, at the paths v1.38 reports.
+		"\tallErrs = append(allErrs, validateCapacityRequirements(request.Capacity, oldCapacity, fldPath.Child(\"capacity\"))...)\n\treturn allErrs\n}\n",
+		"\tallErrs = append(allErrs, validateCapacityRequirements(subRequest.Capacity, oldCapacity, fldPath.Child(\"capacity\"))...)\n\treturn allErrs\n}\n",
+		`validateCapacityNames(capacity.Requests, fldPath.Child("requests"))`,
+		// v1.38's messages.
+		`"must not contain more than one slash"`,
+		`"must be greater than or equal to "+minimum.String()`,
+		`field.TooMany(fldPath, len(capacities), 32).WithOrigin("maxProperties")`,
+	} {
+		if !strings.Contains(validation, want) {
+			t.Errorf("%s lacks %q", resourceValidation, want)
+		}
+	}
+	// The ResourceSlice and DeviceClass checks keep v1.37.2's validateQualifiedName.
+	if !strings.Contains(validation, "\tparts := strings.Split(string(name), \"/\")\n\tswitch len(parts) {\n") {
+		t.Errorf("validateQualifiedName was changed")
+	}
+	strategy := read(Kubernetes, resourceClaimTemplateStrategy)
+	if strings.Contains(strategy, "validation.ValidateResourceClaimTemplate(obj") {
+		t.Errorf("%s still validates an updated template without its old spec", resourceClaimTemplateStrategy)
 	}
 }
