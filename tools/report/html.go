@@ -30,14 +30,19 @@ type htmlPage struct {
 	Title                   string
 	Headline                htmlHeadline
 	Passed, Failed, Skipped int
-	Verdicts                []Verdict
-	Blocking, Informing     []htmlBrief
-	Facts                   []htmlFact
-	Tables                  []htmlTable
-	Timeline                *htmlTimeline
-	Failures                []htmlFailure
-	NotApply, Lacks         []htmlSkip
-	Header                  string
+	Verdicts                []htmlVerdict
+	// Blocking and Informing are the first failures of each kind, of
+	// BlockingCount and InformingCount, More* the rest: a run whose
+	// cluster did not start fails every case of it alike.
+	Blocking, Informing           []htmlBrief
+	BlockingCount, InformingCount int
+	MoreBlocking, MoreInforming   int
+	Facts                         []htmlFact
+	Tables                        []htmlTable
+	Timeline                      *htmlTimeline
+	Failures                      []htmlFailure
+	NotApply, Lacks               []htmlSkip
+	Header                        string
 }
 
 type htmlTable struct {
@@ -75,7 +80,7 @@ type htmlFact struct{ Name, Value string }
 
 // htmlData builds the page from the outcomes, every text scrubbed.
 func htmlData(outcomes []Outcome, run Run, s scrubber) htmlPage {
-	p := htmlPage{Verdicts: run.Verdicts, Header: s.Text(run.Header)}
+	p := htmlPage{Verdicts: verdictLines(run.Verdicts), Header: s.Text(run.Header)}
 	anchors := map[string]string{} // target/suite/cell: its first failure
 	for _, o := range outcomes {
 		switch o.State {
@@ -107,12 +112,25 @@ func htmlData(outcomes []Outcome, run Run, s scrubber) htmlPage {
 	}
 	p.Passed, p.Failed, p.Skipped = sum.passed, sum.failed, sum.skipped
 	p.Headline = headlineOf(run, sum.failed, len(p.Blocking), len(p.Informing))
+	p.BlockingCount, p.InformingCount = len(p.Blocking), len(p.Informing)
+	p.Blocking, p.MoreBlocking = firstBriefs(p.Blocking)
+	p.Informing, p.MoreInforming = firstBriefs(p.Informing)
 	p.Title = p.Headline.Verdict + " · run " + strings.ToLower(p.Headline.Run) + " · draconform"
 	if run.About.RunID != "" {
 		p.Title += " " + run.About.RunID
 	}
 	p.Facts = factsOf(run.About, s)
 	return p
+}
+
+// briefsFirst is how many failures of a kind the first block shows.
+const briefsFirst = 3
+
+func firstBriefs(b []htmlBrief) ([]htmlBrief, int) {
+	if len(b) <= briefsFirst {
+		return b, 0
+	}
+	return b[:briefsFirst], len(b) - briefsFirst
 }
 
 func cellKey(o Outcome) string { return o.Target + "\x00" + o.Suite + "\x00" + o.Cell }

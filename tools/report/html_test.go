@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +116,35 @@ func TestScrubberKeepsNamesApart(t *testing.T) {
 		if got := s.Text(in); got != want {
 			t.Errorf("Text(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A narrowed run makes every claim not applicable for one reason, and a
+// cluster that did not start fails every case of its cell alike: the
+// first block says the reason once and shows the first few failures,
+// linking to the rest, so the verdict and the matrix stay near the top.
+func TestHTMLFirstBlockStaysShort(t *testing.T) {
+	narrowed := "a narrowed run supports no claim"
+	var verdicts []Verdict
+	for _, c := range []string{"a", "b", "c"} {
+		verdicts = append(verdicts, Verdict{Claim: c, Title: "claim " + c, Target: "prototype", State: NotApplicable, Reason: narrowed})
+	}
+	verdicts = append(verdicts, Verdict{Claim: "d", Title: "claim d", Target: "prototype", State: NotApplicable, Reason: "none applies"})
+	var outcomes []Outcome
+	for i := range 7 {
+		outcomes = append(outcomes, Outcome{ID: fmt.Sprintf("s/c%d@on", i), Suite: "s", Cell: "on", State: Failed, Message: "cell on: the cluster failed to start"})
+	}
+	page := renderPage(t, outcomes, Run{Verdicts: verdicts}, t.TempDir())
+	for _, want := range []string{
+		`<b>NOT APPLICABLE</b> a, b, c on prototype: a narrowed run supports no claim</div>`,
+		`<b>NOT APPLICABLE</b> d on prototype: claim d. none applies</div>`,
+		"Blocking failures (7)", `<a href="#failures">… and 4 more blocking failures below</a>`, `<h2 id="failures">Failures (7)</h2>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `<div class="brief">`); n != briefsFirst {
+		t.Errorf("the first block shows %d failures, want %d", n, briefsFirst)
 	}
 }

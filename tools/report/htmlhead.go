@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -93,4 +94,35 @@ func duration(seconds float64) string {
 		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// htmlVerdict is a line of the first block: one claim's verdict, or the
+// claims of one implementation not applicable for one reason together
+// (a narrowed run makes every claim so, for the same reason).
+type htmlVerdict struct {
+	Class, State, Claims, Target, Title, Reason, ID string
+	Blocking                                        []string
+}
+
+func verdictLines(verdicts []Verdict) []htmlVerdict {
+	var out []htmlVerdict
+	group := map[string]int{} // target and reason: its line
+	for _, v := range verdicts {
+		line := htmlVerdict{Class: verdictClass(v.State), State: strings.ToUpper(string(v.State)), Claims: v.Claim, Target: v.Target,
+			Title: v.Title + ". ", Reason: v.Reason, Blocking: v.Blocking, ID: "verdict-" + v.Claim + "-" + v.Target}
+		if v.State != NotApplicable {
+			out = append(out, line)
+			continue
+		}
+		key := v.Target + "\x00" + v.Reason
+		i, ok := group[key]
+		if !ok {
+			group[key] = len(out)
+			out = append(out, line)
+			continue
+		}
+		out[i].Claims += ", " + v.Claim
+		out[i].Title = ""
+	}
+	return out
 }

@@ -1,19 +1,13 @@
 package report
 
-import (
-	"html/template"
-	"strings"
-)
+import "html/template"
 
 // page is report.html. Colours: green passed, red a blocking failure, pale
 // red an informing failure, amber a case skipped for a lack (the provider
 // cannot run it, a component is missing), grey a case that does not apply
 // there (its cell is outside the implementation's scope): an expected
 // skip, no warning.
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"verdictClass": verdictClass,
-	"upper":        func(s VerdictState) string { return strings.ToUpper(string(s)) },
-}).Parse(`<!DOCTYPE html>
+var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{{.Title}}</title>
 <style>
@@ -50,16 +44,16 @@ svg .start { fill: #54aeff; } svg .node { fill: #0969da; } svg .stop { fill: #8c
 <section id="verdict" class="{{.Headline.VerdictClass}}">
 <div><span class="badge {{.Headline.VerdictClass}}">{{.Headline.Verdict}}</span><span class="run {{.Headline.RunClass}}">run {{.Headline.Run}}</span></div>
 <p>{{.Headline.Summary}} {{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped.</p>
-{{range .Verdicts}}<div class="verdict {{verdictClass .State}}" id="verdict-{{.Claim}}-{{.Target}}"><b>{{upper .State}}</b> {{.Claim}} on {{.Target}}: {{.Title}}. {{.Reason}}{{if .Blocking}}<ul>{{range .Blocking}}<li>{{.}}</li>{{end}}</ul>{{end}}</div>
+{{range .Verdicts}}<div class="verdict {{.Class}}" id="{{.ID}}"><b>{{.State}}</b> {{.Claims}} on {{.Target}}: {{.Title}}{{.Reason}}{{if .Blocking}}<ul>{{range .Blocking}}<li>{{.}}</li>{{end}}</ul>{{end}}</div>
 {{else}}<p>No claims were judged.</p>{{end}}
-{{if .Blocking}}<h2>Blocking failures ({{len .Blocking}})</h2>
+{{if .Blocking}}<h2>Blocking failures ({{.BlockingCount}})</h2>
 {{range .Blocking}}<div class="brief"><a href="#{{.Anchor}}"><b>{{.Name}}</b></a><pre>{{range .Lines}}{{.}}
 {{end}}rerun: {{.Rerun}}</pre></div>
-{{end}}{{end}}
-{{if .Informing}}<h2>Informing failures ({{len .Informing}}): reported, never blocking</h2>
+{{end}}{{with .MoreBlocking}}<p><a href="#failures">… and {{.}} more blocking failures below</a></p>{{end}}{{end}}
+{{if .Informing}}<h2>Informing failures ({{.InformingCount}}): reported, never blocking</h2>
 {{range .Informing}}<div class="brief inform"><a href="#{{.Anchor}}"><b>{{.Name}}</b></a> <span class="standing">{{.Standing}}</span><pre>{{range .Lines}}{{.}}
 {{end}}rerun: {{.Rerun}}</pre></div>
-{{end}}{{end}}
+{{end}}{{with .MoreInforming}}<p><a href="#failures">… and {{.}} more informing failures below</a></p>{{end}}{{end}}
 </section>
 <table class="facts">{{range .Facts}}<tr><th>{{.Name}}</th><td>{{.Value}}</td></tr>{{end}}</table>
 <h2>Matrix</h2>
@@ -77,7 +71,7 @@ svg .start { fill: #54aeff; } svg .node { fill: #0969da; } svg .stop { fill: #8c
 {{end}}{{range .Rects}}<rect class="{{.Class}}" x="{{printf "%.1f" .X}}" y="{{printf "%.1f" .Y}}" width="{{printf "%.1f" .W}}" height="{{printf "%.1f" .H}}"><title>{{.Title}}</title></rect>
 {{end}}</svg>
 {{end}}
-{{if .Failures}}<h2>Failures ({{len .Failures}})</h2>
+{{if .Failures}}<h2 id="failures">Failures ({{len .Failures}})</h2>
 {{range .Failures}}<details open id="{{.Anchor}}"><summary><b>{{.Name}}</b>{{if .Standing}} <span class="standing">({{.Standing}})</span>{{end}}</summary><pre>{{.Message}}</pre>
 <p>rerun: <code>{{.Rerun}}</code></p>
 {{if .DiagnosticsText}}<details><summary>diagnostics (<a href="{{.Diagnostics}}">{{.Diagnostics}}</a>)</summary><pre>{{.DiagnosticsText}}</pre></details>{{end}}</details>
