@@ -361,7 +361,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
-		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce()}
+		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args}
 	parallel := r.parallel
 	if parallel == 0 {
 		parallel = shards.AutoParallel()

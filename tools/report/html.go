@@ -2,27 +2,47 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
 // HTML writes report.html: one self-contained page (no network, no
-// script) with the verdicts, a matrix per implementation as coloured cells,
-// each failure with its message and diagnostics, the skips by reason, and
-// what each cell ran on (header).
-func HTML(w io.Writer, outcomes []Outcome, cellOrder []string, header string, verdicts []Verdict) error {
-	return page.Execute(w, htmlData(outcomes, cellOrder, header, verdicts))
+// script). It says first what a reviewer asks first: the verdict of each
+// claim and of the run and, on a failing run, what failed and why; then
+// the facts of the run (id, date, version, command, duration, golden
+// result), a matrix per implementation linking each failing cell to its
+// failures, a timeline of the run, each failure in full, the skips apart
+// by whether the case does not apply or the provider lacks something,
+// and what each cell ran on. Paths are shown relative to outDir (the run's
+// output folder, which holds TimingsFile) or the checkout, and no
+// credential is shown.
+func HTML(w io.Writer, outcomes []Outcome, run Run, outDir string) error {
+	s := newScrubber(outDir)
+	p := htmlData(outcomes, run, s)
+	p.Timeline = timelineOf(readTimings(filepath.Join(outDir, TimingsFile)), outcomes)
+	return page.Execute(w, p)
 }
 
+// htmlPage is what the page's template reads.
 type htmlPage struct {
+	Title                   string
+	Headline                htmlHeadline
 	Passed, Failed, Skipped int
-	Verdicts                []Verdict
-	Tables                  []htmlTable
-	Failures                []htmlFailure
-	Skips                   []htmlSkip
-	Header                  string
+	Verdicts                []htmlVerdict
+	// Blocking and Informing are the first failures of each kind, of
+	// BlockingCount and InformingCount, More* the rest: a run whose
+	// cluster did not start fails every case of it alike.
+	Blocking, Informing           []htmlBrief
+	BlockingCount, InformingCount int
+	MoreBlocking, MoreInforming   int
+	Facts                         []htmlFact
+	Tables                        []htmlTable
+	Timeline                      *htmlTimeline
+	Failures                      []htmlFailure
+	NotApply, Lacks               []htmlSkip
+	Header                        string
 }
 
 type htmlTable struct {
@@ -38,13 +58,17 @@ type htmlRow struct {
 
 type htmlCell struct {
 	Text  string
-	Class string // pass, fail, skip, none
+	Class string // pass, fail, inform, lack, na, none
 	Title string
+	Link  string // the anchor of the cell's first failure
 }
 
 type htmlFailure struct {
 	Outcome
-	DiagnosticsText string
+	Anchor, Standing, Rerun string
+	// Message and Diagnostics shadow the outcome's, scrubbed; Diagnostics
+	// is relative to the output folder, where the page lies.
+	Message, Diagnostics, DiagnosticsText string
 }
 
 type htmlSkip struct {
@@ -52,62 +76,159 @@ type htmlSkip struct {
 	Names  []string
 }
 
-func htmlData(outcomes []Outcome, cellOrder []string, header string, verdicts []Verdict) htmlPage {
-	p := htmlPage{Verdicts: verdicts, Header: header}
-	var sum counts
-	for _, g := range gridsOf(outcomes, cellOrder) {
-		sum.merge(g.sum)
-		p.Tables = append(p.Tables, htmlTableOf(g))
-	}
-	p.Passed, p.Failed, p.Skipped = sum.passed, sum.failed, sum.skipped
-	byReason := map[string]int{}
+type htmlFact struct{ Name, Value string }
+
+// htmlData builds the page from the outcomes, every text scrubbed.
+func htmlData(outcomes []Outcome, run Run, s scrubber) htmlPage {
+	p := htmlPage{Verdicts: verdictLines(run.Verdicts), Header: s.Text(run.Header)}
+	anchors := map[string]string{} // target/suite/cell: its first failure
 	for _, o := range outcomes {
 		switch o.State {
 		case Failed:
-			f := htmlFailure{Outcome: o}
-			if o.Diagnostics != "" {
-				if data, err := os.ReadFile(o.Diagnostics); err == nil {
-					f.DiagnosticsText = string(data)
-				}
+			f := failureOf(o, len(p.Failures), s)
+			if _, ok := anchors[cellKey(o)]; !ok {
+				anchors[cellKey(o)] = f.Anchor
 			}
 			p.Failures = append(p.Failures, f)
-		case Skipped:
-			r := firstLine(o.Message)
-			i, ok := byReason[r]
-			if !ok {
-				i = len(p.Skips)
-				byReason[r] = i
-				p.Skips = append(p.Skips, htmlSkip{Reason: r})
+			brief := htmlBrief{Anchor: f.Anchor, Name: o.Name(), Standing: f.Standing, Rerun: f.Rerun, Lines: FailureDetail(f.Message, 5)}
+			if f.Standing == "" {
+				p.Blocking = append(p.Blocking, brief)
+			} else {
+				p.Informing = append(p.Informing, brief)
 			}
-			p.Skips[i].Names = append(p.Skips[i].Names, o.Name())
+		case Skipped:
+			r := s.Text(firstLine(o.Message))
+			if o.Inapplicable {
+				p.NotApply = addSkip(p.NotApply, r, o.Name())
+			} else {
+				p.Lacks = addSkip(p.Lacks, r, o.Name())
+			}
 		}
 	}
+	var sum counts
+	for _, g := range gridsOf(outcomes, run.CellOrder) {
+		sum.merge(g.sum)
+		p.Tables = append(p.Tables, htmlTableOf(g, outcomes, anchors))
+	}
+	p.Passed, p.Failed, p.Skipped = sum.passed, sum.failed, sum.skipped
+	p.Headline = headlineOf(run, sum.failed, len(p.Blocking), len(p.Informing))
+	p.BlockingCount, p.InformingCount = len(p.Blocking), len(p.Informing)
+	p.Blocking, p.MoreBlocking = firstBriefs(p.Blocking)
+	p.Informing, p.MoreInforming = firstBriefs(p.Informing)
+	p.Title = p.Headline.Verdict + " · run " + strings.ToLower(p.Headline.Run) + " · draconform"
+	if run.About.RunID != "" {
+		p.Title += " " + run.About.RunID
+	}
+	p.Facts = factsOf(run.About, s)
 	return p
 }
 
-func htmlTableOf(g grid) htmlTable {
+// briefsFirst is how many failures of a kind the first block shows.
+const briefsFirst = 3
+
+func firstBriefs(b []htmlBrief) ([]htmlBrief, int) {
+	if len(b) <= briefsFirst {
+		return b, 0
+	}
+	return b[:briefsFirst], len(b) - briefsFirst
+}
+
+func cellKey(o Outcome) string { return o.Target + "\x00" + o.Suite + "\x00" + o.Cell }
+
+func failureOf(o Outcome, i int, s scrubber) htmlFailure {
+	f := htmlFailure{Outcome: o, Anchor: fmt.Sprintf("failure-%d", i+1), Standing: Standing(o), Rerun: RerunCommand(o), Message: s.Text(o.Message)}
+	if o.Diagnostics != "" {
+		f.Diagnostics = s.Text(o.Diagnostics)
+		if data, err := os.ReadFile(o.Diagnostics); err == nil {
+			f.DiagnosticsText = s.Text(string(data))
+		}
+	}
+	return f
+}
+
+func addSkip(skips []htmlSkip, reason, name string) []htmlSkip {
+	for i := range skips {
+		if skips[i].Reason == reason {
+			skips[i].Names = append(skips[i].Names, name)
+			return skips
+		}
+	}
+	return append(skips, htmlSkip{Reason: reason, Names: []string{name}})
+}
+
+// htmlTableOf is one implementation's matrix. A cell's colour says the
+// worst of it: a blocking failure, an informing one, a pass, a skip for a
+// lack the provider could remedy, or only cases that do not apply there.
+func htmlTableOf(g grid, outcomes []Outcome, anchors map[string]string) htmlTable {
+	lacks, informing := map[string]int{}, map[string]int{}
+	for _, o := range outcomes {
+		switch {
+		case o.Target != g.target:
+		case o.State == Skipped && !o.Inapplicable:
+			lacks[cellKey(o)]++
+		case o.State == Failed && Standing(o) != "":
+			informing[cellKey(o)]++
+		}
+	}
 	t := htmlTable{Target: g.target, Cells: g.cells}
 	for _, s := range g.suites {
 		row := htmlRow{Suite: s}
 		for _, c := range g.cells {
 			cell := htmlCell{Text: "-", Class: "none"}
+			key := cellKey(Outcome{Target: g.target, Suite: s, Cell: c})
 			if n := g.at(s, c); n != (counts{}) {
 				cell.Text = n.String()
-				cell.Title = fmt.Sprintf("%s in %s: %d passed, %d failed, %d skipped", s, c, n.passed, n.failed, n.skipped)
-				switch {
-				case n.failed > 0:
-					cell.Class = "fail"
-				case n.passed > 0:
-					cell.Class = "pass"
-				default:
-					cell.Class = "skip"
-				}
+				cell.Title = fmt.Sprintf("%s in %s: %d passed, %d failed (%d informing), %d skipped (%d for a lack, %d not applying)",
+					s, c, n.passed, n.failed, informing[key], n.skipped, lacks[key], n.skipped-lacks[key])
+				cell.Class = cellClass(n, informing[key], lacks[key])
+				cell.Link = anchors[key]
 			}
 			row.Cells = append(row.Cells, cell)
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+func cellClass(n counts, informing, lacks int) string {
+	switch {
+	case n.failed > informing:
+		return "fail"
+	case n.failed > 0:
+		return "inform"
+	case lacks > 0:
+		return "lack"
+	case n.passed > 0:
+		return "pass"
+	}
+	return "na"
+}
+
+// caseClass is a case's colour on the timeline, as the matrix's.
+func caseClass(o Outcome) string {
+	switch {
+	case o.State == Failed && Standing(o) != "":
+		return "inform"
+	case o.State == Failed:
+		return "fail"
+	case o.State == Skipped && o.Inapplicable:
+		return "na"
+	case o.State == Skipped:
+		return "lack"
+	}
+	return "pass"
+}
+
+func stateWord(o Outcome) string {
+	switch caseClass(o) {
+	case "inform":
+		return "failed (informing)"
+	case "na":
+		return "does not apply"
+	case "lack":
+		return "skipped for a lack"
+	}
+	return string(o.State)
 }
 
 func verdictClass(s VerdictState) string {
@@ -117,46 +238,5 @@ func verdictClass(s VerdictState) string {
 	case NotConformant:
 		return "fail"
 	}
-	return "skip"
+	return "na"
 }
-
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"verdictClass": verdictClass,
-	"upper":        func(s VerdictState) string { return strings.ToUpper(string(s)) },
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>draconform report</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1f2328; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
-table { border-collapse: collapse; margin: .5em 0; }
-th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top; }
-td.pass { background: #2da44e; color: #fff; } td.fail { background: #cf222e; color: #fff; font-weight: bold; }
-td.skip { background: #d4a72c; color: #000; } td.none { color: #8c959f; }
-.verdict { padding: 6px 10px; margin: 4px 0; border-radius: 4px; }
-.verdict.pass { background: #2da44e; color: #fff; } .verdict.fail { background: #cf222e; color: #fff; }
-.verdict.skip { background: #eaeef2; color: #1f2328; }
-pre { background: #f6f8fa; padding: 8px; overflow-x: auto; white-space: pre-wrap; word-break: break-word; font-size: 12px; }
-summary { cursor: pointer; }
-</style></head><body>
-<h1>draconform: {{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped</h1>
-<h2>Verdicts</h2>
-{{range .Verdicts}}<div class="verdict {{verdictClass .State}}" id="verdict-{{.Claim}}-{{.Target}}"><b>{{upper .State}}</b> {{.Claim}} on {{.Target}}: {{.Title}}. {{.Reason}}{{if .Blocking}}<ul>{{range .Blocking}}<li>{{.}}</li>{{end}}</ul>{{end}}</div>
-{{else}}<p>No claims were judged.</p>{{end}}
-<h2>Matrix</h2>
-{{range .Tables}}<h3>{{.Target}}</h3>
-<table><tr><th>suite</th>{{range .Cells}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><th>{{.Suite}}</th>{{range .Cells}}<td class="{{.Class}}" title="{{.Title}}">{{.Text}}</td>{{end}}</tr>
-{{end}}</table>
-{{end}}
-{{if .Failures}}<h2>Failures ({{len .Failures}})</h2>
-{{range .Failures}}<details open><summary><b>{{.Name}}</b></summary><pre>{{.Message}}</pre>
-{{if .DiagnosticsText}}<details><summary>diagnostics ({{.Diagnostics}})</summary><pre>{{.DiagnosticsText}}</pre></details>{{end}}</details>
-{{end}}{{end}}
-{{if .Skips}}<h2>Skipped, by reason</h2>
-{{range .Skips}}<details><summary>{{.Reason}} ({{len .Names}})</summary><ul>{{range .Names}}<li>{{.}}</li>{{end}}</ul></details>
-{{end}}{{end}}
-<h2>What each cell ran on</h2>
-<pre>{{.Header}}</pre>
-</body></html>
-`))

@@ -51,34 +51,50 @@ func TestReportRendersInABrowser(t *testing.T) {
 		{Claim: "kep6406-gate-transitions", Title: "KEP-6406 conformant across gate changes", Target: "prototype", State: NotApplicable,
 			Reason: "none of its cases applies here"},
 	}
+	run := Run{CellOrder: []string{"defaults", "capacity-on"}, Header: "prototype/capacity-on: prototype-v1.37.2+kep6406/capacity-on", Verdicts: verdicts}
+	dom, img := render(t, bin, dir, outcomes, run)
+	for _, want := range []string{
+		`CONFORMANT</b> feature-absent-safe on prototype`,
+		`NOT APPLICABLE</b> kep6406-gate-transitions on prototype`,
+		`<td class="fail" title="kep6406-scheduling in capacity-on: 1 passed, 1 failed (0 informing), 0 skipped (0 for a lack, 0 not applying)"><a href="#failure-1">1/2 F1</a></td>`,
+		"scheduler log: &lt;no capacity&gt;",
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+	red := color.RGBA{0xcf, 0x22, 0x2e, 0xff}
+	green := color.RGBA{0x2d, 0xa4, 0x4e, 0xff}
+	if n := countColor(img, red); n < 500 {
+		t.Errorf("the screenshot has %d pixels of the failure red; the failing cell and verdict are not shown", n)
+	}
+	if n := countColor(img, green); n < 500 {
+		t.Errorf("the screenshot has %d pixels of the pass green; the conformant verdict is not shown", n)
+	}
+}
+
+// render writes report.html for outcomes and run into dir, and has the
+// browser dump its DOM and take its screenshot, which it keeps in the
+// test's artifact folder (go test -artifacts keeps it) as report.png.
+func render(t *testing.T, bin, dir string, outcomes []Outcome, run Run) (string, image.Image) {
+	t.Helper()
 	page := filepath.Join(dir, "report.html")
 	f, err := os.Create(page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := HTML(f, outcomes, []string{"defaults", "capacity-on"}, "prototype/capacity-on: prototype-v1.37.2+kep6406/capacity-on", verdicts); err != nil {
+	if err := HTML(f, outcomes, run, dir); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1000,900"}
+	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,1400"}
 	dom, err := exec.CommandContext(ctx, bin, append(flags, "--dump-dom", "file://"+page)...).Output()
 	if err != nil {
 		t.Fatalf("%s --dump-dom: %v", bin, err)
 	}
-	for _, want := range []string{
-		`CONFORMANT</b> feature-absent-safe on prototype`,
-		`NOT APPLICABLE</b> kep6406-gate-transitions on prototype`,
-		`<td class="fail" title="kep6406-scheduling in capacity-on: 1 passed, 1 failed, 0 skipped">1/2 F1</td>`,
-		"scheduler log: &lt;no capacity&gt;",
-	} {
-		if !strings.Contains(string(dom), want) {
-			t.Errorf("the rendered page lacks %q", want)
-		}
-	}
-	shot := filepath.Join(dir, "report.png")
+	shot := filepath.Join(t.ArtifactDir(), "report.png")
 	if out, err := exec.CommandContext(ctx, bin, append(flags, "--screenshot="+shot, "file://"+page)...).CombinedOutput(); err != nil {
 		t.Fatalf("%s --screenshot: %v\n%s", bin, err, out)
 	}
@@ -90,17 +106,11 @@ func TestReportRendersInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	red := color.RGBA{0xcf, 0x22, 0x2e, 0xff}
-	green := color.RGBA{0x2d, 0xa4, 0x4e, 0xff}
-	if n := countColor(img, red); n < 500 {
-		t.Errorf("the screenshot has %d pixels of the failure red; the failing cell and verdict are not shown", n)
+	if keep := os.Getenv("DRACONFORM_KEEP_SCREENSHOT"); keep != "" {
+		_ = os.WriteFile(strings.TrimSuffix(keep, ".png")+"-"+t.Name()+".png", data, 0o644)
 	}
-	if n := countColor(img, green); n < 500 {
-		t.Errorf("the screenshot has %d pixels of the pass green; the conformant verdict is not shown", n)
-	}
-	if os.Getenv("DRACONFORM_KEEP_SCREENSHOT") != "" {
-		_ = os.WriteFile(os.Getenv("DRACONFORM_KEEP_SCREENSHOT"), data, 0o644)
-	}
+	t.Logf("screenshot: %s", shot)
+	return string(dom), img
 }
 
 func countColor(img image.Image, want color.RGBA) int {

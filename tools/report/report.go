@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
@@ -45,6 +46,9 @@ type Outcome struct {
 	// capacity is in another state, components cannot be restarted):
 	// a verdict leaves it out instead of counting it against a claim.
 	Inapplicable bool `json:"inapplicable,omitempty"`
+	// Began is when the case itself began, for report.html's timeline;
+	// zero in a report from before it was recorded.
+	Began time.Time `json:"-"`
 }
 
 // Report entry names the runner writes and Outcomes reads.
@@ -59,6 +63,9 @@ const (
 	EntrySeconds = "case seconds"
 	// EntryInapplicable marks a skip as Inapplicable.
 	EntryInapplicable = "inapplicable"
+	// EntryBegan is when the case itself began (RFC 3339), where its spec
+	// may have begun later, waiting for a case run beside others.
+	EntryBegan = "case began"
 )
 
 // Causes the runner records.
@@ -153,6 +160,8 @@ func Outcomes(r types.Report) []Outcome {
 				o.Gap = e.StringRepresentation()
 			case EntryInapplicable:
 				o.Inapplicable = true
+			case EntryBegan:
+				o.Began, _ = time.Parse(time.RFC3339Nano, e.StringRepresentation())
 			case EntryMeasurement:
 				o.Measurements = append(o.Measurements, e.StringRepresentation())
 			}
@@ -174,16 +183,38 @@ const (
 	FactsFile  = "cluster-facts.json"
 	HTMLFile   = "report.html"
 	MatrixFile = "matrix.txt"
+	// TimingsFile holds when each cell's cluster started and stopped: a
+	// run over several processes writes it, report.html draws it.
+	TimingsFile = "timings.json"
 )
 
 // Run is what a run adds to ginkgo's report: the cells in the order
 // cells.yaml lists them, a header saying what each cell ran on, the
-// verdicts, and the cells' facts (written as FactsFile).
+// verdicts, the cells' facts (written as FactsFile), and what report.html
+// says of the run as a whole.
 type Run struct {
 	CellOrder []string
 	Header    string
 	Verdicts  []Verdict
 	Facts     any
+	About     About
+}
+
+// About is what report.html's header says of a run as a whole.
+type About struct {
+	RunID string
+	// Began and Seconds: when the run began and how long it took; zero
+	// where the ginkgo report says.
+	Began   time.Time
+	Seconds float64
+	Version string
+	// Command is the run's command line as typed (os.Args); the page
+	// shows it without credentials or machine paths.
+	Command []string
+	// Golden is the golden table's result in a line, "" where none was
+	// compared; GoldenDiffs counts the outcomes that differ from it.
+	Golden      string
+	GoldenDiffs int
 }
 
 // WriteAll writes the run's files (the constants above) under dir and
@@ -209,7 +240,14 @@ func WriteAll(r types.Report, dir string, w io.Writer, run Run) error {
 	if err != nil {
 		return err
 	}
-	if err := HTML(html, outcomes, run.CellOrder, run.Header, run.Verdicts); err != nil {
+	if run.About.Began.IsZero() {
+		run.About.Began, run.About.Seconds = r.StartTime, r.RunTime.Seconds()
+	}
+	if run.About.Seconds == 0 && !run.About.Began.IsZero() {
+		// Written from inside the suite, whose report has no end yet.
+		run.About.Seconds = time.Since(run.About.Began).Seconds()
+	}
+	if err := HTML(html, outcomes, run, dir); err != nil {
 		html.Close()
 		return fmt.Errorf("%s: %w", HTMLFile, err)
 	}

@@ -46,6 +46,7 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 		r.add(report.EntrySeconds, r.seconds, true)
 	}()
 	r.add(report.EntryKey, c.Key(), true)
+	r.add(report.EntryBegan, began.UTC().Format(time.RFC3339Nano), true)
 	s.caseBegins(c.Target, c.Cell.Name)
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {

@@ -4,6 +4,7 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -73,6 +74,10 @@ type Options struct {
 	// processes (see Shard): it writes its ginkgo report and cells there,
 	// and the parent writes the reports and checks the golden table.
 	ShardOut string
+	// Version and Command (the command line as typed) are what report.html
+	// says ran.
+	Version string
+	Command []string
 }
 
 // Finish writes a run's reports from its ginkgo report and cells, then
@@ -85,11 +90,21 @@ func Finish(opts Options, r types.Report, cells []CellFacts, header string) []er
 		verdicts = report.Verdicts(plan.Claims(opts.Bundle, opts.Plan), outcomes, CellStates(cells), opts.Complete)
 	}
 	var errs []error
-	if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: header, Verdicts: verdicts, Facts: cells}); err != nil {
+	// The golden table is checked first, for report.html to say its
+	// result, and what the check prints follows the matrix as before.
+	var goldenLog bytes.Buffer
+	gopts := opts
+	gopts.Log = &goldenLog
+	golden, diffs, goldenErr := checkGolden(gopts, outcomes)
+	about := report.About{RunID: opts.RunID, Version: opts.Version, Command: opts.Command, Golden: golden, GoldenDiffs: diffs}
+	if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: header, Verdicts: verdicts, Facts: cells, About: about}); err != nil {
 		errs = append(errs, fmt.Errorf("writing reports: %w", err))
 	}
-	if err := checkGolden(opts, outcomes); err != nil {
-		errs = append(errs, err)
+	if opts.Log != nil {
+		_, _ = io.Copy(opts.Log, &goldenLog)
+	}
+	if goldenErr != nil {
+		errs = append(errs, goldenErr)
 	}
 	if missing := Missing(opts, outcomes); len(missing) > 0 {
 		errs = append(errs, fmt.Errorf("%d planned cases have no outcome, so the run did not finish (interrupted, or a cell's process failed): %s", len(missing), firstFew(missing, 5)))
@@ -237,35 +252,45 @@ func cellOrder(opts Options) []string {
 	return out
 }
 
+// deviations is report.html's golden result of a run that differs.
+func deviations(n int, golden string) string {
+	if n == 1 {
+		return "1 deviation from " + golden
+	}
+	return fmt.Sprintf("%d deviations from %s", n, golden)
+}
+
 // checkGolden compares the run with the golden outcomes, or records them.
-func checkGolden(opts Options, outcomes []report.Outcome) error {
+// It returns the result in a line for report.html and how many outcomes
+// differ.
+func checkGolden(opts Options, outcomes []report.Outcome) (string, int, error) {
 	switch {
 	case opts.Golden == "":
-		return nil
+		return "", 0, nil
 	case opts.UpdateGolden:
 		// A run of some suites or cells updates their outcomes and keeps
 		// the rest of the table.
 		g, err := report.LoadGolden(opts.Golden)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return "", 0, err
 		}
 		if g == nil {
 			g = report.Golden{}
 		}
 		g.Merge(outcomes, opts.GoldenAs)
 		if err := g.Save(opts.Golden); err != nil {
-			return fmt.Errorf("writing golden outcomes: %w", err)
+			return "", 0, fmt.Errorf("writing golden outcomes: %w", err)
 		}
 		fmt.Fprintf(opts.Log, "golden outcomes written to %s\n", opts.Golden)
-		return nil
+		return "written to " + opts.Golden + " (--update-golden)", 0, nil
 	}
 	g, err := report.LoadGolden(opts.Golden)
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	res, err := g.Check(outcomes, opts.Complete, opts.GoldenAs)
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	if len(res.NotCompared) > 0 {
 		fmt.Fprintf(opts.Log, "not compared with the golden table %s, which has no outcomes of: %s\n", opts.Golden, strings.Join(res.NotCompared, ", "))
@@ -274,18 +299,19 @@ func checkGolden(opts Options, outcomes []report.Outcome) error {
 		compareWith(opts, g, outcomes, from, to)
 	}
 	if len(res.Diffs) > 0 {
-		return fmt.Errorf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
+		return deviations(len(res.Diffs), opts.Golden), len(res.Diffs), fmt.Errorf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
 			len(res.Diffs), opts.Golden, strings.Join(res.Diffs, "\n  "))
 	}
 	switch {
 	case len(res.Compared) == 0:
 		fmt.Fprintf(opts.Log, "nothing was compared with the golden table %s\n", opts.Golden)
+		return "nothing compared with " + opts.Golden, 0, nil
 	case opts.Complete:
 		fmt.Fprintf(opts.Log, "every outcome of %s matches the golden table %s, and none is missing\n", strings.Join(res.Compared, ", "), opts.Golden)
 	default:
 		fmt.Fprintf(opts.Log, "every outcome of %s matches the golden table %s (a narrowed run: outcomes it did not run were not checked)\n", strings.Join(res.Compared, ", "), opts.Golden)
 	}
-	return nil
+	return fmt.Sprintf("matches %s (%s)", opts.Golden, strings.Join(res.Compared, ", ")), 0, nil
 }
 
 // compareWith prints how target from's outcomes differ from to's golden

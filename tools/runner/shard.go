@@ -9,6 +9,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/report"
 )
 
 // Shard is what one process of a run split by cell hands its parent: the
@@ -98,7 +99,7 @@ func MergeReports(shards []Shard, began time.Time) types.Report {
 
 // TimingsFile is where a sharded run writes its cells' timings, beside the
 // reports: what `make bench` reads.
-const TimingsFile = "timings.json"
+const TimingsFile = report.TimingsFile
 
 // RunTimings is what TimingsFile holds.
 type RunTimings struct {
