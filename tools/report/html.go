@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // HTML writes report.html: one self-contained page (no network, no
@@ -72,7 +74,7 @@ func htmlData(outcomes []Outcome, cellOrder []string, header string, verdicts []
 			}
 			p.Failures = append(p.Failures, f)
 		case Skipped:
-			r := firstLine(o.Message)
+			r := textline.Summary(o.Message, " …")
 			i, ok := byReason[r]
 			if !ok {
 				i = len(p.Skips)
