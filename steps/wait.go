@@ -47,29 +47,55 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
-	// Written by the list and condition functions, which UntilWithSync runs
-	// while this goroutine waits in it; read only after it returns.
-	var (
-		last    error = notYet{"no object seen"}
-		failed  error
-		listed  bool
-		listErr error
-		mu      sync.Mutex
-	)
+	w := &objectWatch{name: name, within: within, timeoutIsSuccess: timeoutIsSuccess, check: check,
+		last: notYet{"no object seen"}}
+	lw := w.listWatch(ri)
+	w.began = time.Now()
+	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, w.precondition, w.condition)
+	return w.verdict(parent, ctx, err)
+}
+
+// objectWatch is one watchObjects: what it watches for, and what its list,
+// precondition and condition saw. UntilWithSync runs those while
+// watchObjects waits in it; the verdict reads what they saw after it
+// returns.
+type objectWatch struct {
+	name             string
+	within           time.Duration
+	timeoutIsSuccess bool
+	check            func(*unstructured.Unstructured) error
+	began            time.Time
+
+	mu      sync.Mutex
+	last    error
+	failed  error
+	listed  bool
+	listErr error
+	// The informer syncs before any condition runs: a hold whose initial
+	// state never arrived saw nothing, and must not pass for one that held.
+	synced bool
+}
+
+// namedHold: a hold on one object, which must exist throughout.
+func (w *objectWatch) namedHold() bool { return w.timeoutIsSuccess && w.name != "" }
+
+// listWatch lists and watches ri, by name if there is one, and records
+// whether a list succeeded, which the verdict needs.
+func (w *objectWatch) listWatch(ri dynamic.ResourceInterface) *cache.ListWatch {
 	fieldSelector := ""
-	if name != "" {
-		fieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+	if w.name != "" {
+		fieldSelector = fields.OneTermEqualSelector("metadata.name", w.name).String()
 	}
-	lw := &cache.ListWatch{
+	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = fieldSelector
 			list, err := ri.List(ctx, o)
-			mu.Lock()
-			defer mu.Unlock()
+			w.mu.Lock()
+			defer w.mu.Unlock()
 			if err != nil {
-				listErr = err
+				w.listErr = err
 			} else {
-				listed = true
+				w.listed = true
 			}
 			return list, err
 		},
@@ -78,70 +104,76 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 			return ri.Watch(ctx, o)
 		},
 	}
-	namedHold := timeoutIsSuccess && name != ""
-	began := time.Now()
-	// The informer syncs before any condition runs: a hold whose initial
-	// state never arrived saw nothing, and must not pass for one that held.
-	synced := false
-	precondition := func(store cache.Store) (bool, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		synced = true
-		if !namedHold {
-			return false, nil
-		}
-		for _, o := range store.List() {
-			if u, ok := o.(*unstructured.Unstructured); ok && u.GetName() == name {
-				return false, nil
-			}
-		}
-		failed = fmt.Errorf("%s does not exist, so it cannot stay as it must for %s", name, within)
-		return false, failed
+}
+
+// precondition runs once the informer has synced: a named hold fails at
+// once when its object is not there.
+func (w *objectWatch) precondition(store cache.Store) (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.synced = true
+	if !w.namedHold() {
+		return false, nil
 	}
-	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, precondition, func(ev watch.Event) (bool, error) {
-		u, ok := ev.Object.(*unstructured.Unstructured)
-		// The API server filters by name; checking again keeps fakes honest.
-		if !ok || (name != "" && u.GetName() != name) {
+	for _, o := range store.List() {
+		if u, ok := o.(*unstructured.Unstructured); ok && u.GetName() == w.name {
 			return false, nil
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if ev.Type == watch.Deleted && namedHold {
-			failed = fmt.Errorf("%s was deleted %s into the %s it had to stay as it was: a deleted object does not hold", u.GetName(), time.Since(began).Round(100*time.Millisecond), within)
-			return false, failed
-		}
-		if ev.Type == watch.Deleted {
-			last = notYet{fmt.Sprintf("%s was deleted", u.GetName())}
-			return false, nil
-		}
-		cerr := check(u)
-		var ny notYet
-		if errors.As(cerr, &ny) {
-			last = cerr
-			return false, nil
-		}
-		failed = cerr
-		return cerr == nil, cerr
-	})
-	mu.Lock()
-	defer mu.Unlock()
+	}
+	w.failed = fmt.Errorf("%s does not exist, so it cannot stay as it must for %s", w.name, w.within)
+	return false, w.failed
+}
+
+// condition judges one event: check's answer for a new version, a
+// deletion as the end of a named hold or as not yet met otherwise.
+func (w *objectWatch) condition(ev watch.Event) (bool, error) {
+	u, ok := ev.Object.(*unstructured.Unstructured)
+	// The API server filters by name; checking again keeps fakes honest.
+	if !ok || (w.name != "" && u.GetName() != w.name) {
+		return false, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ev.Type == watch.Deleted && w.namedHold() {
+		w.failed = fmt.Errorf("%s was deleted %s into the %s it had to stay as it was: a deleted object does not hold", u.GetName(), time.Since(w.began).Round(100*time.Millisecond), w.within)
+		return false, w.failed
+	}
+	if ev.Type == watch.Deleted {
+		w.last = notYet{fmt.Sprintf("%s was deleted", u.GetName())}
+		return false, nil
+	}
+	cerr := w.check(u)
+	var ny notYet
+	if errors.As(cerr, &ny) {
+		w.last = cerr
+		return false, nil
+	}
+	w.failed = cerr
+	return cerr == nil, cerr
+}
+
+// verdict turns how UntilWithSync ended (err), under the caller's context
+// (parent) and the watch's own deadline (ctx), into watchObjects' answer.
+func (w *objectWatch) verdict(parent, ctx context.Context, err error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	switch {
 	case err == nil:
 		return nil
-	case failed != nil:
-		return failed
+	case w.failed != nil:
+		return w.failed
 	case parent.Err() != nil:
-		return fmt.Errorf("interrupted (%v): %w", last, parent.Err())
-	case !listed && listErr != nil:
+		return fmt.Errorf("interrupted (%v): %w", w.last, parent.Err())
+	case !w.listed && w.listErr != nil:
 		// A hold that never saw the object must not pass for a kept one.
-		return fmt.Errorf("could not list within %s: %w", within, listErr)
-	case timeoutIsSuccess && !synced:
-		return fmt.Errorf("the watch never delivered the initial state within %s, so nothing was seen to hold: %w", within, last)
+		return fmt.Errorf("could not list within %s: %w", w.within, w.listErr)
+	case w.timeoutIsSuccess && !w.synced:
+		return fmt.Errorf("the watch never delivered the initial state within %s, so nothing was seen to hold: %w", w.within, w.last)
 	case ctx.Err() != nil:
-		if timeoutIsSuccess {
+		if w.timeoutIsSuccess {
 			return nil
 		}
-		return fmt.Errorf("not met within %s: %w", within, last)
+		return fmt.Errorf("not met within %s: %w", w.within, w.last)
 	}
 	return err
 }

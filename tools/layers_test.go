@@ -28,7 +28,8 @@ var layers = []layer{
 	// The spec language knows the steps' registry and the outcome model,
 	// never a cluster, a runner or a report's rendering.
 	{"tools/lang", []string{"steps", "tools/report"}},
-	{"tools/report", nil},
+	// The report imports no layer; only the one-line helper all share.
+	{"tools/report", []string{"tools/internal/textline"}},
 	{"tools/internal", nil},
 	// Steps talk to clusters through the contract only: no provider.
 	{"steps/stepstest", []string{"steps", "fixtures", "suites", "tools/lang"}},

@@ -81,35 +81,13 @@ func objects(o Options, configYAML, configHash string) []runtime.Object {
 }
 
 func daemonSet(o Options, labels map[string]string, configHash string) *appsv1.DaemonSet {
-	hostPath := func(volume, path string, kind corev1.HostPathType) corev1.Volume {
-		return corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{
-			HostPath: &corev1.HostPathVolumeSource{Path: path, Type: &kind},
-		}}
-	}
-	no, yes := false, true
 	// The driver's sockets must be where the kubelet looks for them, and at
 	// the same path in the container, so the socket path it registers is
 	// valid for the kubelet.
 	pluginDir := path.Join(o.KubeletDir, "plugins", driver.DriverName)
 	registryDir := path.Join(o.KubeletDir, "plugins_registry")
-	env := []corev1.EnvVar{{
-		Name: "NODE_NAME",
-		ValueFrom: &corev1.EnvVarSource{
-			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
-		},
-	}}
-	hostNetwork := false
-	if o.APIServer != "" {
-		host, port, _ := net.SplitHostPort(o.APIServer)
-		// The kubelet sets these to the kubernetes Service; a container's
-		// own env wins over them, and client-go's in-cluster config reads
-		// them.
-		env = append(env,
-			corev1.EnvVar{Name: "KUBERNETES_SERVICE_HOST", Value: host},
-			corev1.EnvVar{Name: "KUBERNETES_SERVICE_PORT", Value: port})
-		hostNetwork = true
-	}
-	ds := &appsv1.DaemonSet{
+	env, hostNetwork := driverEnv(o)
+	return &appsv1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.Namespace, Labels: labels},
 		Spec: appsv1.DaemonSetSpec{
@@ -126,44 +104,83 @@ func daemonSet(o Options, labels map[string]string, configHash string) *appsv1.D
 					// A node agent: run on every node, control plane included
 					// (a one-node kind cluster has only that).
 					Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
-					Containers: []corev1.Container{{
-						Name:            "driver",
-						Image:           o.Image,
-						ImagePullPolicy: corev1.PullIfNotPresent,
-						Command:         []string{"/draconform-driver"},
-						Args: []string{
-							"--config=" + configDir + "/" + configFile,
-							"--cdi-dir=" + cdiDir,
-							"--plugin-dir=" + pluginDir,
-							"--registrar-dir=" + registryDir,
-						},
-						Env: env,
-						// Root (the image has no other user) may write the
-						// root-owned host directories without privileges.
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: &no,
-							ReadOnlyRootFilesystem:   &yes,
-						},
-						VolumeMounts: []corev1.VolumeMount{
-							{Name: "plugin", MountPath: pluginDir},
-							{Name: "registry", MountPath: registryDir},
-							{Name: "cdi", MountPath: cdiDir},
-							{Name: "config", MountPath: configDir, ReadOnly: true},
-						},
-					}},
-					Volumes: []corev1.Volume{
-						hostPath("plugin", pluginDir, corev1.HostPathDirectoryOrCreate),
-						// The kubelet creates its registry; if it is missing,
-						// there is no kubelet to register with.
-						hostPath("registry", registryDir, corev1.HostPathDirectory),
-						hostPath("cdi", o.CDIDir, corev1.HostPathDirectoryOrCreate),
-						{Name: "config", VolumeSource: corev1.VolumeSource{
-							ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configName}},
-						}},
-					},
+					Containers:  []corev1.Container{driverContainer(o.Image, env, pluginDir, registryDir)},
+					Volumes:     driverVolumes(o.CDIDir, pluginDir, registryDir),
 				},
 			},
 		},
 	}
-	return ds
+}
+
+// driverEnv is the driver container's environment: its node's name, and
+// where the API server is when o names one, in which case the pod runs in
+// the host's network (hostNetwork) to reach it.
+func driverEnv(o Options) (env []corev1.EnvVar, hostNetwork bool) {
+	env = []corev1.EnvVar{{
+		Name: "NODE_NAME",
+		ValueFrom: &corev1.EnvVarSource{
+			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
+		},
+	}}
+	if o.APIServer == "" {
+		return env, false
+	}
+	host, port, _ := net.SplitHostPort(o.APIServer)
+	// The kubelet sets these to the kubernetes Service; a container's own
+	// env wins over them, and client-go's in-cluster config reads them.
+	env = append(env,
+		corev1.EnvVar{Name: "KUBERNETES_SERVICE_HOST", Value: host},
+		corev1.EnvVar{Name: "KUBERNETES_SERVICE_PORT", Value: port})
+	return env, true
+}
+
+// driverContainer runs the driver with its config, CDI, plugin and
+// registration folders mounted.
+func driverContainer(image string, env []corev1.EnvVar, pluginDir, registryDir string) corev1.Container {
+	no, yes := false, true
+	return corev1.Container{
+		Name:            "driver",
+		Image:           image,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         []string{"/draconform-driver"},
+		Args: []string{
+			"--config=" + configDir + "/" + configFile,
+			"--cdi-dir=" + cdiDir,
+			"--plugin-dir=" + pluginDir,
+			"--registrar-dir=" + registryDir,
+		},
+		Env: env,
+		// Root (the image has no other user) may write the root-owned host
+		// directories without privileges.
+		SecurityContext: &corev1.SecurityContext{
+			AllowPrivilegeEscalation: &no,
+			ReadOnlyRootFilesystem:   &yes,
+		},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: "plugin", MountPath: pluginDir},
+			{Name: "registry", MountPath: registryDir},
+			{Name: "cdi", MountPath: cdiDir},
+			{Name: "config", MountPath: configDir, ReadOnly: true},
+		},
+	}
+}
+
+// driverVolumes: the node's folders the driver writes to, and its config.
+func driverVolumes(hostCDIDir, pluginDir, registryDir string) []corev1.Volume {
+	return []corev1.Volume{
+		hostPathVolume("plugin", pluginDir, corev1.HostPathDirectoryOrCreate),
+		// The kubelet creates its registry; if it is missing, there is no
+		// kubelet to register with.
+		hostPathVolume("registry", registryDir, corev1.HostPathDirectory),
+		hostPathVolume("cdi", hostCDIDir, corev1.HostPathDirectoryOrCreate),
+		{Name: "config", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configName}},
+		}},
+	}
+}
+
+func hostPathVolume(volume, dir string, kind corev1.HostPathType) corev1.Volume {
+	return corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{
+		HostPath: &corev1.HostPathVolumeSource{Path: dir, Type: &kind},
+	}}
 }

@@ -3,9 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster/localcp"
@@ -84,7 +82,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 	if err := localcp.BuildTools(ctx, root, tools, s.Err, "./tools/cmd/draconform-runc", "./tools/cmd/draconform-pause"); err != nil {
 		return "", err
 	}
-	kindDir, err := moduleDir(ctx, root, "sigs.k8s.io/kind")
+	kindDir, err := k8sbuild.ModuleDir(ctx, root, "sigs.k8s.io/kind")
 	if err != nil {
 		return "", err
 	}
@@ -95,20 +93,4 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 		Version: nodeImageVersion, KubeBinDir: kube, RuntimeDir: runtimeDir, ToolsDir: tools, KindDir: kindDir, CoreDNSBinDir: coredns,
 		WorkDir: work, Mirror: mirror, Rebuild: rebuild, Log: s.Err,
 	})
-}
-
-// moduleDir is where the Go module cache holds mod, at the version go.mod
-// requires.
-func moduleDir(ctx context.Context, root, mod string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", mod)
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("finding module %s: %w", mod, err)
-	}
-	dir := strings.TrimSpace(string(out))
-	if dir == "" {
-		return "", fmt.Errorf("module %s is not in the module cache (go mod download %s)", mod, mod)
-	}
-	return dir, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // NoOutcome is how a verdict names a planned case a complete run never
@@ -34,7 +36,7 @@ func RunProblems(dir string) []string {
 			if s.LeafNodeType == types.NodeTypeIt || !s.State.Is(types.SpecStateFailureStates) {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s failed: %s", s.LeafNodeType, firstLine(s.Failure.Message)))
+			out = append(out, fmt.Sprintf("%s failed: %s", s.LeafNodeType, textline.Summary(s.Failure.Message, " …")))
 		}
 	}
 	return out

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // HTML writes report.html: one self-contained page (no network, no
@@ -97,7 +99,7 @@ func htmlData(outcomes []Outcome, run Run, s scrubber) htmlPage {
 				p.Informing = append(p.Informing, brief)
 			}
 		case Skipped:
-			r := s.Text(firstLine(o.Message))
+			r := s.Text(textline.Summary(o.Message, " …"))
 			if o.Inapplicable {
 				p.NotApply = addSkip(p.NotApply, r, o.Name())
 			} else {

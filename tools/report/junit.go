@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // The JUnit file is written from the outcomes, not from ginkgo's report:
@@ -122,7 +124,7 @@ func JUnit(r types.Report, outcomes []Outcome, dir string) ([]byte, error) {
 			c.Failure = &junitMessage{Message: FailureReason(o), Type: failureType(o), Text: o.Message}
 		case Skipped:
 			s.Skipped++
-			c.Skipped = &junitMessage{Message: firstLine(o.Message)}
+			c.Skipped = &junitMessage{Message: textline.Summary(o.Message, " …")}
 		}
 		var out []string
 		if o.Note != "" {
@@ -150,7 +152,7 @@ func JUnit(r types.Report, outcomes []Outcome, dir string) ([]byte, error) {
 		seconds[s.Name] += sr.RunTime.Seconds()
 		where := fmt.Sprintf("%s:%d", filepath.Base(sr.Failure.Location.FileName), sr.Failure.Location.LineNumber)
 		s.Cases = append(s.Cases, junitCase{Name: sr.LeafNodeType.String(), Classname: setupSuite, Status: "error", Time: secs(sr.RunTime.Seconds()),
-			Error: &junitMessage{Message: firstLine(sr.Failure.Message), Type: sr.State.String(), Text: where + ": " + sr.Failure.Message}})
+			Error: &junitMessage{Message: textline.Summary(sr.Failure.Message, " …"), Type: sr.State.String(), Text: where + ": " + sr.Failure.Message}})
 	}
 	sort.Strings(names)
 	all := junitSuites{Name: "draconform"}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // counts of one suite in one cell.
@@ -156,7 +158,7 @@ func Details(outcomes []Outcome) string {
 			}
 			if keep(o) {
 				line := "  " + o.Name()
-				msg := firstLine(o.Message)
+				msg := textline.Summary(o.Message, " …")
 				if o.Note != "" {
 					msg = o.Note
 				}
@@ -210,7 +212,7 @@ func skips(b *strings.Builder, outcomes []Outcome) {
 		if o.State != "skipped" {
 			continue
 		}
-		r := firstLine(o.Message)
+		r := textline.Summary(o.Message, " …")
 		if _, seen := byReason[r]; !seen {
 			reasons = append(reasons, r)
 		}
@@ -230,14 +232,6 @@ func skips(b *strings.Builder, outcomes []Outcome) {
 			fmt.Fprintf(b, "    %s\n", name)
 		}
 	}
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }
 
 func writeJSON(path string, v any) error {

@@ -108,8 +108,23 @@ func judge(c Claim, target string, got map[string]Outcome, cells CellStates, com
 		v.State, v.Reason = NotApplicable, "a narrowed run (--focus, --label-filter, --suite, --cells or --case-ids) supports no claim"
 		return v
 	}
-	var outside []string                // why cases did not apply
-	contradicted := map[string]string{} // cell: how its probe contradicts its gates
+	v.conclude(c, v.countCases(c, target, got, cells))
+	if len(v.Informing) > 0 {
+		v.Reason += fmt.Sprintf("; %d informing cases did not pass (open readings of the KEP, not blocking)", len(v.Informing))
+	}
+	return v
+}
+
+// caseTally is what a claim's cases said besides the verdict's counts.
+type caseTally struct {
+	outside      []string          // why cases did not apply
+	contradicted map[string]string // cell: how its probe contradicts its gates
+}
+
+// countCases counts c's cases on target into v (required, passed,
+// blocking, informing) and returns what else they said.
+func (v *Verdict) countCases(c Claim, target string, got map[string]Outcome, cells CellStates) caseTally {
+	t := caseTally{contradicted: map[string]string{}}
 	block := func(why string) {
 		v.Required++
 		v.Blocking = append(v.Blocking, why)
@@ -129,7 +144,7 @@ func judge(c Claim, target string, got map[string]Outcome, cells CellStates, com
 		case st.Contradicted != "" || o.Cause == CauseContradicted:
 			// Not "another state": the cluster broke what its gates
 			// promise, which no reading of the KEP allows.
-			contradicted[cc.Cell] = firstOf(st.Contradicted, o.Message)
+			t.contradicted[cc.Cell] = firstOf(st.Contradicted, o.Message)
 			v.Required++
 			if o.State == Passed {
 				v.Passed++
@@ -138,14 +153,14 @@ func judge(c Claim, target string, got map[string]Outcome, cells CellStates, com
 			}
 			continue
 		case o.State == Skipped && o.Inapplicable:
-			outside = append(outside, o.Cause)
+			t.outside = append(t.outside, o.Cause)
 			continue
 		case st.Field == "" && len(c.Field) > 0 && o.State == Failed:
 			// The cell never got as far as the probe (its cluster did
 			// not start, its API server refused the probe's writes): a
 			// failure, which no state of the field makes inapplicable.
 		case len(c.Field) > 0 && !slices.Contains(c.Field, st.Field):
-			outside = append(outside, fieldReason(st.Field, cc.Cell, c.Field))
+			t.outside = append(t.outside, fieldReason(st.Field, cc.Cell, c.Field))
 			continue
 		}
 		passed := o.State == Passed
@@ -162,30 +177,31 @@ func judge(c Claim, target string, got map[string]Outcome, cells CellStates, com
 			block(cc.ID + " " + string(o.State) + explain(o))
 		}
 	}
+	return t
+}
+
+// conclude sets v's state and reason from its counts and the tally t.
+func (v *Verdict) conclude(c Claim, t caseTally) {
 	switch {
-	case len(contradicted) > 0:
+	case len(t.contradicted) > 0:
 		v.State = NotConformant
 		var why []string
-		for _, cell := range slices.Sorted(maps.Keys(contradicted)) {
-			why = append(why, fmt.Sprintf("cell %s is not in the state its gates promise: %s", cell, contradicted[cell]))
+		for _, cell := range slices.Sorted(maps.Keys(t.contradicted)) {
+			why = append(why, fmt.Sprintf("cell %s is not in the state its gates promise: %s", cell, t.contradicted[cell]))
 		}
 		v.Reason = strings.Join(why, "; ")
 	case len(v.Blocking) > 0:
 		v.State = NotConformant
 		v.Reason = fmt.Sprintf("%d of %d required cases did not pass", len(v.Blocking), v.Required)
 	case v.Required == 0:
-		v.State, v.Reason = NotApplicable, "none of its cases applies here: "+commonest(outside)
+		v.State, v.Reason = NotApplicable, "none of its cases applies here: "+commonest(t.outside)
 	case v.Required < c.MinCases:
 		v.State = NotApplicable
-		v.Reason = fmt.Sprintf("only %d of its blocking cases apply here, and it stands on no fewer than %d; the others: %s", v.Required, c.MinCases, commonest(outside))
+		v.Reason = fmt.Sprintf("only %d of its blocking cases apply here, and it stands on no fewer than %d; the others: %s", v.Required, c.MinCases, commonest(t.outside))
 	default:
 		v.State = Conformant
 		v.Reason = fmt.Sprintf("all %d required cases passed", v.Required)
 	}
-	if len(v.Informing) > 0 {
-		v.Reason += fmt.Sprintf("; %d informing cases did not pass (open readings of the KEP, not blocking)", len(v.Informing))
-	}
-	return v
 }
 
 func firstOf(ss ...string) string {

@@ -32,49 +32,98 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, failure,
 		return "", err
 	}
 	path := filepath.Join(dir, plan.Slug(c.Title())+".txt")
-	var b strings.Builder
-	var errs []string
-	section := func(title string) { fmt.Fprintf(&b, "\n===== %s =====\n", title) }
-	fmt.Fprintf(&b, "case %s\ncluster %s, namespace %s, run %s\n", c.Title(), env.Cluster.Name(), env.Namespace, env.RunID)
-	section("why it failed")
-	b.WriteString(report.FailureBlock(failedOutcome(c, failure), "  "))
+	d := &diagnostics{}
+	fmt.Fprintf(&d.b, "case %s\ncluster %s, namespace %s, run %s\n", c.Title(), env.Cluster.Name(), env.Namespace, env.RunID)
+	d.section("why it failed")
+	d.b.WriteString(report.FailureBlock(failedOutcome(c, failure), "  "))
+	d.pods(ctx, env)
+	d.events(ctx, env)
+	d.claims(ctx, env)
+	d.caseObjects(ctx, env)
+	// Where a pod must really run, the cause of a failure is as often on
+	// the node as in the scheduler.
+	onNode := c.Case.Requires.Kubelet()
+	d.componentLogs(ctx, env, onNode)
+	if onNode {
+		if err := writeDriverLogs(ctx, &d.b, env, d.section); err != nil {
+			d.cannotRead("test driver logs", err)
+		}
+	}
+	if err := os.WriteFile(path, []byte(d.b.String()), 0o644); err != nil {
+		return "", err
+	}
+	if len(d.errs) > 0 {
+		return path, fmt.Errorf("%s", strings.Join(d.errs, "; "))
+	}
+	return path, nil
+}
 
-	core := env.Clients.Kube.CoreV1()
-	section("pods")
-	if pods, err := core.Pods(env.Namespace).List(ctx, metav1.ListOptions{}); err != nil {
-		errs = append(errs, "pods: "+err.Error())
-	} else {
-		for _, p := range pods.Items {
-			fmt.Fprintf(&b, "pod %s: node=%q phase=%s\n", p.Name, p.Spec.NodeName, p.Status.Phase)
-			for _, cond := range p.Status.Conditions {
-				fmt.Fprintf(&b, "  condition %s=%s %s: %s\n", cond.Type, cond.Status, cond.Reason, cond.Message)
-			}
-			if st := p.Status.ExtendedResourceClaimStatus; st != nil {
-				fmt.Fprintf(&b, "  extendedResourceClaimStatus: claim %s, mappings %+v\n", st.ResourceClaimName, st.RequestMappings)
-			}
-			writeContainerStatuses(&b, p.Status.InitContainerStatuses)
-			writeContainerStatuses(&b, p.Status.ContainerStatuses)
-		}
+// diagnostics is a failed case's diagnostics file as it is written: its
+// text, and what could not be read for it (which does not stop the rest).
+type diagnostics struct {
+	b    strings.Builder
+	errs []string
+}
+
+func (d *diagnostics) section(title string) { fmt.Fprintf(&d.b, "\n===== %s =====\n", title) }
+
+func (d *diagnostics) cannotRead(what string, err error) {
+	d.errs = append(d.errs, what+": "+err.Error())
+}
+
+// pods: the namespace's pods, their conditions, extended-resource claim
+// status and containers.
+func (d *diagnostics) pods(ctx context.Context, env *steps.Env) {
+	d.section("pods")
+	pods, err := env.Clients.Kube.CoreV1().Pods(env.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		d.cannotRead("pods", err)
+		return
 	}
-	section("events")
-	if events, err := core.Events(env.Namespace).List(ctx, metav1.ListOptions{}); err != nil {
-		errs = append(errs, "events: "+err.Error())
-	} else {
-		sort.SliceStable(events.Items, func(i, j int) bool { return eventTime(events.Items[i]).Before(eventTime(events.Items[j])) })
-		for _, e := range events.Items {
-			b.WriteString(eventLine(e))
+	for _, p := range pods.Items {
+		fmt.Fprintf(&d.b, "pod %s: node=%q phase=%s\n", p.Name, p.Spec.NodeName, p.Status.Phase)
+		for _, cond := range p.Status.Conditions {
+			fmt.Fprintf(&d.b, "  condition %s=%s %s: %s\n", cond.Type, cond.Status, cond.Reason, cond.Message)
 		}
+		if st := p.Status.ExtendedResourceClaimStatus; st != nil {
+			fmt.Fprintf(&d.b, "  extendedResourceClaimStatus: claim %s, mappings %+v\n", st.ResourceClaimName, st.RequestMappings)
+		}
+		writeContainerStatuses(&d.b, p.Status.InitContainerStatuses)
+		writeContainerStatuses(&d.b, p.Status.ContainerStatuses)
 	}
-	section("resource claims")
+}
+
+// events: the namespace's events, oldest first.
+func (d *diagnostics) events(ctx context.Context, env *steps.Env) {
+	d.section("events")
+	events, err := env.Clients.Kube.CoreV1().Events(env.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		d.cannotRead("events", err)
+		return
+	}
+	sort.SliceStable(events.Items, func(i, j int) bool { return eventTime(events.Items[i]).Before(eventTime(events.Items[j])) })
+	for _, e := range events.Items {
+		d.b.WriteString(eventLine(e))
+	}
+}
+
+// claims: the namespace's resource claims, whole.
+func (d *diagnostics) claims(ctx context.Context, env *steps.Env) {
+	d.section("resource claims")
 	claims, err := env.Clients.Dyn.Resource(steps.ClaimGVR).Namespace(env.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		errs = append(errs, "claims: "+err.Error())
-	} else {
-		for _, cl := range claims.Items {
-			writeYAML(&b, cl.Object)
-		}
+		d.cannotRead("claims", err)
+		return
 	}
-	section("objects of the case, as stored")
+	for _, cl := range claims.Items {
+		writeYAML(&d.b, cl.Object)
+	}
+}
+
+// caseObjects: every object the case made, by ref, as the API server
+// stores it now.
+func (d *diagnostics) caseObjects(ctx context.Context, env *steps.Env) {
+	d.section("objects of the case, as stored")
 	objs := env.Objects()
 	refs := make([]string, 0, len(objs))
 	for r := range objs {
@@ -84,17 +133,21 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, failure,
 	for _, r := range refs {
 		o := objs[spec.Ref(r)]
 		got, gerr := o.Resource(env.Clients.Dyn).Get(ctx, o.Object.GetName(), metav1.GetOptions{})
-		fmt.Fprintf(&b, "--- %s (%s)\n", r, o.Object.GetName())
+		fmt.Fprintf(&d.b, "--- %s (%s)\n", r, o.Object.GetName())
 		if gerr != nil {
-			fmt.Fprintf(&b, "cannot read: %v\n", gerr)
+			fmt.Fprintf(&d.b, "cannot read: %v\n", gerr)
 			continue
 		}
-		writeYAML(&b, got)
+		writeYAML(&d.b, got)
 	}
+}
+
+// componentLogs: the end of the scheduler's and the API server's logs, and
+// of the kubelet's and containerd's onNode; those the cluster keeps none of
+// are left out.
+func (d *diagnostics) componentLogs(ctx context.Context, env *steps.Env, onNode bool) {
 	comps := []cluster.Component{cluster.Scheduler, cluster.APIServer}
-	if c.Case.Requires.Kubelet() {
-		// Where a pod must really run, the cause of a failure is as often
-		// on the node as in the scheduler.
+	if onNode {
 		comps = append(comps, cluster.Kubelet, cluster.Containerd)
 	}
 	for _, comp := range comps {
@@ -102,24 +155,12 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, failure,
 		if errors.Is(err, cluster.ErrNoLog) {
 			continue
 		}
-		section(string(comp) + " log, last 60 lines of its current run")
-		b.WriteString(text)
+		d.section(string(comp) + " log, last 60 lines of its current run")
+		d.b.WriteString(text)
 		if err != nil {
-			errs = append(errs, string(comp)+" log: "+err.Error())
+			d.cannotRead(string(comp)+" log", err)
 		}
 	}
-	if c.Case.Requires.Kubelet() {
-		if err := writeDriverLogs(ctx, &b, env, section); err != nil {
-			errs = append(errs, "test driver logs: "+err.Error())
-		}
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return "", err
-	}
-	if len(errs) > 0 {
-		return path, fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	return path, nil
 }
 
 // eventLine is an event on one line: when it last happened, its object,

@@ -16,10 +16,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/draconform/draconform/tools/build/prototype/build"
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 func main() {
@@ -73,9 +73,9 @@ func run(ctx context.Context, args []string) int {
 			for _, e := range g.Edits {
 				where := e.File
 				if e.Within != "" {
-					where += " in " + firstLine(e.Within)
+					where += " in " + textline.Summary(e.Within, " ...")
 				}
-				fmt.Printf("  %-7s %s %s: %s\n", e.Mode, e.Module, where, firstLine(e.Anchor))
+				fmt.Printf("  %-7s %s %s: %s\n", e.Mode, e.Module, where, textline.Summary(e.Anchor, " ..."))
 			}
 		}
 	default:
@@ -83,12 +83,4 @@ func run(ctx context.Context, args []string) int {
 		return 2
 	}
 	return 0
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " ..."
-	}
-	return s
 }

@@ -62,55 +62,15 @@ func writePKI(dir string) (*pki, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating pki dir: %w", err)
 	}
-	p := &pki{
-		CACert:      filepath.Join(dir, "ca.crt"),
-		CAKey:       filepath.Join(dir, "ca.key"),
-		ServingCert: filepath.Join(dir, "apiserver.crt"),
-		ServingKey:  filepath.Join(dir, "apiserver.key"),
-		SAKey:       filepath.Join(dir, "sa.key"),
-		TokenFile:   filepath.Join(dir, "tokens.csv"),
-
-		KubeletClientCert: filepath.Join(dir, "apiserver-kubelet-client.crt"),
-		KubeletClientKey:  filepath.Join(dir, "apiserver-kubelet-client.key"),
-
-		EtcdCACert:     filepath.Join(dir, "etcd-ca.crt"),
-		EtcdCAKey:      filepath.Join(dir, "etcd-ca.key"),
-		EtcdServerCert: filepath.Join(dir, "etcd-server.crt"),
-		EtcdServerKey:  filepath.Join(dir, "etcd-server.key"),
-		EtcdClientCert: filepath.Join(dir, "apiserver-etcd-client.crt"),
-		EtcdClientKey:  filepath.Join(dir, "apiserver-etcd-client.key"),
-	}
-	now := time.Now()
-
+	p := pkiIn(dir)
 	caCert, caKey, caDER, err := newCA("draconform-local-ca")
 	if err != nil {
 		return nil, err
 	}
-
-	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	srvDER, srvKey, err := servingCert(caCert, caKey)
 	if err != nil {
-		return nil, fmt.Errorf("generating serving key: %w", err)
+		return nil, err
 	}
-	srvTmpl := &x509.Certificate{
-		SerialNumber: randomSerial(),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	for _, h := range servingHosts() {
-		if ip := net.ParseIP(h); ip != nil {
-			srvTmpl.IPAddresses = append(srvTmpl.IPAddresses, ip)
-		} else {
-			srvTmpl.DNSNames = append(srvTmpl.DNSNames, h)
-		}
-	}
-	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("signing serving cert: %w", err)
-	}
-
 	// RSA, because every consumer of service-account keys accepts it.
 	saKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -145,6 +105,59 @@ func writePKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// pkiIn names the files of a control plane's PKI in dir.
+func pkiIn(dir string) *pki {
+	return &pki{
+		CACert:      filepath.Join(dir, "ca.crt"),
+		CAKey:       filepath.Join(dir, "ca.key"),
+		ServingCert: filepath.Join(dir, "apiserver.crt"),
+		ServingKey:  filepath.Join(dir, "apiserver.key"),
+		SAKey:       filepath.Join(dir, "sa.key"),
+		TokenFile:   filepath.Join(dir, "tokens.csv"),
+
+		KubeletClientCert: filepath.Join(dir, "apiserver-kubelet-client.crt"),
+		KubeletClientKey:  filepath.Join(dir, "apiserver-kubelet-client.key"),
+
+		EtcdCACert:     filepath.Join(dir, "etcd-ca.crt"),
+		EtcdCAKey:      filepath.Join(dir, "etcd-ca.key"),
+		EtcdServerCert: filepath.Join(dir, "etcd-server.crt"),
+		EtcdServerKey:  filepath.Join(dir, "etcd-server.key"),
+		EtcdClientCert: filepath.Join(dir, "apiserver-etcd-client.crt"),
+		EtcdClientKey:  filepath.Join(dir, "apiserver-etcd-client.key"),
+	}
+}
+
+// servingCert issues the API server's serving certificate, for every name
+// and address servingHosts gives, signed by the CA; it returns the
+// certificate (DER) and its key.
+func servingCert(caCert *x509.Certificate, caKey *ecdsa.PrivateKey) ([]byte, *ecdsa.PrivateKey, error) {
+	now := time.Now()
+	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generating serving key: %w", err)
+	}
+	srvTmpl := &x509.Certificate{
+		SerialNumber: randomSerial(),
+		Subject:      pkix.Name{CommonName: "kube-apiserver"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	for _, h := range servingHosts() {
+		if ip := net.ParseIP(h); ip != nil {
+			srvTmpl.IPAddresses = append(srvTmpl.IPAddresses, ip)
+		} else {
+			srvTmpl.DNSNames = append(srvTmpl.DNSNames, h)
+		}
+	}
+	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("signing serving cert: %w", err)
+	}
+	return srvDER, srvKey, nil
 }
 
 // writeEtcdPKI creates etcd's CA, its serving certificate for 127.0.0.1

@@ -1,7 +1,6 @@
 package localcp
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,11 +21,10 @@ import (
 // --nodes` removes both kinds once the process is gone.
 func Held(pid int, tmp string) (procs, dirs []string) {
 	for _, child := range descendants(pid) {
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", child))
-		if err != nil || len(cmdline) == 0 {
+		args := commandLine(child)
+		if args == nil {
 			continue // exited meanwhile, or a kernel thread
 		}
-		args := strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
 		procs = append(procs, fmt.Sprintf("%s (pid %d)", filepath.Base(args[0]), child))
 		for _, a := range args[1:] {
 			if _, v, ok := strings.Cut(a, "="); ok {

@@ -1,7 +1,6 @@
 package localcp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,25 +109,11 @@ func removeCgroups(rel string, bound time.Duration) error {
 // processesWithArg lists the processes whose command line has arg as one
 // argument: the shims of one containerd carry its socket as -address.
 func processesWithArg(arg string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
+	procs, _ := otherProcesses()
 	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		for _, a := range bytes.Split(cmdline, []byte{0}) {
-			if string(a) == arg {
-				out = append(out, pid)
-				break
-			}
+	for _, p := range procs {
+		if slices.Contains(p.args, arg) {
+			out = append(out, p.pid)
 		}
 	}
 	return out

@@ -1,11 +1,11 @@
 package localcp
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -54,17 +54,12 @@ func nodeInUse(dir string) bool {
 // running processes, this one aside, that name a path under dir on their
 // command line.
 func processesNaming(dir string) []string {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	procs, _ := otherProcesses()
 	var out []string
 	for _, p := range procs {
-		cmdline, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(cmdline, []byte(dir+"/")) {
-			continue
+		if slices.ContainsFunc(p.args, func(a string) bool { return strings.Contains(a, dir+"/") }) {
+			out = append(out, filepath.Base(p.args[0]))
 		}
-		if pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p))); pid == os.Getpid() {
-			continue
-		}
-		out = append(out, filepath.Base(string(bytes.SplitN(cmdline, []byte{0}, 2)[0])))
 	}
 	return out
 }

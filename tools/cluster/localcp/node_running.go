@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,10 +40,9 @@ func (n RunningNode) CDIDir() string { return n.layout().cdi() }
 // kubeletProcess is what a kubelet's command line says of its node.
 type kubeletProcess struct{ name, rootDir, kubeconfig string }
 
-// parseKubeletCmdline reads a /proc/<pid>/cmdline of a node's kubelet (see
+// parseKubeletArgs reads the command line of a node's kubelet (see
 // node.startKubelet); ok is false for any other process.
-func parseKubeletCmdline(cmdline []byte) (kubeletProcess, bool) {
-	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+func parseKubeletArgs(args []string) (kubeletProcess, bool) {
 	if len(args) == 0 || filepath.Base(args[0]) != "kubelet" {
 		return kubeletProcess{}, false
 	}
@@ -72,17 +70,13 @@ func parseKubeletCmdline(cmdline []byte) (kubeletProcess, bool) {
 // RunningNodes lists the embedded nodes of this machine whose kubelets talk
 // to the API server at server (a URL, as a kubeconfig has it).
 func RunningNodes(server string) ([]RunningNode, error) {
-	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	procs, err := otherProcesses()
 	if err != nil {
-		return nil, fmt.Errorf("listing processes: %w", err)
+		return nil, err
 	}
 	var out []RunningNode
 	for _, p := range procs {
-		cmdline, err := os.ReadFile(p)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		k, ok := parseKubeletCmdline(cmdline)
+		k, ok := parseKubeletArgs(p.args)
 		if !ok {
 			continue
 		}
@@ -98,9 +92,8 @@ func RunningNodes(server string) ([]RunningNode, error) {
 		if !sameServer(kubeletServer, server) {
 			continue
 		}
-		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		log, _ := os.Readlink(filepath.Join(filepath.Dir(p), "fd", "2"))
-		out = append(out, RunningNode{Name: k.name, Dir: filepath.Dir(k.rootDir), KubeletPID: pid, KubeletLog: log, Server: kubeletServer})
+		log, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/2", p.pid))
+		out = append(out, RunningNode{Name: k.name, Dir: filepath.Dir(k.rootDir), KubeletPID: p.pid, KubeletLog: log, Server: kubeletServer})
 	}
 	return out, nil
 }

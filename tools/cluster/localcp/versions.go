@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // CheckBinary says whether path is a binary that can run here and what
@@ -26,17 +26,9 @@ func CheckBinary(ctx context.Context, path string) (string, error) {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("binary %s does not run here (%v): %s", path, err, firstLine(string(out)))
+		return "", fmt.Errorf("binary %s does not run here (%v): %s", path, err, textline.First(string(out)))
 	}
-	return firstLine(string(out)), nil
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	return textline.First(string(out)), nil
 }
 
 // binaryVersion is CheckBinary's version, asked once per path.

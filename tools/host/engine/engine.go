@@ -21,6 +21,7 @@ import (
 
 	"github.com/draconform/draconform/tools/host/capabilities"
 	"github.com/draconform/draconform/tools/internal/logtail"
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // CommandRunner runs a command and returns its combined output.
@@ -101,7 +102,7 @@ func Ensure(ctx context.Context, o Options) (*Engine, error) {
 		_ = e.Stop(context.Background())
 		return nil, errors.Join(err, merr)
 	}
-	o.logf("privileged containers fail here (%v): this machine's capability bounding set lacks %s; restarting dockerd with the runtime %s, which drops them", firstLine(err.Error()), strings.Join(missing, ", "), runtimeName)
+	o.logf("privileged containers fail here (%v): this machine's capability bounding set lacks %s; restarting dockerd with the runtime %s, which drops them", textline.First(err.Error()), strings.Join(missing, ", "), runtimeName)
 	if err := e.Stop(ctx); err != nil {
 		return nil, err
 	}
@@ -269,9 +270,4 @@ func (o Options) logf(format string, args ...any) {
 func isCapabilityError(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "apply caps") || strings.Contains(s, "operation not permitted")
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }

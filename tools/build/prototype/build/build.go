@@ -7,7 +7,6 @@ package build
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -312,23 +311,14 @@ func writeModule(repoRoot, modDir string) error {
 }
 
 // moduleDir locates a module version in the module cache, downloading it
-// through the proxy if it is not there.
+// through the proxy if it is not there, as the pinned module
+// tools/build/k8sbin (which requires the Kubernetes modules) asks for it.
 func moduleDir(ctx context.Context, repoRoot, modVer string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", modVer)
-	cmd.Dir = filepath.Join(repoRoot, "tools", "build", "k8sbin")
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	out, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
-		return "", fmt.Errorf("prototype: go mod download %s: %s", modVer, info.Error)
-	}
+	dir, err := k8sbuild.ModuleDir(ctx, filepath.Join(repoRoot, "tools", "build", "k8sbin"), modVer)
 	if err != nil {
-		return "", fmt.Errorf("prototype: go mod download %s: %w", modVer, err)
+		return "", fmt.Errorf("prototype: %w", err)
 	}
-	if info.Dir == "" {
-		return "", fmt.Errorf("prototype: go mod download %s gave no directory", modVer)
-	}
-	return info.Dir, nil
+	return dir, nil
 }
 
 // copyTree copies a read-only module directory into a writable tree.

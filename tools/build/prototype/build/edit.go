@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // Module names a Go module the prototype patches.
@@ -83,15 +85,7 @@ func (e Edit) in(within string) Edit {
 func (e Edit) where() string {
 	s := string(e.Module) + "/" + e.File
 	if e.Within != "" {
-		s += " (in " + firstLine(e.Within) + ")"
-	}
-	return s
-}
-
-func firstLine(s string) string {
-	s = strings.TrimLeft(s, "\n\t ")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " ..."
+		s += " (in " + textline.Summary(e.Within, " ...") + ")"
 	}
 	return s
 }
