@@ -130,3 +130,17 @@ func addGenerated(paths map[string][]byte, src Sources, results []mutants.Result
 	}
 	return nil
 }
+
+// WriteMutationTable replaces the generated mutation table of the page at
+// path with table, for `draconform mutation --table`.
+func WriteMutationTable(path, table string) error {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := SpliceMutationTable(string(text), table)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
+}

@@ -58,3 +58,23 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+func TestWriteMutationTable(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "mutation.md")
+	if err := os.WriteFile(page, []byte("# m\n\n"+mutationBegin+"old\n"+mutationEnd+"after\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMutationTable(page, "new\n"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(page)
+	if strings.Contains(string(got), "old") || !strings.Contains(string(got), "new\n") || !strings.HasSuffix(string(got), "after\n") {
+		t.Errorf("page:\n%s", got)
+	}
+	if err := os.WriteFile(page, []byte("no markers\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMutationTable(page, "new\n"); err == nil || !strings.Contains(err.Error(), page) {
+		t.Errorf("a page without the table's markers: %v", err)
+	}
+}
