@@ -1,25 +1,24 @@
 package shards
 
 import (
-	"context"
 	"testing"
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/runner"
 )
 
-// separate is a provider whose cells may each have a process.
-type separate struct{ cluster.Provider }
-
-func (separate) SeparateCells() {}
-func (separate) CellUnsupported(context.Context, cluster.GateState, []cluster.Component) (string, error) {
-	return "", nil
+// infoOnly is a provider that says only what Info says.
+type infoOnly struct {
+	cluster.Provider
+	info cluster.Info
 }
+
+func (p infoOnly) Info() cluster.Info { return p.info }
 
 // A run splits only over more than one process, on targets that all allow it.
 func TestProcesses(t *testing.T) {
-	sep := []runner.Target{{Name: "local", Provider: separate{}}}
-	mixed := append(sep, runner.Target{Name: "kind"})
+	sep := []runner.Target{{Name: "local", Provider: infoOnly{info: cluster.Info{SeparateCells: true}}}}
+	mixed := append(sep, runner.Target{Name: "kind", Provider: infoOnly{}})
 	auto := AutoParallel()
 	if auto == 1 {
 		auto = 0
