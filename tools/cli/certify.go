@@ -64,59 +64,22 @@ func certifyCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintf(s.Err, "draconform certify: a bundle certifies one implementation; --provider names %s\n", r.prov.provider)
 			return 2
 		}
-		p, err := loader.LoadProduct(*product)
+		p, err := bundle.LoadProduct(*product, r.profile)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 2
 		}
-		if r.profile != "" {
-			prof, err := loader.LoadProfile(r.profile)
-			if err != nil {
-				fmt.Fprintln(s.Err, "draconform certify:", err)
-				return 2
-			}
-			if prof.Driver != p.Driver {
-				fmt.Fprintf(s.Err, "draconform certify: the product's driver is %s, the driver profile's %s: certify the driver the profile describes\n", p.Driver, prof.Driver)
-				return 2
-			}
-		}
-		if r.out == "" {
-			r.out = filepath.Join("_output", "certify-"+runner.NewRunID())
-		}
-		runDir, err := outputDir(r.out, "")
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform certify:", err)
-			return 1
-		}
-		// The lock before anything is written: a second certify on the
-		// same --out must not cut the first one's log short.
-		unlock, err := runner.LockOutput(runDir)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform certify:", err)
-			return 2
+		runDir, unlock, code := certifyOutput(&r, s)
+		if code != 0 {
+			return code
 		}
 		defer unlock()
-		r.outLocked = true
-		if err := freshOutput(runDir); err != nil {
-			fmt.Fprintln(s.Err, "draconform certify:", err)
-			return 2
-		}
 		logPath := filepath.Join(runDir, "e2e.log")
-		logFile, err := os.Create(logPath)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform certify:", err)
+		command, v := commandLine("certify", fs), buildVersion()
+		code, ok := runLogged(ctx, r, logPath, fmt.Sprintf("draconform certify: %s\n  %s\n  certifying %s: %s\n", v, command, claim.Name, claim.Title), s)
+		if !ok {
 			return 1
 		}
-		tee := Streams{Out: io.MultiWriter(s.Out, logFile), Err: io.MultiWriter(s.Err, logFile)}
-		command := commandLine("certify", fs)
-		v := buildVersion()
-		fmt.Fprintf(tee.Out, "draconform certify: %s\n  %s\n  certifying %s: %s\n", v, command, claim.Name, claim.Title)
-		r.out = runDir
-		_, code := runSuites(ctx, r, tee)
-		// A run split by cell wrote each cell's full output apart; the
-		// bundle's log holds them all, as a reviewer reads it.
-		shards.AppendLogs(logFile, runDir)
-		logFile.Close()
 		if code == 2 {
 			// Refused before any case ran (the preflight, a usage error).
 			return 2
@@ -130,26 +93,70 @@ func certifyCmd(fs *pflag.FlagSet) action {
 		if *bundleDir == "" {
 			*bundleDir = filepath.Join(runDir, "bundle")
 		}
-		if err := bundle.Write(*bundleDir, bundle.Inputs{RunDir: runDir, Log: logPath, Product: *p, Command: command, Version: v, Verdict: verdict}); err != nil {
+		check, err := bundle.WriteSigned(*bundleDir, bundle.Inputs{RunDir: runDir, Log: logPath, Product: *p, Command: command, Version: v, Verdict: verdict}, *signKey)
+		if err != nil {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 1
 		}
-		check := "draconform verify-bundle " + *bundleDir + "; unsigned, it is self-attested (--sign-key signs it)"
-		if *signKey != "" {
-			if err := bundle.Sign(*bundleDir, *signKey); err != nil {
-				fmt.Fprintln(s.Err, "draconform certify:", err)
-				return 1
-			}
-			check = "draconform verify-bundle --allowed-signers FILE " + *bundleDir + ", FILE listing your public key"
-		}
-		fmt.Fprintf(s.Out, "\n%s %s on %s: %s\nbundle: %s (check it with: %s)\n",
-			strings.ToUpper(string(verdict.State)), verdict.Claim, verdict.Target, verdict.Reason, *bundleDir, check)
-		if verdict.State != report.Conformant {
-			fmt.Fprintf(s.Err, "draconform certify: %s is %s: nothing is certified\n", verdict.Claim, verdict.State)
-			return 1
-		}
-		return 0
+		return printVerdict(verdict, *bundleDir, check, s)
 	}
+}
+
+// printVerdict says what the bundle in dir certifies and how to check it;
+// the exit code is 0 for a conformant claim alone.
+func printVerdict(verdict report.Verdict, dir, check string, s Streams) int {
+	fmt.Fprintf(s.Out, "\n%s %s on %s: %s\nbundle: %s (check it with: %s)\n",
+		strings.ToUpper(string(verdict.State)), verdict.Claim, verdict.Target, verdict.Reason, dir, check)
+	if verdict.State != report.Conformant {
+		fmt.Fprintf(s.Err, "draconform certify: %s is %s: nothing is certified\n", verdict.Claim, verdict.State)
+		return 1
+	}
+	return 0
+}
+
+// certifyOutput is certify's output folder (default _output/certify-<run
+// id>), locked and empty; r.out becomes it. A non-zero code says why not.
+func certifyOutput(r *runRequest, s Streams) (runDir string, unlock func(), code int) {
+	if r.out == "" {
+		r.out = filepath.Join("_output", "certify-"+runner.NewRunID())
+	}
+	runDir, err := outputDir(r.out, "")
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform certify:", err)
+		return "", nil, 1
+	}
+	// The lock before anything is written: a second certify on the
+	// same --out must not cut the first one's log short.
+	if unlock, err = runner.LockOutput(runDir); err != nil {
+		fmt.Fprintln(s.Err, "draconform certify:", err)
+		return "", nil, 2
+	}
+	r.outLocked = true
+	if err := freshOutput(runDir); err != nil {
+		unlock()
+		fmt.Fprintln(s.Err, "draconform certify:", err)
+		return "", nil, 2
+	}
+	r.out = runDir
+	return runDir, unlock, 0
+}
+
+// runLogged runs r with its output in the log at logPath too, header
+// first; ok is false where the log could not be made.
+func runLogged(ctx context.Context, r runRequest, logPath, header string, s Streams) (code int, ok bool) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform certify:", err)
+		return 1, false
+	}
+	tee := Streams{Out: io.MultiWriter(s.Out, logFile), Err: io.MultiWriter(s.Err, logFile)}
+	fmt.Fprint(tee.Out, header)
+	_, code = runSuites(ctx, r, tee)
+	// A run split by cell wrote each cell's full output apart; the
+	// bundle's log holds them all, as a reviewer reads it.
+	shards.AppendLogs(logFile, r.out)
+	logFile.Close()
+	return code, true
 }
 
 // freshOutput refuses an output folder that holds anything but its lock: a

@@ -3,18 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"time"
 
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/kubernetes"
-
-	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/exampledriver"
-	"github.com/draconform/draconform/tools/cluster/kubeconfig"
-	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/runner"
 	"github.com/spf13/pflag"
 )
@@ -40,20 +32,11 @@ func exampleDriverCmd(fs *pflag.FlagSet) action {
 		if os.Geteuid() != 0 {
 			return fail(fmt.Errorf("needs root, as the node does: it imports an image into the node's containerd and removes the driver's files from the node's folders"))
 		}
-		cfg, err := kubeconfig.Load(*path)
+		t, err := exampledriver.Locate(*path, *nodeName)
 		if err != nil {
 			return fail(err)
 		}
-		rn, err := localcp.FindRunningNode(cfg.Host, *nodeName)
-		if err != nil {
-			return fail(err)
-		}
-		u, err := url.Parse(cfg.Host)
-		if err != nil {
-			return fail(fmt.Errorf("the API server's address %q: %w", cfg.Host, err))
-		}
-		node := exampledriver.Node{Name: rn.Name, KubeletDir: rn.KubeletDir(), CDIDir: rn.CDIDir(),
-			APIServer: net.JoinHostPort(u.Hostname(), u.Port()), KubeletLog: rn.KubeletLog}
+		node := t.Node
 		dir, err := outputDir(*out, "example-driver-"+runner.NewRunID())
 		if err != nil {
 			return fail(err)
@@ -65,19 +48,11 @@ func exampleDriverCmd(fs *pflag.FlagSet) action {
 			return fail(err)
 		}
 		fmt.Fprintf(s.Err, "example driver %s: plugin and chart renderer ready in %.1fs; chart %s\n", b.Version, time.Since(began).Seconds(), b.ChartDir)
-		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		plan, err := t.Prepare(ctx, b, dir)
 		if err != nil {
 			return fail(err)
 		}
-		dyn, mapper, err := cluster.DynamicClients(cfg)
-		if err != nil {
-			return fail(err)
-		}
-		plan, err := exampledriver.Prepare(ctx, dc, mapper, b, node, dir)
-		if err != nil {
-			return fail(err)
-		}
-		fmt.Fprintf(s.Out, "draconform example-driver: on node %s (state %s, kubelet log %s) this creates:\n", node.Name, rn.Dir, node.KubeletLog)
+		fmt.Fprintf(s.Out, "draconform example-driver: on node %s (state %s, kubelet log %s) this creates:\n", node.Name, t.Running.Dir, node.KubeletLog)
 		for _, line := range plan.Describe() {
 			fmt.Fprintln(s.Out, "  "+line)
 		}
@@ -87,12 +62,8 @@ func exampleDriverCmd(fs *pflag.FlagSet) action {
 		}
 		fmt.Fprintln(s.Out, "Ctrl-C removes all of it.")
 
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return fail(err)
-		}
 		installed := time.Now()
-		inst, err := exampledriver.Install(ctx, exampledriver.Clients{Dynamic: dyn, Mapper: mapper, Core: cs}, plan, rn)
+		inst, err := t.Install(ctx, plan)
 		if inst != nil {
 			defer func() {
 				fmt.Fprintln(s.Out, "removing the example driver")

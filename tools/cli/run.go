@@ -4,18 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
 	"github.com/spf13/pflag"
-	"k8s.io/klog/v2"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/certify/sonobuoy"
@@ -298,13 +294,10 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	if b == nil {
 		return "", code
 	}
-	var profile *spec.DriverProfile
-	if r.profile != "" {
-		var err error
-		if profile, err = loader.LoadProfile(r.profile); err != nil {
-			fmt.Fprintln(s.Err, "draconform:", err)
-			return "", 2
-		}
+	profile, err := r.driverProfile()
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return "", 2
 	}
 	// A misspelt name or a filter that selects nothing is refused before
 	// anything is built; the runner applies --focus and --label-filter
@@ -315,45 +308,24 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		return "", printRefusal(s, rf)
 	}
 	if r.caseIDs != "" {
-		ids := strings.Split(r.caseIDs, ",")
-		cases = slices.DeleteFunc(cases, func(c plan.Case) bool { return !slices.Contains(ids, c.ID) })
-		if len(cases) == 0 {
+		if cases = runner.OnlyIDs(cases, strings.Split(r.caseIDs, ",")); len(cases) == 0 {
 			return "", printRefusal(s, refuse("--case-ids %s: no case of that id", r.caseIDs))
 		}
 	}
-	runID := r.runID
-	if runID == "" {
-		runID = runner.NewRunID()
+	runID, outDir, unlock, code := r.output(s)
+	if code != 0 {
+		return "", code
 	}
-	outDir, err := outputDir(r.out, runID)
-	if err != nil {
-		fmt.Fprintln(s.Err, "draconform:", err)
-		return "", 1
-	}
-	if r.shardOut == "" && !r.outLocked {
-		// A run's shards write into its folder under its lock.
-		unlock, err := runner.LockOutput(outDir)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform:", err)
-			return "", 2
-		}
-		defer unlock()
-	}
+	defer unlock()
 	targets, providerNames, stopAll, err := r.prov.targets(ctx, outDir, s)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return outDir, 1
 	}
 	defer stopAll()
-	for _, t := range targets {
-		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
-			// A cluster the run did not start: say what the run will do
-			// there, and refuse once, before any case, if it cannot.
-			if err := preflight(ctx, kp, s.Out); err != nil {
-				fmt.Fprintln(s.Err, "draconform:", err)
-				return outDir, 2
-			}
-		}
+	if err := preflightAll(ctx, targets, s.Out); err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return outDir, 2
 	}
 	if r.shardOut == "" {
 		fmt.Fprintf(s.Out, "draconform: run %s, %s in %s on %s (%s), output %s\n", runID, count(len(cases), "case"), count(len(plan.Cells(cases)), "cell"), count(len(targets), "implementation"), r.prov.provider, outDir)
@@ -362,49 +334,82 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args}
-	parallel := r.parallel
-	if parallel == 0 {
-		parallel = shards.AutoParallel()
-	}
-	if r.shardOut == "" && parallel > 1 && shards.Separable(targets) && !r.sonobuoy {
+	if parallel := shards.Processes(r.parallel, targets); r.shardOut == "" && parallel > 0 && !r.sonobuoy {
 		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err,
 			Args: func(sh shards.Shard, shardOut string, nodeBuilt bool) []string {
 				return r.shardArgs(sh, outDir, shardOut, runID, nodeBuilt)
 			}})
 	}
 
-	// client-go's reflectors log through klog when a watch a step no longer
-	// needs is cancelled; that noise would bury the report.
-	klog.SetLogger(logr.Discard())
-	if err := runner.Register(opts); err != nil {
+	passed, err := runner.RunInProcess(opts, runner.Display{Verbose: r.verbose, Colour: colour(s, isTerminal, os.Getenv)})
+	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return outDir, 2
 	}
-	suiteCfg, reporterCfg := ginkgo.GinkgoConfiguration()
-	suiteCfg.Timeout = 4 * time.Hour
-	reporterCfg.Verbose = r.verbose
-	reporterCfg.Succinct = !r.verbose
-	reporterCfg.NoColor = !colour(s, isTerminal, os.Getenv)
-	t := &cliT{}
-	gomega.RegisterFailHandler(ginkgo.Fail)
 	code = 0
-	if !ginkgo.RunSpecs(t, "draconform", suiteCfg, reporterCfg) || t.failed {
+	if !passed {
 		code = 1
 	}
-	if r.sonobuoy {
-		if err := sonobuoy.Publish(outDir, sonobuoy.ResultsDir()); err != nil {
-			fmt.Fprintln(s.Err, "draconform:", err)
-			return outDir, 1
-		}
-		fmt.Fprintf(s.Out, "draconform: results handed to Sonobuoy in %s\n", sonobuoy.ResultsDir())
+	if r.sonobuoy && !publishSonobuoy(outDir, s) {
+		return outDir, 1
 	}
 	return outDir, code
 }
 
-// cliT lets the CLI drive ginkgo without the testing package.
-type cliT struct{ failed bool }
+// publishSonobuoy hands the run's reports to Sonobuoy, and says so.
+func publishSonobuoy(outDir string, s Streams) bool {
+	if err := sonobuoy.Publish(outDir, sonobuoy.ResultsDir()); err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return false
+	}
+	fmt.Fprintf(s.Out, "draconform: results handed to Sonobuoy in %s\n", sonobuoy.ResultsDir())
+	return true
+}
 
-func (t *cliT) Fail() { t.failed = true }
+// driverProfile is the --driver-profile file, or nil for the test driver.
+func (r runRequest) driverProfile() (*spec.DriverProfile, error) {
+	if r.profile == "" {
+		return nil, nil
+	}
+	return loader.LoadProfile(r.profile)
+}
+
+// output is the run's id and folder, from --run-id and --out, locked for
+// the run unless it is a shard or its caller (certify) holds the lock; a
+// non-zero code says why it could not be made.
+func (r runRequest) output(s Streams) (runID, outDir string, unlock func(), code int) {
+	runID = r.runID
+	if runID == "" {
+		runID = runner.NewRunID()
+	}
+	outDir, err := outputDir(r.out, runID)
+	if err != nil {
+		fmt.Fprintln(s.Err, "draconform:", err)
+		return "", "", nil, 1
+	}
+	unlock = func() {}
+	if r.shardOut == "" && !r.outLocked {
+		// A run's shards write into its folder under its lock.
+		if unlock, err = runner.LockOutput(outDir); err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return "", "", nil, 2
+		}
+	}
+	return runID, outDir, unlock, 0
+}
+
+// preflightAll checks each cluster the run did not start: it says what the
+// run will do there, and refuses once, before any case, if it cannot.
+func preflightAll(ctx context.Context, targets []runner.Target, w io.Writer) error {
+	for _, t := range targets {
+		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
+			if err := preflight(ctx, kp, w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 func splitList(s string) []string {
 	var out []string

@@ -9,82 +9,85 @@ import (
 	"testing"
 )
 
+// parseArgsCases are the command lines containerd and runc's own users
+// give, and the tricky spellings among them, with what parseArgs must read.
+var parseArgsCases = []struct {
+	name string
+	args []string
+	want invocation
+}{
+	{
+		// What containerd's shim runs through go-runc.
+		name: "containerd create",
+		args: []string{"--root", "/run/containerd/runc/k8s.io", "--log", "/x/log.json", "--log-format", "json",
+			"--systemd-cgroup", "create", "--bundle", "/x/bundle", "--pid-file", "/x/init.pid", "--console-socket", "/x/pty.sock", "abc"},
+		want: invocation{subcommand: "create", bundle: "/x/bundle"},
+	},
+	{
+		name: "global values that look like subcommands",
+		args: []string{"--root", "create", "--log=exec", "-log-format", "run", "--rootless", "false", "delete", "-f", "abc"},
+		want: invocation{subcommand: "delete"},
+	},
+	{
+		name: "short bundle with equals after the id",
+		args: []string{"run", "-d", "abc", "-b=/b"},
+		want: invocation{subcommand: "run", bundle: "/b"},
+	},
+	{
+		name: "single-dash long bundle and last one wins",
+		args: []string{"--debug", "create", "-bundle", "/first", "--bundle=/second", "abc"},
+		want: invocation{subcommand: "create", bundle: "/second"},
+	},
+	{
+		name: "bundle-looking value of another flag",
+		args: []string{"create", "--pid-file", "--bundle", "abc"},
+		want: invocation{subcommand: "create"},
+	},
+	{
+		name: "default bundle",
+		args: []string{"create", "abc"},
+		want: invocation{subcommand: "create"},
+	},
+	{
+		name: "flags after terminator are positional",
+		args: []string{"create", "abc", "--", "--bundle", "/b"},
+		want: invocation{subcommand: "create"},
+	},
+	{
+		name: "containerd exec",
+		args: []string{"--root", "/r", "--log", "/l", "--log-format", "json", "exec", "--detach", "--pid-file", "/x/p.pid",
+			"--process", "/tmp/runc-process123", "abc"},
+		want: invocation{subcommand: "exec", processFile: "/tmp/runc-process123"},
+	},
+	{
+		name: "short process flag",
+		args: []string{"exec", "-t", "-p", "/p.json", "abc"},
+		want: invocation{subcommand: "exec", processFile: "/p.json"},
+	},
+	{
+		// exec stops at the container id: the rest is the command.
+		name: "process flag inside the container command",
+		args: []string{"exec", "--cap", "CAP_KILL", "-e", "A=-p", "abc", "grep", "-p", "x"},
+		want: invocation{subcommand: "exec"},
+	},
+	{
+		name: "global flags only",
+		args: []string{"--version"},
+		want: invocation{},
+	},
+	{
+		name: "terminator before subcommand",
+		args: []string{"--root", "/r", "--", "create", "-b", "/b", "abc"},
+		want: invocation{subcommand: "create", bundle: "/b"},
+	},
+	{
+		name: "empty",
+		want: invocation{},
+	},
+}
+
 func TestParseArgs(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		want invocation
-	}{
-		{
-			// What containerd's shim runs through go-runc.
-			name: "containerd create",
-			args: []string{"--root", "/run/containerd/runc/k8s.io", "--log", "/x/log.json", "--log-format", "json",
-				"--systemd-cgroup", "create", "--bundle", "/x/bundle", "--pid-file", "/x/init.pid", "--console-socket", "/x/pty.sock", "abc"},
-			want: invocation{subcommand: "create", bundle: "/x/bundle"},
-		},
-		{
-			name: "global values that look like subcommands",
-			args: []string{"--root", "create", "--log=exec", "-log-format", "run", "--rootless", "false", "delete", "-f", "abc"},
-			want: invocation{subcommand: "delete"},
-		},
-		{
-			name: "short bundle with equals after the id",
-			args: []string{"run", "-d", "abc", "-b=/b"},
-			want: invocation{subcommand: "run", bundle: "/b"},
-		},
-		{
-			name: "single-dash long bundle and last one wins",
-			args: []string{"--debug", "create", "-bundle", "/first", "--bundle=/second", "abc"},
-			want: invocation{subcommand: "create", bundle: "/second"},
-		},
-		{
-			name: "bundle-looking value of another flag",
-			args: []string{"create", "--pid-file", "--bundle", "abc"},
-			want: invocation{subcommand: "create"},
-		},
-		{
-			name: "default bundle",
-			args: []string{"create", "abc"},
-			want: invocation{subcommand: "create"},
-		},
-		{
-			name: "flags after terminator are positional",
-			args: []string{"create", "abc", "--", "--bundle", "/b"},
-			want: invocation{subcommand: "create"},
-		},
-		{
-			name: "containerd exec",
-			args: []string{"--root", "/r", "--log", "/l", "--log-format", "json", "exec", "--detach", "--pid-file", "/x/p.pid",
-				"--process", "/tmp/runc-process123", "abc"},
-			want: invocation{subcommand: "exec", processFile: "/tmp/runc-process123"},
-		},
-		{
-			name: "short process flag",
-			args: []string{"exec", "-t", "-p", "/p.json", "abc"},
-			want: invocation{subcommand: "exec", processFile: "/p.json"},
-		},
-		{
-			// exec stops at the container id: the rest is the command.
-			name: "process flag inside the container command",
-			args: []string{"exec", "--cap", "CAP_KILL", "-e", "A=-p", "abc", "grep", "-p", "x"},
-			want: invocation{subcommand: "exec"},
-		},
-		{
-			name: "global flags only",
-			args: []string{"--version"},
-			want: invocation{},
-		},
-		{
-			name: "terminator before subcommand",
-			args: []string{"--root", "/r", "--", "create", "-b", "/b", "abc"},
-			want: invocation{subcommand: "create", bundle: "/b"},
-		},
-		{
-			name: "empty",
-			want: invocation{},
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range parseArgsCases {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := parseArgs(tt.args); got != tt.want {
 				t.Errorf("parseArgs(%q) = %+v, want %+v", tt.args, got, tt.want)
