@@ -83,113 +83,123 @@ func result0(u *unstructured.Unstructured) map[string]any {
 	return first(u, "status", "allocation", "devices", "results")
 }
 
-func TestExpectClaimSynthesized(t *testing.T) {
-	tests := []struct {
-		name   string
-		claim  func(c *unstructured.Unstructured)
-		pod    func(p *unstructured.Unstructured)
-		expect string // replaces synthExpect
-		extra  string // another claim owned by p1
-		fails  []string
-	}{
-		{name: "matches"},
-		{name: "capacity equal by value", claim: func(c *unstructured.Unstructured) {
-			request0(c)["capacity"] = map[string]any{"requests": map[string]any{"shares": "1000m"}}
-		}},
-		{name: "wrong request name", claim: func(c *unstructured.Unstructured) {
-			first(c, "spec", "devices", "requests")["name"] = "container-0-request-1"
-		}, fails: []string{"the claim synthesized for pod p1", "not met within", "ResourceClaim " + synthName + " does not match",
-			"spec.devices.requests[0].name: differs", `"container-0-request-1"`, "--- want", "+++ got"}},
-		{name: "wrong count", claim: func(c *unstructured.Unstructured) { request0(c)["count"] = int64(2) },
-			fails: []string{"spec.devices.requests[0].exactly.count: differs (want 1, got 2)"}},
-		{name: "wrong device class", claim: func(c *unstructured.Unstructured) { request0(c)["deviceClassName"] = "other" },
-			fails: []string{"exactly.deviceClassName: differs", `"` + stepstest.Prefix + `-gpu"`, `"other"`}},
-		{name: "one request too many", claim: func(c *unstructured.Unstructured) {
-			reqs, _, _ := unstructured.NestedSlice(c.Object, "spec", "devices", "requests")
-			set(t, c, append(reqs, map[string]any{"name": "container-1-request-0"}), "spec", "devices", "requests")
-		}, fails: []string{"spec.devices.requests: length 2, want 1"}},
-		{name: "capacity present, null expected", expect: `pod: p1
+type synthesizedCase struct {
+	name   string
+	claim  func(c *unstructured.Unstructured)
+	pod    func(p *unstructured.Unstructured)
+	expect string // replaces synthExpect
+	extra  string // another claim owned by p1
+	fails  []string
+}
+
+// synthesizedCases change the synthesized claim, the pod or the expectation
+// from the one that matches (synthClaim, synthPod, synthExpect).
+var synthesizedCases = []synthesizedCase{
+	{name: "matches"},
+	{name: "capacity equal by value", claim: func(c *unstructured.Unstructured) {
+		request0(c)["capacity"] = map[string]any{"requests": map[string]any{"shares": "1000m"}}
+	}},
+	{name: "wrong request name", claim: func(c *unstructured.Unstructured) {
+		first(c, "spec", "devices", "requests")["name"] = "container-0-request-1"
+	}, fails: []string{"the claim synthesized for pod p1", "not met within", "ResourceClaim " + synthName + " does not match",
+		"spec.devices.requests[0].name: differs", `"container-0-request-1"`, "--- want", "+++ got"}},
+	{name: "wrong count", claim: func(c *unstructured.Unstructured) { request0(c)["count"] = int64(2) },
+		fails: []string{"spec.devices.requests[0].exactly.count: differs (want 1, got 2)"}},
+	{name: "wrong device class", claim: func(c *unstructured.Unstructured) { request0(c)["deviceClassName"] = "other" },
+		fails: []string{"exactly.deviceClassName: differs", `"` + stepstest.Prefix + `-gpu"`, `"other"`}},
+	{name: "one request too many", claim: func(c *unstructured.Unstructured) {
+		devices, _, _ := unstructured.NestedFieldNoCopy(c.Object, "spec", "devices")
+		d := devices.(map[string]any)
+		d["requests"] = append(d["requests"].([]any), map[string]any{"name": "container-1-request-0"})
+	}, fails: []string{"spec.devices.requests: length 2, want 1"}},
+	{name: "capacity present, null expected", expect: `pod: p1
 within: 300ms
 requests: [{name: container-0-request-0, capacity: null}]`,
-			fails: []string{"spec.devices.requests[0].exactly.capacity: must be absent", "shares"}},
-		{name: "capacity absent, expected", claim: func(c *unstructured.Unstructured) { delete(request0(c), "capacity") },
-			fails: []string{"exactly.capacity: missing"}},
-		{name: "capacity differs", claim: func(c *unstructured.Unstructured) {
-			request0(c)["capacity"] = map[string]any{"requests": map[string]any{"shares": "2"}}
-		}, fails: []string{`exactly.capacity.requests.shares: differs (want "1", got "2")`}},
-		{name: "consumedCapacity differs", claim: func(c *unstructured.Unstructured) {
-			result0(c)["consumedCapacity"] = map[string]any{"shares": "4"}
-		}, fails: []string{`status.allocation.devices.results[0].consumedCapacity.shares: differs (want "1", got "4")`}},
-		{name: "consumedCapacity present, null expected", expect: `pod: p1
+		fails: []string{"spec.devices.requests[0].exactly.capacity: must be absent", "shares"}},
+	{name: "capacity absent, expected", claim: func(c *unstructured.Unstructured) { delete(request0(c), "capacity") },
+		fails: []string{"exactly.capacity: missing"}},
+	{name: "capacity differs", claim: func(c *unstructured.Unstructured) {
+		request0(c)["capacity"] = map[string]any{"requests": map[string]any{"shares": "2"}}
+	}, fails: []string{`exactly.capacity.requests.shares: differs (want "1", got "2")`}},
+	{name: "consumedCapacity differs", claim: func(c *unstructured.Unstructured) {
+		result0(c)["consumedCapacity"] = map[string]any{"shares": "4"}
+	}, fails: []string{`status.allocation.devices.results[0].consumedCapacity.shares: differs (want "1", got "4")`}},
+	{name: "consumedCapacity present, null expected", expect: `pod: p1
 within: 300ms
 results: [{request: container-0-request-0, consumedCapacity: null}]`,
-			fails: []string{"results[0].consumedCapacity: must be absent"}},
-		{name: "shareID set, unset expected", expect: `pod: p1
+		fails: []string{"results[0].consumedCapacity: must be absent"}},
+	{name: "shareID set, unset expected", expect: `pod: p1
 within: 300ms
 results: [{request: container-0-request-0, shareID: unset}]`,
-			fails: []string{"results[0].shareID: must be absent", "5b7c3a4e"}},
-		{name: "shareID unset, set expected", claim: func(c *unstructured.Unstructured) { delete(result0(c), "shareID") },
-			fails: []string{"results[0].shareID: missing"}},
-		{name: "wrong device", claim: func(c *unstructured.Unstructured) { result0(c)["device"] = "gpu-1" },
-			fails: []string{`results[0].device: differs (want "gpu-0", got "gpu-1")`}},
-		{name: "another driver", claim: func(c *unstructured.Unstructured) { result0(c)["driver"] = "gpu.example.com" },
-			fails: []string{"results[0].driver: differs", stepstest.Driver, "gpu.example.com"}},
-		{name: "not allocated", claim: func(c *unstructured.Unstructured) { delete(c.Object, "status") },
-			fails: []string{"status: missing"}},
-		{name: "annotation missing", claim: func(c *unstructured.Unstructured) { c.SetAnnotations(nil) },
-			fails: []string{"claim " + synthName + " of pod p1 lacks the annotation resource.kubernetes.io/extended-resource-claim"}},
-		{name: "annotation not true", claim: func(c *unstructured.Unstructured) {
-			c.SetAnnotations(map[string]string{steps.ExtendedResourceClaimAnnotation: "false"})
-		}, fails: []string{"lacks the annotation", "false"}},
-		{name: "two claims owned by the pod", extra: "p1-extended-resources-second",
-			fails: []string{"pod p1 owns 2", synthName, "p1-extended-resources-second", "exactly one per pod"}},
-		{name: "named claim not owned by the pod", claim: func(c *unstructured.Unstructured) {
-			c.SetOwnerReferences(nil)
-		}, fails: []string{"pod p1 names claim " + synthName + " in its status, but no such claim is owned by the pod"}},
-		{name: "no claim in pod status", pod: func(p *unstructured.Unstructured) { delete(p.Object, "status") },
-			fails: []string{"pod p1 has no status.extendedResourceClaimStatus", "not met within"}},
-		{name: "mapping differs", pod: func(p *unstructured.Unstructured) {
-			first(p, "status", "extendedResourceClaimStatus", "requestMappings")["resourceName"] = "example.com/gpu"
-		}, fails: []string{"pod p1's extendedResourceClaimStatus", "requestMappings[0].resourceName: differs", "example.com/gpu", gpu}},
-		{name: "mapping has another request", pod: func(p *unstructured.Unstructured) {
-			first(p, "status", "extendedResourceClaimStatus", "requestMappings")["requestName"] = "container-0-request-1"
-		}, fails: []string{"requestMappings[0].requestName: differs"}},
-		{name: "mapping misses an entry", expect: synthExpect + "- {container: second, resource: \"${domain}/gpu\", request: container-1-request-0}\n",
-			fails: []string{"requestMappings: length 1, want 2"}},
-	}
-	for _, tt := range tests {
+		fails: []string{"results[0].shareID: must be absent", "5b7c3a4e"}},
+	{name: "shareID unset, set expected", claim: func(c *unstructured.Unstructured) { delete(result0(c), "shareID") },
+		fails: []string{"results[0].shareID: missing"}},
+	{name: "wrong device", claim: func(c *unstructured.Unstructured) { result0(c)["device"] = "gpu-1" },
+		fails: []string{`results[0].device: differs (want "gpu-0", got "gpu-1")`}},
+	{name: "another driver", claim: func(c *unstructured.Unstructured) { result0(c)["driver"] = "gpu.example.com" },
+		fails: []string{"results[0].driver: differs", stepstest.Driver, "gpu.example.com"}},
+	{name: "not allocated", claim: func(c *unstructured.Unstructured) { delete(c.Object, "status") },
+		fails: []string{"status: missing"}},
+	{name: "annotation missing", claim: func(c *unstructured.Unstructured) { c.SetAnnotations(nil) },
+		fails: []string{"claim " + synthName + " of pod p1 lacks the annotation resource.kubernetes.io/extended-resource-claim"}},
+	{name: "annotation not true", claim: func(c *unstructured.Unstructured) {
+		c.SetAnnotations(map[string]string{steps.ExtendedResourceClaimAnnotation: "false"})
+	}, fails: []string{"lacks the annotation", "false"}},
+	{name: "two claims owned by the pod", extra: "p1-extended-resources-second",
+		fails: []string{"pod p1 owns 2", synthName, "p1-extended-resources-second", "exactly one per pod"}},
+	{name: "named claim not owned by the pod", claim: func(c *unstructured.Unstructured) {
+		c.SetOwnerReferences(nil)
+	}, fails: []string{"pod p1 names claim " + synthName + " in its status, but no such claim is owned by the pod"}},
+	{name: "no claim in pod status", pod: func(p *unstructured.Unstructured) { delete(p.Object, "status") },
+		fails: []string{"pod p1 has no status.extendedResourceClaimStatus", "not met within"}},
+	{name: "mapping differs", pod: func(p *unstructured.Unstructured) {
+		first(p, "status", "extendedResourceClaimStatus", "requestMappings")["resourceName"] = "example.com/gpu"
+	}, fails: []string{"pod p1's extendedResourceClaimStatus", "requestMappings[0].resourceName: differs", "example.com/gpu", gpu}},
+	{name: "mapping has another request", pod: func(p *unstructured.Unstructured) {
+		first(p, "status", "extendedResourceClaimStatus", "requestMappings")["requestName"] = "container-0-request-1"
+	}, fails: []string{"requestMappings[0].requestName: differs"}},
+	{name: "mapping misses an entry", expect: synthExpect + "- {container: second, resource: \"${domain}/gpu\", request: container-1-request-0}\n",
+		fails: []string{"requestMappings: length 1, want 2"}},
+}
+
+func TestExpectClaimSynthesized(t *testing.T) {
+	for _, tt := range synthesizedCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := stepstest.New(t)
-			f.SeedYAML("gpu", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: "+stepstest.Prefix+"-gpu}")
-			pod, claim := stepstest.Obj(t, synthPod), stepstest.Obj(t, synthClaim)
-			if tt.pod != nil {
-				tt.pod(pod)
-			}
-			if tt.claim != nil {
-				tt.claim(claim)
-			}
-			f.Seed("p1", pod)
-			f.Add(claim)
-			// Another pod's claim and a hand-written one: neither is p1's.
-			other := stepstest.Obj(t, synthClaim)
-			other.SetName("other-extended-resources-abcde")
-			other.SetOwnerReferences(nil)
-			f.Add(other)
-			f.AddYAML("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c1}")
-			if tt.extra != "" {
-				extra := stepstest.Obj(t, synthClaim)
-				extra.SetName(tt.extra)
-				f.Add(extra)
-			}
-			expect := synthExpect
-			if tt.expect != "" {
-				expect = tt.expect
-			}
-			err := run(t, f, &steps.ExpectClaim{Spec: decode[spec.ExpectClaim](t, expect)})
-			check(t, err, tt.fails)
+			checkSynthesized(t, tt)
 		})
 	}
+}
+
+func checkSynthesized(t *testing.T, tt synthesizedCase) {
+	f := stepstest.New(t)
+	f.SeedYAML("gpu", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: "+stepstest.Prefix+"-gpu}")
+	pod, claim := stepstest.Obj(t, synthPod), stepstest.Obj(t, synthClaim)
+	if tt.pod != nil {
+		tt.pod(pod)
+	}
+	if tt.claim != nil {
+		tt.claim(claim)
+	}
+	f.Seed("p1", pod)
+	f.Add(claim)
+	// Another pod's claim and a hand-written one: neither is p1's.
+	other := stepstest.Obj(t, synthClaim)
+	other.SetName("other-extended-resources-abcde")
+	other.SetOwnerReferences(nil)
+	f.Add(other)
+	f.AddYAML("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c1}")
+	if tt.extra != "" {
+		extra := stepstest.Obj(t, synthClaim)
+		extra.SetName(tt.extra)
+		f.Add(extra)
+	}
+	expect := synthExpect
+	if tt.expect != "" {
+		expect = tt.expect
+	}
+	err := run(t, f, &steps.ExpectClaim{Spec: decode[spec.ExpectClaim](t, expect)})
+	check(t, err, tt.fails)
 }
 
 // The pod names its claim and the claim gets allocated while the step waits.

@@ -104,46 +104,62 @@ func TestExpectNoClaimUnknownPod(t *testing.T) {
 // of claim events since the pod's resourceVersion, which the fake tracker
 // does not keep. The step writes a marker claim, which the API server
 // stores at resourceVersion 50; its event in the replay is the present.
+const replayMarker = "draconform-replay-1"
+
+type noClaimEverCase struct {
+	name      string
+	rv        string
+	markerErr error
+	bound     time.Duration // the step's context; default run's
+	watches   []func(w *watch.FakeWatcher)
+	fails     []string
+	resumedAt string // the resourceVersion the second watch must start at
+}
+
 func TestExpectNoClaimEver(t *testing.T) {
-	const markerName = "draconform-replay-1"
-	claim := func(name, owner, rv string) *unstructured.Unstructured {
-		c := stepstest.Obj(t, ownedClaim(name, owner))
-		if owner == "" {
-			c.SetOwnerReferences(nil)
-		}
-		c.SetResourceVersion(rv)
-		return c
+	for _, tt := range noClaimEverCases(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			checkNoClaimEver(t, tt)
+		})
 	}
-	bookmark := func(rv string) *unstructured.Unstructured {
-		b := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim"}}
-		b.SetResourceVersion(rv)
-		return b
+}
+
+// replayClaim is a claim event at resourceVersion rv; owner "" is no owner.
+func replayClaim(t *testing.T, name, owner, rv string) *unstructured.Unstructured {
+	c := stepstest.Obj(t, ownedClaim(name, owner))
+	if owner == "" {
+		c.SetOwnerReferences(nil)
 	}
-	marker := claim(markerName, "", "50")
-	tests := []struct {
-		name      string
-		rv        string
-		markerErr error
-		bound     time.Duration // the step's context; default run's
-		watches   []func(w *watch.FakeWatcher)
-		fails     []string
-		resumedAt string // the resourceVersion the second watch must start at
-	}{
+	c.SetResourceVersion(rv)
+	return c
+}
+
+func replayBookmark(rv string) *unstructured.Unstructured {
+	b := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim"}}
+	b.SetResourceVersion(rv)
+	return b
+}
+
+func noClaimEverCases(t *testing.T) []noClaimEverCase {
+	claim := func(name, owner, rv string) *unstructured.Unstructured { return replayClaim(t, name, owner, rv) }
+	marker := claim(replayMarker, "", "50")
+	return []noClaimEverCase{
 		{name: "no claim ever, the replay reaches the marker", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			w.Add(claim("claim-other", "other", "45"))
 			w.Add(marker)
 		}}},
 		{name: "a bookmark at the marker is enough", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
-			w.Action(watch.Bookmark, bookmark("50"))
+			w.Action(watch.Bookmark, replayBookmark("50"))
 		}}},
 		{name: "a replay that goes quiet before the marker", rv: "41", bound: 3 * time.Second,
 			watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 				w.Add(claim("claim-other", "other", "45"))
 			}},
 			fails: []string{"pod p1: the replay of claim events since its creation (resourceVersion 41) did not reach the present",
-				"the claim " + markerName + " written to mark it (resourceVersion 50) never came", "the last resourceVersion delivered was 45"}},
+				"the claim " + replayMarker + " written to mark it (resourceVersion 50) never came", "the last resourceVersion delivered was 45"}},
 		{name: "a stale bookmark is not the present", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
-			w.Action(watch.Bookmark, bookmark("44"))
+			w.Action(watch.Bookmark, replayBookmark("44"))
 			w.Add(claim("p1-extended-resources-x", "p1", "48"))
 			w.Add(marker)
 		}}, fails: []string{"claim p1-extended-resources-x was created for it"}},
@@ -160,72 +176,82 @@ func TestExpectNoClaimEver(t *testing.T) {
 		{name: "history too short", rv: "41", watches: []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
 			w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 41 (900)"})
 		}}, fails: []string{"replaying claim events since pod p1 was created (resourceVersion 41)", "too old resource version", "no longer reach back"}},
-		{name: "the marker cannot be written", rv: "41", markerErr: apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, markerName, fmt.Errorf("denied")),
+		{name: "the marker cannot be written", rv: "41", markerErr: apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, replayMarker, fmt.Errorf("denied")),
 			fails: []string{"writing the claim that marks the present", "forbidden"}},
 		{name: "no resourceVersion", fails: []string{"pod p1 has no resourceVersion from its creation"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := stepstest.New(t)
-			pod := stepstest.Obj(t, podYAML("p1", "", ""))
-			pod.SetResourceVersion(tt.rv)
-			f.Seed("p1", pod)
-			var mu sync.Mutex
-			var written *unstructured.Unstructured
-			var deleted []string
-			f.Dyn.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-				if tt.markerErr != nil {
-					return true, nil, tt.markerErr
-				}
-				u := a.(k8stesting.CreateAction).GetObject().(*unstructured.Unstructured).DeepCopy()
-				u.SetResourceVersion("50")
-				mu.Lock()
-				written = u
-				mu.Unlock()
-				return true, u, nil
-			})
-			f.Dyn.PrependReactor("delete", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-				mu.Lock()
-				deleted = append(deleted, a.(k8stesting.DeleteAction).GetName())
-				mu.Unlock()
-				return true, nil, nil
-			})
-			var startedAt []string
-			f.Dyn.PrependWatchReactor("resourceclaims", func(a k8stesting.Action) (bool, watch.Interface, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				startedAt = append(startedAt, a.(k8stesting.WatchActionImpl).WatchRestrictions.ResourceVersion)
-				w := watch.NewFakeWithChanSize(8, false)
-				if n := len(startedAt) - 1; n < len(tt.watches) {
-					tt.watches[n](w)
-				}
-				return true, w, nil
-			})
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			if tt.bound != 0 {
-				ctx, cancel = context.WithTimeout(context.Background(), tt.bound)
-			}
-			defer cancel()
-			err := (&steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Ever: true}}).Run(ctx, f.Env)
-			check(t, err, tt.fails)
-			mu.Lock()
-			defer mu.Unlock()
-			if tt.rv != "" && len(startedAt) > 0 && startedAt[0] != tt.rv {
-				t.Errorf("the claim watch started at resourceVersion %q, want the pod's %q", startedAt[0], tt.rv)
-			}
-			if tt.resumedAt != "" && (len(startedAt) < 2 || startedAt[1] != tt.resumedAt) {
-				t.Errorf("watches started at %q, want the second at %q", startedAt, tt.resumedAt)
-			}
-			if written != nil {
-				if l := written.GetLabels(); written.GetName() != markerName || l[steps.RunLabel] != stepstest.RunID || l[steps.CaseLabel] != stepstest.CaseHash || len(written.GetOwnerReferences()) != 0 {
-					t.Errorf("the marker claim is %s with labels %v and owners %v: want %s, the case's labels, no owner", written.GetName(), l, written.GetOwnerReferences(), markerName)
-				}
-				if len(deleted) != 1 || deleted[0] != markerName {
-					t.Errorf("deleted claims %q, want the marker %s deleted once the replay is over", deleted, markerName)
-				}
-			}
-		})
+}
+
+// replayAPI records what the step did to the fake API's claims: the
+// marker it wrote, the claims it deleted, where each watch started.
+type replayAPI struct {
+	mu        sync.Mutex
+	written   *unstructured.Unstructured
+	deleted   []string
+	startedAt []string
+}
+
+// install makes the fake API store the marker (or refuse it with
+// tt.markerErr) and answer the n-th claim watch with tt.watches[n].
+func (r *replayAPI) install(f *stepstest.Fake, tt noClaimEverCase) {
+	f.Dyn.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if tt.markerErr != nil {
+			return true, nil, tt.markerErr
+		}
+		u := a.(k8stesting.CreateAction).GetObject().(*unstructured.Unstructured).DeepCopy()
+		u.SetResourceVersion("50")
+		r.mu.Lock()
+		r.written = u
+		r.mu.Unlock()
+		return true, u, nil
+	})
+	f.Dyn.PrependReactor("delete", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		r.mu.Lock()
+		r.deleted = append(r.deleted, a.(k8stesting.DeleteAction).GetName())
+		r.mu.Unlock()
+		return true, nil, nil
+	})
+	f.Dyn.PrependWatchReactor("resourceclaims", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.startedAt = append(r.startedAt, a.(k8stesting.WatchActionImpl).WatchRestrictions.ResourceVersion)
+		w := watch.NewFakeWithChanSize(8, false)
+		if n := len(r.startedAt) - 1; n < len(tt.watches) {
+			tt.watches[n](w)
+		}
+		return true, w, nil
+	})
+}
+
+func checkNoClaimEver(t *testing.T, tt noClaimEverCase) {
+	f := stepstest.New(t)
+	pod := stepstest.Obj(t, podYAML("p1", "", ""))
+	pod.SetResourceVersion(tt.rv)
+	f.Seed("p1", pod)
+	r := &replayAPI{}
+	r.install(f, tt)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if tt.bound != 0 {
+		ctx, cancel = context.WithTimeout(context.Background(), tt.bound)
+	}
+	defer cancel()
+	err := (&steps.ExpectNoClaim{Spec: &spec.ExpectNoClaim{Pod: "p1", Ever: true}}).Run(ctx, f.Env)
+	check(t, err, tt.fails)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if tt.rv != "" && len(r.startedAt) > 0 && r.startedAt[0] != tt.rv {
+		t.Errorf("the claim watch started at resourceVersion %q, want the pod's %q", r.startedAt[0], tt.rv)
+	}
+	if tt.resumedAt != "" && (len(r.startedAt) < 2 || r.startedAt[1] != tt.resumedAt) {
+		t.Errorf("watches started at %q, want the second at %q", r.startedAt, tt.resumedAt)
+	}
+	if written := r.written; written != nil {
+		if l := written.GetLabels(); written.GetName() != replayMarker || l[steps.RunLabel] != stepstest.RunID || l[steps.CaseLabel] != stepstest.CaseHash || len(written.GetOwnerReferences()) != 0 {
+			t.Errorf("the marker claim is %s with labels %v and owners %v: want %s, the case's labels, no owner", written.GetName(), l, written.GetOwnerReferences(), replayMarker)
+		}
+		if len(r.deleted) != 1 || r.deleted[0] != replayMarker {
+			t.Errorf("deleted claims %q, want the marker %s deleted once the replay is over", r.deleted, replayMarker)
+		}
 	}
 }
 

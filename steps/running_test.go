@@ -52,88 +52,99 @@ func (l *logs) read(_ context.Context, ns, pod, container string) (string, error
 	return l.text[pod+"/"+container], nil
 }
 
-func TestExpectRunning(t *testing.T) {
-	wantShare := map[string]string{"DRACONFORM_0_DEVICE": "shared-0", "DRACONFORM_0_SHARE_ID": "<any>", "DRACONFORM_0_CONSUMED_SHARES": "1"}
-	tests := []struct {
-		name     string
-		status   string
-		node     string
-		log      string
-		logLater string // printed 100ms into the step
-		logErr   error
-		env      map[string]string
-		output   []string
-		fails    []string
-		measured string // what the outcome records of a check that passed
-	}{
-		{name: "running with its share", node: node1, status: runningStatus, log: printed, env: wantShare},
-		{name: "running, no env asked", node: node1, status: runningStatus},
-		{name: "prints after a while", node: node1, status: runningStatus, logLater: printed, env: wantShare},
-		{name: "whole device instead of a share", node: node1, status: runningStatus,
-			log: "DRACONFORM_0_DEVICE=shared-0\nDRACONFORM_0_SHARE_ID=\nDRACONFORM_0_CONSUMED_SHARES=4\n", env: wantShare,
-			fails: []string{"the container got DRACONFORM_0_CONSUMED_SHARES=\"4\", want \"1\"", "it printed: DRACONFORM_0_CONSUMED_SHARES=4"}},
-		{name: "empty shareID is not set", node: node1, status: runningStatus,
-			log: "DRACONFORM_0_DEVICE=shared-0\nDRACONFORM_0_SHARE_ID=\nDRACONFORM_0_CONSUMED_SHARES=1\n", env: wantShare,
-			fails: []string{"did not print DRACONFORM_0_SHARE_ID"}},
-		{name: "nothing printed", node: node1, status: runningStatus, env: wantShare,
-			fails: []string{"did not print DRACONFORM_0_CONSUMED_SHARES, DRACONFORM_0_DEVICE, DRACONFORM_0_SHARE_ID (it printed: nothing)"}},
-		{name: "log unreadable", node: node1, status: runningStatus, logErr: fmt.Errorf("kubelet unreachable"), env: wantShare,
-			fails: []string{"reading the log of pod p1, container main: kubelet unreachable"}},
-		{name: "not bound", status: unschedulableStatus,
-			fails: []string{"pod p1 must run", "pod p1 is not bound", "cannot allocate all claims"}},
-		{name: "container cannot be created", node: node1, status: `status:
+// wantShare is what the test driver prints for a pod given one share.
+var wantShare = map[string]string{"DRACONFORM_0_DEVICE": "shared-0", "DRACONFORM_0_SHARE_ID": "<any>", "DRACONFORM_0_CONSUMED_SHARES": "1"}
+
+type expectRunningCase struct {
+	name     string
+	status   string
+	node     string
+	log      string
+	logLater string // printed 100ms into the step
+	logErr   error
+	env      map[string]string
+	output   []string
+	fails    []string
+	measured string // what the outcome records of a check that passed
+}
+
+// expectRunningCases are pod p1 in each state, with the log its main
+// container printed and what the step asks of it.
+var expectRunningCases = []expectRunningCase{
+	{name: "running with its share", node: node1, status: runningStatus, log: printed, env: wantShare},
+	{name: "running, no env asked", node: node1, status: runningStatus},
+	{name: "prints after a while", node: node1, status: runningStatus, logLater: printed, env: wantShare},
+	{name: "whole device instead of a share", node: node1, status: runningStatus,
+		log: "DRACONFORM_0_DEVICE=shared-0\nDRACONFORM_0_SHARE_ID=\nDRACONFORM_0_CONSUMED_SHARES=4\n", env: wantShare,
+		fails: []string{"the container got DRACONFORM_0_CONSUMED_SHARES=\"4\", want \"1\"", "it printed: DRACONFORM_0_CONSUMED_SHARES=4"}},
+	{name: "empty shareID is not set", node: node1, status: runningStatus,
+		log: "DRACONFORM_0_DEVICE=shared-0\nDRACONFORM_0_SHARE_ID=\nDRACONFORM_0_CONSUMED_SHARES=1\n", env: wantShare,
+		fails: []string{"did not print DRACONFORM_0_SHARE_ID"}},
+	{name: "nothing printed", node: node1, status: runningStatus, env: wantShare,
+		fails: []string{"did not print DRACONFORM_0_CONSUMED_SHARES, DRACONFORM_0_DEVICE, DRACONFORM_0_SHARE_ID (it printed: nothing)"}},
+	{name: "log unreadable", node: node1, status: runningStatus, logErr: fmt.Errorf("kubelet unreachable"), env: wantShare,
+		fails: []string{"reading the log of pod p1, container main: kubelet unreachable"}},
+	{name: "not bound", status: unschedulableStatus,
+		fails: []string{"pod p1 must run", "pod p1 is not bound", "cannot allocate all claims"}},
+	{name: "container cannot be created", node: node1, status: `status:
   phase: Pending
   containerStatuses:
   - {name: main, state: {waiting: {reason: CreateContainerError, message: "CDI device injection failed"}}}
 `, fails: []string{"container main is waiting: CreateContainerError CDI device injection failed"}},
-		{name: "bound, not started", node: node1, status: "status: {phase: Pending}\n",
-			fails: []string{"pod p1 is Pending on node " + node1 + "; container main has not started"}},
-		{name: "workload exited", node: node1, status: `status:
+	{name: "bound, not started", node: node1, status: "status: {phase: Pending}\n",
+		fails: []string{"pod p1 is Pending on node " + node1 + "; container main has not started"}},
+	{name: "workload exited", node: node1, status: `status:
   phase: Running
   containerStatuses:
   - {name: main, state: {terminated: {reason: Error, exitCode: 2}}}
 `, fails: []string{"container main terminated: Error (exit 2)"}},
-		{name: "pod failed", node: node1, status: "status: {phase: Failed}\n", fails: []string{"pod p1 ended (phase Failed)"}},
-		// Another driver names its variables its own way: the example
-		// driver's CDI spec gives GPU_DEVICE_0_MEMORY, and a shell's env
-		// prints PATH and the like around it.
-		{name: "another driver's variables", node: node1, status: runningStatus,
-			log:      "PATH=/usr/bin\nDRA_RESOURCE_DRIVER_NAME=gpu.example.com\nGPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=40Gi\nHOSTNAME=p1\n",
-			env:      map[string]string{"DRA_RESOURCE_DRIVER_NAME": "gpu.example.com", "GPU_DEVICE_0": "<any>", "GPU_DEVICE_0_MEMORY": "40Gi"},
-			measured: "pod p1, container main printed DRA_RESOURCE_DRIVER_NAME=gpu.example.com GPU_DEVICE_0=gpu-0 GPU_DEVICE_0_MEMORY=40Gi"},
-		{name: "another driver's variable, wrong", node: node1, status: runningStatus,
-			log: "GPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=80Gi\n", env: map[string]string{"GPU_DEVICE_0_MEMORY": "40Gi"},
-			fails: []string{`the container got GPU_DEVICE_0_MEMORY="80Gi", want "40Gi"`}},
-		// Not variables: a log line with '=' in it, a value's second line;
-		// printed twice, the last one is the running container's.
-		{name: "lines that are not variables", node: node1, status: runningStatus,
-			log:   "I1205 msg=hello world\nNVIDIA_VISIBLE_DEVICES=0\n  continued=x\nNVIDIA_VISIBLE_DEVICES=1\n",
-			env:   map[string]string{"NVIDIA_VISIBLE_DEVICES": "1", "msg": "<any>", "continued": "<any>"},
-			fails: []string{"did not print continued, msg"}},
-		// What a command printed of a file or a tool inside the container.
-		{name: "output printed", node: node1, status: runningStatus, log: "GPU 0: Example GPU (UUID: GPU-1)\n" + printed,
-			env: wantShare, output: []string{"GPU 0: Example GPU"},
-			measured: "pod p1, container main printed DRACONFORM_0_CONSUMED_SHARES=1 DRACONFORM_0_DEVICE=shared-0 DRACONFORM_0_SHARE_ID=6f1c and the 1 output lines checked"},
-		{name: "output missing", node: node1, status: runningStatus, log: printed, env: wantShare, output: []string{"GPU 0:"},
-			fails: []string{`the container did not print "GPU 0:" (its log: DRACONFORM_0_CONSUMED_SHARES=1 | `}},
-	}
-	for _, tt := range tests {
+	{name: "pod failed", node: node1, status: "status: {phase: Failed}\n", fails: []string{"pod p1 ended (phase Failed)"}},
+	// Another driver names its variables its own way: the example
+	// driver's CDI spec gives GPU_DEVICE_0_MEMORY, and a shell's env
+	// prints PATH and the like around it.
+	{name: "another driver's variables", node: node1, status: runningStatus,
+		log:      "PATH=/usr/bin\nDRA_RESOURCE_DRIVER_NAME=gpu.example.com\nGPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=40Gi\nHOSTNAME=p1\n",
+		env:      map[string]string{"DRA_RESOURCE_DRIVER_NAME": "gpu.example.com", "GPU_DEVICE_0": "<any>", "GPU_DEVICE_0_MEMORY": "40Gi"},
+		measured: "pod p1, container main printed DRA_RESOURCE_DRIVER_NAME=gpu.example.com GPU_DEVICE_0=gpu-0 GPU_DEVICE_0_MEMORY=40Gi"},
+	{name: "another driver's variable, wrong", node: node1, status: runningStatus,
+		log: "GPU_DEVICE_0=gpu-0\nGPU_DEVICE_0_MEMORY=80Gi\n", env: map[string]string{"GPU_DEVICE_0_MEMORY": "40Gi"},
+		fails: []string{`the container got GPU_DEVICE_0_MEMORY="80Gi", want "40Gi"`}},
+	// Not variables: a log line with '=' in it, a value's second line;
+	// printed twice, the last one is the running container's.
+	{name: "lines that are not variables", node: node1, status: runningStatus,
+		log:   "I1205 msg=hello world\nNVIDIA_VISIBLE_DEVICES=0\n  continued=x\nNVIDIA_VISIBLE_DEVICES=1\n",
+		env:   map[string]string{"NVIDIA_VISIBLE_DEVICES": "1", "msg": "<any>", "continued": "<any>"},
+		fails: []string{"did not print continued, msg"}},
+	// What a command printed of a file or a tool inside the container.
+	{name: "output printed", node: node1, status: runningStatus, log: "GPU 0: Example GPU (UUID: GPU-1)\n" + printed,
+		env: wantShare, output: []string{"GPU 0: Example GPU"},
+		measured: "pod p1, container main printed DRACONFORM_0_CONSUMED_SHARES=1 DRACONFORM_0_DEVICE=shared-0 DRACONFORM_0_SHARE_ID=6f1c and the 1 output lines checked"},
+	{name: "output missing", node: node1, status: runningStatus, log: printed, env: wantShare, output: []string{"GPU 0:"},
+		fails: []string{`the container did not print "GPU 0:" (its log: DRACONFORM_0_CONSUMED_SHARES=1 | `}},
+}
+
+func TestExpectRunning(t *testing.T) {
+	for _, tt := range expectRunningCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := stepstest.New(t)
-			l := &logs{text: map[string]string{}, err: tt.logErr}
-			f.Env.Clients.Logs = l.read
-			name := f.SeedYAML("p1", podYAML("p1", tt.node, tt.status)).Object.GetName()
-			l.set(name+"/main", tt.log)
-			if tt.logLater != "" {
-				f.Later(100*time.Millisecond, func() { l.set(name+"/main", tt.logLater) })
-			}
-			err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: tt.env, Output: tt.output, Within: spec.Duration(short + 2*time.Second)}})
-			check(t, err, tt.fails)
-			if tt.measured != "" && !slices.Contains(f.Env.Measurements(), tt.measured) {
-				t.Errorf("measurements %q, want %q", f.Env.Measurements(), tt.measured)
-			}
+			checkExpectRunning(t, tt)
 		})
+	}
+}
+
+func checkExpectRunning(t *testing.T, tt expectRunningCase) {
+	f := stepstest.New(t)
+	l := &logs{text: map[string]string{}, err: tt.logErr}
+	f.Env.Clients.Logs = l.read
+	name := f.SeedYAML("p1", podYAML("p1", tt.node, tt.status)).Object.GetName()
+	l.set(name+"/main", tt.log)
+	if tt.logLater != "" {
+		f.Later(100*time.Millisecond, func() { l.set(name+"/main", tt.logLater) })
+	}
+	err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: tt.env, Output: tt.output, Within: spec.Duration(short + 2*time.Second)}})
+	check(t, err, tt.fails)
+	if tt.measured != "" && !slices.Contains(f.Env.Measurements(), tt.measured) {
+		t.Errorf("measurements %q, want %q", f.Env.Measurements(), tt.measured)
 	}
 }
 

@@ -6,22 +6,24 @@ import (
 	"testing"
 )
 
-func TestPrunedDiff(t *testing.T) {
-	tests := []struct {
-		name      string
-		want, got string // want is YAML, got is JSON
-		expect    string
-	}{
-		{name: "equal", want: "spec: {a: 1}", got: `{"spec":{"a":1}}`},
-		{name: "extra got keys pruned away", want: "spec: {a: 1}", got: `{"kind":"X","spec":{"a":1,"b":2}}`},
-		{name: "equal by matching rules, not spelling",
-			want: "spec: {cpu: 1, mem: 1Gi, n: 2, gone: ~, id: <any>, t: 2024-01-02T03:04:05Z}",
-			got:  `{"spec":{"cpu":"1000m","mem":"1024Mi","n":2.0,"id":"x7","t":"2024-01-02T03:04:05Z"}}`},
-		// go-difflib aligns on the longest common run ("- count: 1"), so
-		// the surplus element shows as inserted before it; the mismatch
-		// paths Subset reports beside the diff name the changed fields.
-		{name: "only asserted keys shown",
-			want: `
+type prunedDiffCase struct {
+	name      string
+	want, got string // want is YAML, got is JSON
+	expect    string
+}
+
+// prunedDiffCases hold the diff text PrunedDiff must print for each pair.
+var prunedDiffCases = []prunedDiffCase{
+	{name: "equal", want: "spec: {a: 1}", got: `{"spec":{"a":1}}`},
+	{name: "extra got keys pruned away", want: "spec: {a: 1}", got: `{"kind":"X","spec":{"a":1,"b":2}}`},
+	{name: "equal by matching rules, not spelling",
+		want: "spec: {cpu: 1, mem: 1Gi, n: 2, gone: ~, id: <any>, t: 2024-01-02T03:04:05Z}",
+		got:  `{"spec":{"cpu":"1000m","mem":"1024Mi","n":2.0,"id":"x7","t":"2024-01-02T03:04:05Z"}}`},
+	// go-difflib aligns on the longest common run ("- count: 1"), so
+	// the surplus element shows as inserted before it; the mismatch
+	// paths Subset reports beside the diff name the changed fields.
+	{name: "only asserted keys shown",
+		want: `
 metadata: {name: c1, annotations: {resource.kubernetes.io/x: a}}
 spec:
   requests:
@@ -30,11 +32,11 @@ spec:
   nodeName: ~
 status: {allocation: <any>, shares: 1}
 `,
-			got: `{"apiVersion":"v1","kind":"X",
+		got: `{"apiVersion":"v1","kind":"X",
 "metadata":{"name":"c1","uid":"u","annotations":{"resource.kubernetes.io/x":"b","other":"o"}},
 "spec":{"requests":[{"name":"gpu","count":2,"mode":"All"},{"name":"tpu","count":1,"mode":"All"}],"nodeName":"n"},
 "status":{"allocation":{"big":1},"shares":"1000m"}}`,
-			expect: `--- want
+		expect: `--- want
 +++ got
 @@ -1,12 +1,14 @@
  metadata:
@@ -55,9 +57,9 @@ status: {allocation: <any>, shares: 1}
    allocation: <any>
    shares: 1
 `},
-		{name: "missing key and null in got",
-			want: "a: x\nb: y\nc: <any>", got: `{"b":"y","c":null}`,
-			expect: `--- want
+	{name: "missing key and null in got",
+		want: "a: x\nb: y\nc: <any>", got: `{"b":"y","c":null}`,
+		expect: `--- want
 +++ got
 @@ -1,3 +1,2 @@
 -a: x
@@ -65,8 +67,8 @@ status: {allocation: <any>, shares: 1}
 -c: <any>
 +c: null
 `},
-		{name: "an empty value for <any> is shown", want: "a: <any>\nb: <any>", got: `{"a":"","b":{}}`,
-			expect: `--- want
+	{name: "an empty value for <any> is shown", want: "a: <any>\nb: <any>", got: `{"a":"","b":{}}`,
+		expect: `--- want
 +++ got
 @@ -1,2 +1,2 @@
 -a: <any>
@@ -74,36 +76,42 @@ status: {allocation: <any>, shares: 1}
 +a: ""
 +b: {}
 `},
-		{name: "type mismatch shows whole got value", want: "spec: {a: 1}", got: `{"spec":"x"}`,
-			expect: `--- want
+	{name: "type mismatch shows whole got value", want: "spec: {a: 1}", got: `{"spec":"x"}`,
+		expect: `--- want
 +++ got
 @@ -1,2 +1 @@
 -spec:
 -  a: 1
 +spec: x
 `},
-		{name: "want empty list shows surplus elements in full", want: "l: []", got: `{"l":[{"a":1}]}`,
-			expect: `--- want
+	{name: "want empty list shows surplus elements in full", want: "l: []", got: `{"l":[{"a":1}]}`,
+		expect: `--- want
 +++ got
 @@ -1 +1,2 @@
 -l: []
 +l:
 +  - a: 1
 `},
-	}
-	for _, tt := range tests {
+}
+
+func TestPrunedDiff(t *testing.T) {
+	for _, tt := range prunedDiffCases {
 		t.Run(tt.name, func(t *testing.T) {
-			want, got := fromYAML(t, tt.want), fromJSON(t, tt.got)
-			diff := PrunedDiff(want, got)
-			if diff != tt.expect {
-				t.Errorf("PrunedDiff =\n%s\nwant\n%s", diff, tt.expect)
-			}
-			// The diff is meant to accompany Subset's report, so the two must
-			// agree on whether there is anything to report.
-			if ms := Subset(want, got); (len(ms) == 0) != (diff == "") {
-				t.Errorf("Subset found %d mismatches but diff empty = %v", len(ms), diff == "")
-			}
+			checkPrunedDiff(t, tt)
 		})
+	}
+}
+
+func checkPrunedDiff(t *testing.T, tt prunedDiffCase) {
+	want, got := fromYAML(t, tt.want), fromJSON(t, tt.got)
+	diff := PrunedDiff(want, got)
+	if diff != tt.expect {
+		t.Errorf("PrunedDiff =\n%s\nwant\n%s", diff, tt.expect)
+	}
+	// The diff is meant to accompany Subset's report, so the two must
+	// agree on whether there is anything to report.
+	if ms := Subset(want, got); (len(ms) == 0) != (diff == "") {
+		t.Errorf("Subset found %d mismatches but diff empty = %v", len(ms), diff == "")
 	}
 }
 

@@ -13,6 +13,23 @@ import (
 )
 
 func TestPublishesConfiguredDevices(t *testing.T) {
+	h := startHarness(t, configWithExtraDevice())
+
+	slice := waitForSlice(t, h)
+	checkSliceOfThisNode(t, slice)
+
+	devices := slice.Spec.Devices
+	if len(devices) != 3 {
+		t.Fatalf("got %d devices, want 3: %+v", len(devices), devices)
+	}
+	checkSharedDevice(t, devices[0])
+	checkWholeDevice(t, devices[1])
+	checkExtraDevice(t, devices[2])
+}
+
+// configWithExtraDevice is the default configuration plus a device with an
+// attribute of each type and a capacity with validValues.
+func configWithExtraDevice() *config.Config {
 	cfg := config.Default()
 	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
 	cfg.Devices = append(cfg.Devices, config.Device{
@@ -29,9 +46,11 @@ func TestPublishesConfiguredDevices(t *testing.T) {
 			}},
 		},
 	})
-	h := startHarness(t, cfg)
+	return cfg
+}
 
-	slice := waitForSlice(t, h)
+func checkSliceOfThisNode(t *testing.T, slice resourceapi.ResourceSlice) {
+	t.Helper()
 	if slice.Spec.Driver != DriverName {
 		t.Errorf("driver = %q, want %q", slice.Spec.Driver, DriverName)
 	}
@@ -44,13 +63,10 @@ func TestPublishesConfiguredDevices(t *testing.T) {
 	if refs := slice.OwnerReferences; len(refs) != 1 || refs[0].Kind != "Node" || refs[0].Name != testNode || refs[0].UID != "node-a-uid" {
 		t.Errorf("owner references = %+v, want the node", refs)
 	}
+}
 
-	devices := slice.Spec.Devices
-	if len(devices) != 3 {
-		t.Fatalf("got %d devices, want 3: %+v", len(devices), devices)
-	}
-
-	shared := devices[0]
+func checkSharedDevice(t *testing.T, shared resourceapi.Device) {
+	t.Helper()
 	checkName(t, shared, "shared-0")
 	checkAllowMultiple(t, shared, true)
 	if len(shared.Capacity) != 2 || len(shared.Attributes) != 0 {
@@ -73,8 +89,10 @@ func TestPublishesConfiguredDevices(t *testing.T) {
 	} else {
 		checkQuantity(t, "shared-0 bandwidth default", p.Default, "1Gi")
 	}
+}
 
-	whole := devices[1]
+func checkWholeDevice(t *testing.T, whole resourceapi.Device) {
+	t.Helper()
 	checkName(t, whole, "whole-0")
 	checkAllowMultiple(t, whole, false)
 	if len(whole.Capacity) != 1 || len(whole.Attributes) != 0 {
@@ -85,8 +103,10 @@ func TestPublishesConfiguredDevices(t *testing.T) {
 	if wholeShares.RequestPolicy != nil {
 		t.Errorf("whole-0 shares requestPolicy = %+v, want none", wholeShares.RequestPolicy)
 	}
+}
 
-	extra := devices[2]
+func checkExtraDevice(t *testing.T, extra resourceapi.Device) {
+	t.Helper()
 	checkName(t, extra, "extra-0")
 	checkAllowMultiple(t, extra, true)
 	if a := extra.Attributes["model"]; a.StringValue == nil || *a.StringValue != "x100" || a.IntValue != nil || a.BoolValue != nil {

@@ -106,6 +106,49 @@ func TestProductionLikeClusterAsNonAdmin(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	auditLog := filepath.Join(dir, "audit.log")
+	c := startAuditedCell(ctx, t, dir, auditLog)
+	admin := kubernetes.NewForConfigOrDie(c.RESTConfig())
+	restrictedInForce(ctx, t, admin)
+
+	foreignCfg := c.RESTConfig()
+	foreignCfg.Impersonate = rest.ImpersonationConfig{UserName: foreignUser, Groups: []string{"system:masters"}}
+	foreign := seedProduction(ctx, t, foreignCfg)
+	before := versions(ctx, t, foreignCfg, foreign)
+
+	kc, token := runnerKubeconfig(ctx, t, admin, c.RESTConfig(), dir)
+	runner := kubernetes.NewForConfigOrDie(mustLoad(t, kc))
+	waitConfined(ctx, t, runner)
+	checkPreflight(ctx, t, kc)
+
+	// Without consent: no fake Node, so no DaemonSet follows one, and
+	// nothing of the cluster's changes.
+	plain := runAsRunner(ctx, t, kc, filepath.Join(dir, "run"), token)
+	if plain.consentSkips == 0 {
+		t.Error("no case skipped for want of consent to fake Nodes")
+	}
+	unchanged(t, before, versions(ctx, t, foreignCfg, foreign))
+	noNodeButForeign(ctx, t, admin)
+	waitNothingLeft(ctx, t, admin, c.RESTConfig())
+
+	// With consent: the fake-Node cases run; their pods stay on their own
+	// Nodes; the DaemonSet follows the fake Nodes, as the preflight said,
+	// and its pods go when the Nodes go. That churn is the controllers',
+	// reported apart; every other foreign object is unchanged.
+	consented := runAsRunner(ctx, t, kc, filepath.Join(dir, "run-fake-nodes"), token, "--allow-fake-nodes")
+	if consented.passed <= plain.passed || consented.consentSkips != 0 {
+		t.Errorf("--allow-fake-nodes ran %d cases (without: %d), %d still skipped for consent", consented.passed, plain.passed, consented.consentSkips)
+	}
+	waitNothingLeft(ctx, t, admin, c.RESTConfig())
+	checkAgentsFollowFakeNodes(ctx, t, c.RESTConfig(), auditLog)
+	churnedByControllers(t, auditLog, before, versions(ctx, t, foreignCfg, foreign))
+	checkAudit(t, auditLog)
+}
+
+// startAuditedCell starts the prototype's capacity-on cell with an API
+// server that writes an audit log to auditLog and admits pods restricted
+// by default; its provider is closed when the test ends.
+func startAuditedCell(ctx context.Context, t *testing.T, dir, auditLog string) cluster.Cluster {
+	t.Helper()
 	policyFile := filepath.Join(dir, "audit-policy.yaml")
 	if err := os.WriteFile(policyFile, []byte(auditPolicy), 0o600); err != nil {
 		t.Fatal(err)
@@ -131,23 +174,18 @@ func TestProductionLikeClusterAsNonAdmin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer providers.Closer(p, testLog{t})()
+	t.Cleanup(providers.Closer(p, testLog{t}))
 	c, err := cluster.StartCell(ctx, p, cell, cluster.CellGates(b.Cells[cell]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := kubernetes.NewForConfigOrDie(c.RESTConfig())
-	restrictedInForce(ctx, t, admin)
+	return c
+}
 
-	foreignCfg := c.RESTConfig()
-	foreignCfg.Impersonate = rest.ImpersonationConfig{UserName: foreignUser, Groups: []string{"system:masters"}}
-	foreign := seedProduction(ctx, t, foreignCfg)
-	before := versions(ctx, t, foreignCfg, foreign)
-
-	kc, token := runnerKubeconfig(ctx, t, admin, c.RESTConfig(), dir)
-	runner := kubernetes.NewForConfigOrDie(mustLoad(t, kc))
-	waitConfined(ctx, t, runner)
-
+// checkPreflight runs the preflight as the runner: it must pass and say
+// who runs, where writes go and what consenting to fake Nodes would do.
+func checkPreflight(ctx context.Context, t *testing.T, kc string) {
+	t.Helper()
 	var pre bytes.Buffer
 	if code := cli.Run(ctx, []string{"preflight", "--kubeconfig", kc, "--allow-fake-nodes"}, cli.Streams{Out: &pre, Err: &pre}); code != 0 {
 		t.Fatalf("preflight as the runner: exit %d:\n%s", code, pre.String())
@@ -158,14 +196,12 @@ func TestProductionLikeClusterAsNonAdmin(t *testing.T) {
 			t.Errorf("the preflight does not say %q", want)
 		}
 	}
+}
 
-	// Without consent: no fake Node, so no DaemonSet follows one, and
-	// nothing of the cluster's changes.
-	plain := runAsRunner(ctx, t, kc, filepath.Join(dir, "run"), token)
-	if plain.consentSkips == 0 {
-		t.Error("no case skipped for want of consent to fake Nodes")
-	}
-	unchanged(t, before, versions(ctx, t, foreignCfg, foreign))
+// noNodeButForeign checks that a run without --allow-fake-nodes left no
+// Node but the foreign one.
+func noNodeButForeign(ctx context.Context, t *testing.T, admin kubernetes.Interface) {
+	t.Helper()
 	nodes, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -175,25 +211,18 @@ func TestProductionLikeClusterAsNonAdmin(t *testing.T) {
 			t.Errorf("node %s exists after a run without --allow-fake-nodes", n.Name)
 		}
 	}
-	waitNothingLeft(ctx, t, admin, c.RESTConfig())
+}
 
-	// With consent: the fake-Node cases run; their pods stay on their own
-	// Nodes; the DaemonSet follows the fake Nodes, as the preflight said,
-	// and its pods go when the Nodes go. That churn is the controllers',
-	// reported apart; every other foreign object is unchanged.
-	consented := runAsRunner(ctx, t, kc, filepath.Join(dir, "run-fake-nodes"), token, "--allow-fake-nodes")
-	if consented.passed <= plain.passed || consented.consentSkips != 0 {
-		t.Errorf("--allow-fake-nodes ran %d cases (without: %d), %d still skipped for consent", consented.passed, plain.passed, consented.consentSkips)
-	}
-	waitNothingLeft(ctx, t, admin, c.RESTConfig())
+// checkAgentsFollowFakeNodes waits for the DaemonSet's pods left on fake
+// Nodes that are gone to go too.
+func checkAgentsFollowFakeNodes(ctx context.Context, t *testing.T, cfg *rest.Config, auditLog string) {
+	t.Helper()
 	began := time.Now()
-	stranded := strandedAgents(ctx, t, c.RESTConfig())
+	stranded := strandedAgents(ctx, t, cfg)
 	if err := e2ewait.For(conditions.New(stranded.res).ResourcesDeleted(stranded.pods), e2ewait.WithContext(ctx), e2ewait.WithTimeout(5*time.Minute), e2ewait.WithInterval(time.Second)); err != nil {
 		t.Errorf("the DaemonSet's pods on the fake Nodes outlived them by 5 minutes (pod garbage collection removes a pod whose Node is gone): %v", err)
 	}
 	t.Logf("with consent: the DaemonSet put %d pods on fake Nodes; the %d still there when the run ended were gone %.0f s later", followers(t, auditLog), len(stranded.pods.Items), time.Since(began).Seconds())
-	churnedByControllers(t, auditLog, before, versions(ctx, t, foreignCfg, foreign))
-	checkAudit(t, auditLog)
 }
 
 // stranded are the DaemonSet's pods left on Nodes that are gone, with the
@@ -389,33 +418,59 @@ func (k objectKey) String() string {
 // with a GPU driver holds, and returns the objects to watch.
 func seedProduction(ctx context.Context, t *testing.T, cfg *rest.Config) []objectKey {
 	t.Helper()
-	kube := kubernetes.NewForConfigOrDie(cfg)
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	must := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("seeding %s: %v", what, err)
-		}
-	}
+	s := seeder{t: t, kube: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg)}
 	// The workloads' own namespace chooses the baseline level, as a
 	// cluster that defaults to restricted has its teams do.
-	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "prod",
+	_, err := s.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "prod",
 		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "baseline"}}}, metav1.CreateOptions{})
-	must("namespace prod", err)
+	s.must("namespace prod", err)
+	s.readyNode(ctx)
+	keys := []objectKey{
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, name: "prod"},
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, name: foreignNode},
+	}
+	keys = append(keys, s.driverObjects(ctx)...)
+	waitDefaultSA(ctx, t, s.kube, "prod")
+	s.workloads(ctx)
+	return append(keys, s.placedWorkloads(ctx)...)
+}
+
+// seeder creates the foreign user's objects; a failure ends the test.
+type seeder struct {
+	t    *testing.T
+	kube kubernetes.Interface
+	dyn  dynamic.Interface
+}
+
+func (s seeder) must(what string, err error) {
+	s.t.Helper()
+	if err != nil {
+		s.t.Fatalf("seeding %s: %v", what, err)
+	}
+}
+
+// readyNode creates the foreign GPU node, ready and untainted.
+func (s seeder) readyNode(ctx context.Context) {
+	s.t.Helper()
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: foreignNode, Labels: map[string]string{corev1.LabelHostname: foreignNode, corev1.LabelOSStable: "linux"}},
 		Status: corev1.NodeStatus{
 			Capacity:    corev1.ResourceList{"cpu": mustQ("64"), "memory": mustQ("512Gi"), "pods": mustQ("110")},
 			Allocatable: corev1.ResourceList{"cpu": mustQ("64"), "memory": mustQ("512Gi"), "pods": mustQ("110")},
 			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}},
 		}}
-	created, err := kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-	must("node", err)
+	created, err := s.kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	s.must("node", err)
 	// The API server taints a new Node not-ready until a kubelet says
 	// otherwise; this one's "kubelet" is the test.
 	created.Spec.Taints = nil
-	_, err = kube.CoreV1().Nodes().Update(ctx, created, metav1.UpdateOptions{})
-	must("node taints", err)
-	objs := []map[string]any{
+	_, err = s.kube.CoreV1().Nodes().Update(ctx, created, metav1.UpdateOptions{})
+	s.must("node taints", err)
+}
+
+// foreignDriverObjects are a GPU driver's slice on the foreign node and its
+// two DeviceClasses, whole and shared.
+func foreignDriverObjects() []map[string]any {
+	return []map[string]any{
 		{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": map[string]any{"name": foreignNode + "-gpu.nvidia.com"},
 			"spec": map[string]any{"driver": "gpu.nvidia.com", "nodeName": foreignNode,
 				"pool": map[string]any{"name": foreignNode, "generation": int64(1), "resourceSliceCount": int64(1)},
@@ -430,41 +485,53 @@ func seedProduction(ctx context.Context, t *testing.T, cfg *rest.Config) []objec
 				"extendedResourceCapacityRequests": map[string]any{"requests": map[string]any{"memory": "10Gi"}},
 				"selectors":                        []any{map[string]any{"cel": map[string]any{"expression": `device.driver == "gpu.nvidia.com" && device.allowMultipleAllocations`}}}}},
 	}
-	keys := []objectKey{
-		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, name: "prod"},
-		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, name: foreignNode},
-	}
-	for _, o := range objs {
+}
+
+func (s seeder) driverObjects(ctx context.Context) []objectKey {
+	s.t.Helper()
+	var keys []objectKey
+	for _, o := range foreignDriverObjects() {
 		u := &unstructured.Unstructured{Object: o}
 		gvr := deviceClasses
 		if u.GetKind() == "ResourceSlice" {
 			gvr = resourceSlices
 		}
-		_, err := dyn.Resource(gvr).Create(ctx, u, metav1.CreateOptions{})
-		must(u.GetKind()+" "+u.GetName(), err)
+		_, err := s.dyn.Resource(gvr).Create(ctx, u, metav1.CreateOptions{})
+		s.must(u.GetKind()+" "+u.GetName(), err)
 		keys = append(keys, objectKey{gvr: gvr, name: u.GetName()})
 	}
-	waitDefaultSA(ctx, t, kube, "prod")
+	return keys
+}
+
+// workloads creates a pod asking for a shared GPU, one asking for eight
+// whole GPUs, and a DaemonSet that tolerates every taint.
+func (s seeder) workloads(ctx context.Context) {
+	s.t.Helper()
 	pod := func(name, resource, n string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "prod"},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/inference:1",
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceName(resource): mustQ(n)}, Limits: corev1.ResourceList{corev1.ResourceName(resource): mustQ(n)}}}}}}
 	}
-	_, err = kube.CoreV1().Pods("prod").Create(ctx, pod("inference", "nvidia.com/gpu.shared", "1"), metav1.CreateOptions{})
-	must("pod prod/inference", err)
-	_, err = kube.CoreV1().Pods("prod").Create(ctx, pod("training", "nvidia.com/gpu", "8"), metav1.CreateOptions{})
-	must("pod prod/training", err)
+	_, err := s.kube.CoreV1().Pods("prod").Create(ctx, pod("inference", "nvidia.com/gpu.shared", "1"), metav1.CreateOptions{})
+	s.must("pod prod/inference", err)
+	_, err = s.kube.CoreV1().Pods("prod").Create(ctx, pod("training", "nvidia.com/gpu", "8"), metav1.CreateOptions{})
+	s.must("pod prod/training", err)
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "node-agent", Namespace: "kube-system"},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "node-agent"}},
 				Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 					Containers: []corev1.Container{{Name: "agent", Image: "registry.example/agent:1"}}}}}}
-	_, err = kube.AppsV1().DaemonSets("kube-system").Create(ctx, ds, metav1.CreateOptions{})
-	must("DaemonSet node-agent", err)
+	_, err = s.kube.AppsV1().DaemonSets("kube-system").Create(ctx, ds, metav1.CreateOptions{})
+	s.must("DaemonSet node-agent", err)
+}
 
-	// The shared pod is bound with its claim before the run starts, as a
-	// running workload is; the DaemonSet has put its pod on the GPU node.
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+// placedWorkloads waits until the shared pod is bound with its claim, as a
+// running workload is, and the DaemonSet has put its pod on the GPU node;
+// it returns the pods, the claim and the DaemonSet.
+func (s seeder) placedWorkloads(ctx context.Context) []objectKey {
+	s.t.Helper()
+	kube := s.kube
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		p, err := kube.CoreV1().Pods("prod").Get(ctx, "inference", metav1.GetOptions{})
 		if err != nil || p.Spec.NodeName == "" {
 			return false, err
@@ -478,23 +545,23 @@ func seedProduction(ctx context.Context, t *testing.T, cfg *rest.Config) []objec
 		for _, e := range events.Items {
 			lines = append(lines, e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name+": "+e.Reason+": "+e.Message)
 		}
-		t.Fatalf("the shared pod was not bound, or the agent not placed: %v\nevents:\n%s", err, strings.Join(lines, "\n"))
+		s.t.Fatalf("the shared pod was not bound, or the agent not placed: %v\nevents:\n%s", err, strings.Join(lines, "\n"))
 	}
-	claims, err := dyn.Resource(resourceClaims).Namespace("prod").List(ctx, metav1.ListOptions{})
-	must("claims", err)
+	claims, err := s.dyn.Resource(resourceClaims).Namespace("prod").List(ctx, metav1.ListOptions{})
+	s.must("claims", err)
 	if len(claims.Items) != 1 {
-		t.Fatalf("the shared pod has %d claims, want its one synthesized claim", len(claims.Items))
+		s.t.Fatalf("the shared pod has %d claims, want its one synthesized claim", len(claims.Items))
 	}
+	var keys []objectKey
 	for _, cl := range claims.Items {
 		keys = append(keys, objectKey{gvr: resourceClaims, namespace: "prod", name: cl.GetName()})
 	}
 	pods := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	agents, err := kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "app=node-agent"})
-	must("agents", err)
-	keys = append(keys, objectKey{gvr: pods, namespace: "prod", name: "inference"}, objectKey{gvr: pods, namespace: "prod", name: "training"},
+	s.must("agents", err)
+	return append(keys, objectKey{gvr: pods, namespace: "prod", name: "inference"}, objectKey{gvr: pods, namespace: "prod", name: "training"},
 		objectKey{gvr: pods, namespace: "kube-system", name: agents.Items[0].Name},
 		objectKey{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, namespace: "kube-system", name: "node-agent"})
-	return keys
 }
 
 func versions(ctx context.Context, t *testing.T, cfg *rest.Config, keys []objectKey) map[string]string {

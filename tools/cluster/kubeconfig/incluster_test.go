@@ -13,6 +13,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
@@ -41,45 +42,9 @@ func TestInClusterWithAServiceAccountToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := kubernetes.NewForConfigOrDie(c.RESTConfig())
-	ns := "draconform-incluster"
-	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "runner"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "draconform-incluster"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "runner", Namespace: ns}}}
-	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	tok, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "runner", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ca := c.RESTConfig().TLSClientConfig.CAData
-	if len(ca) == 0 {
-		if ca, err = os.ReadFile(c.RESTConfig().TLSClientConfig.CAFile); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(tok.Status.Token), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "ca.crt"), ca, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(c.RESTConfig().Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("KUBERNETES_SERVICE_HOST", u.Hostname())
-	t.Setenv("KUBERNETES_SERVICE_PORT", u.Port())
-	t.Setenv("KUBECONFIG", "")
-	t.Setenv("HOME", t.TempDir()) // no ~/.kube/config
+	const ns = "draconform-incluster"
+	token := clusterAdminToken(ctx, t, kubernetes.NewForConfigOrDie(c.RESTConfig()), ns)
+	dir := mountServiceAccount(t, c.RESTConfig(), token)
 
 	in, err := (&kubeconfig.Provider{ServiceAccountDir: dir}).Start(ctx, "defaults", nil)
 	if err != nil {
@@ -108,4 +73,57 @@ func TestInClusterWithAServiceAccountToken(t *testing.T) {
 	if _, err := (&kubeconfig.Provider{ServiceAccountDir: dir}).Start(ctx, "defaults", nil); err == nil {
 		t.Error("no kubeconfig and no pod, yet the provider started")
 	}
+}
+
+// clusterAdminToken creates namespace ns and service account "runner" in it,
+// binds it to cluster-admin and returns a token from the TokenRequest API.
+func clusterAdminToken(ctx context.Context, t *testing.T, admin kubernetes.Interface, ns string) string {
+	t.Helper()
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "runner"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "draconform-incluster"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "runner", Namespace: ns}}}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "runner", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.Status.Token
+}
+
+// mountServiceAccount lays out token and the cluster's CA in a directory as
+// Kubernetes mounts them into a pod, and sets the environment a pod gets
+// (no kubeconfig, no ~/.kube/config); it returns the directory.
+func mountServiceAccount(t *testing.T, cfg *rest.Config, token string) string {
+	t.Helper()
+	dir := t.TempDir()
+	ca := cfg.TLSClientConfig.CAData
+	if len(ca) == 0 {
+		var err error
+		if ca, err = os.ReadFile(cfg.TLSClientConfig.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ca.crt"), ca, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBERNETES_SERVICE_HOST", u.Hostname())
+	t.Setenv("KUBERNETES_SERVICE_PORT", u.Port())
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir()) // no ~/.kube/config
+	return dir
 }

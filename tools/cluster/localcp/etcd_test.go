@@ -59,60 +59,25 @@ func TestEtcdRefusesClientsWithoutItsCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 	peer := etcdPeerURL(t, lc)
-	// The v3 gateway's range over the API server's keys: what a stranger
-	// would send to read Secrets.
-	body := `{"key":"L3JlZ2lzdHJ5Lw==","range_end":"L3JlZ2lzdHJ5MA==","keys_only":true}`
-	rangeOver := func(client *http.Client, base string) (int, error) {
-		resp, err := client.Post(base+"/v3/kv/range", "application/json", strings.NewReader(body))
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		return resp.StatusCode, nil
-	}
 	plain := &http.Client{Timeout: 5 * time.Second}
-	if code, err := rangeOver(plain, "http://"+u.Host); err == nil && code == http.StatusOK {
+	if code, err := rangeOverRegistry(plain, "http://"+u.Host); err == nil && code == http.StatusOK {
 		t.Errorf("etcd at %s answered a plain-HTTP range over /registry/ with no certificate: HTTP %d", u.Host, code)
 	} else {
 		t.Logf("plain HTTP refused: HTTP %d, %v", code, err)
 	}
 
-	etcdCA := x509.NewCertPool()
-	caPEM, err := os.ReadFile(lc.pki.EtcdCACert)
-	if err != nil || !etcdCA.AppendCertsFromPEM(caPEM) {
-		t.Fatalf("reading etcd's CA: %v", err)
-	}
-	kubelet, err := tls.LoadX509KeyPair(lc.pki.KubeletClientCert, lc.pki.KubeletClientKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	apiserver, err := tls.LoadX509KeyPair(lc.pki.EtcdClientCert, lc.pki.EtcdClientKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The certificate is shown whatever CAs etcd says it accepts, so that
-	// etcd's own check is what refuses it.
-	withCert := func(certs ...tls.Certificate) *http.Client {
-		return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-			TLSClientConfig: &tls.Config{RootCAs: etcdCA, GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-				if len(certs) == 0 {
-					return &tls.Certificate{}, nil
-				}
-				return &certs[0], nil
-			}},
-		}}
-	}
+	etcdCA, kubelet, apiserver := loadEtcdTestCerts(t, lc)
 	for _, try := range []struct {
 		what   string
 		client *http.Client
 		base   string
 	}{
-		{"TLS without a certificate", withCert(), lc.etcdURL},
-		{"a certificate of the cluster's CA", withCert(kubelet), lc.etcdURL},
+		{"TLS without a certificate", clientShowing(etcdCA), lc.etcdURL},
+		{"a certificate of the cluster's CA", clientShowing(etcdCA, kubelet), lc.etcdURL},
 		{"the peer port, plain HTTP", plain, "http://" + peer},
-		{"the peer port, TLS without a certificate", withCert(), "https://" + peer},
+		{"the peer port, TLS without a certificate", clientShowing(etcdCA), "https://" + peer},
 	} {
-		if code, err := rangeOver(try.client, try.base); err == nil && code == http.StatusOK {
+		if code, err := rangeOverRegistry(try.client, try.base); err == nil && code == http.StatusOK {
 			t.Errorf("etcd answered %s at %s: HTTP %d", try.what, try.base, code)
 		} else {
 			t.Logf("%s refused: HTTP %d, %v", try.what, code, err)
@@ -120,9 +85,55 @@ func TestEtcdRefusesClientsWithoutItsCertificate(t *testing.T) {
 	}
 	// The same request with the API server's certificate is answered, or
 	// the refusals above prove nothing.
-	if code, err := rangeOver(withCert(apiserver), lc.etcdURL); err != nil || code != http.StatusOK {
+	if code, err := rangeOverRegistry(clientShowing(etcdCA, apiserver), lc.etcdURL); err != nil || code != http.StatusOK {
 		t.Errorf("etcd refused the API server's certificate: HTTP %d, %v", code, err)
 	}
+}
+
+// rangeOverRegistry sends the v3 gateway's range over the API server's
+// keys: what a stranger would send to read Secrets.
+func rangeOverRegistry(client *http.Client, base string) (int, error) {
+	body := `{"key":"L3JlZ2lzdHJ5Lw==","range_end":"L3JlZ2lzdHJ5MA==","keys_only":true}`
+	resp, err := client.Post(base+"/v3/kv/range", "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// loadEtcdTestCerts reads etcd's CA, a client certificate of the cluster's
+// CA (the kubelet's) and the API server's etcd client certificate.
+func loadEtcdTestCerts(t *testing.T, lc *Cluster) (etcdCA *x509.CertPool, kubelet, apiserver tls.Certificate) {
+	t.Helper()
+	etcdCA = x509.NewCertPool()
+	caPEM, err := os.ReadFile(lc.pki.EtcdCACert)
+	if err != nil || !etcdCA.AppendCertsFromPEM(caPEM) {
+		t.Fatalf("reading etcd's CA: %v", err)
+	}
+	kubelet, err = tls.LoadX509KeyPair(lc.pki.KubeletClientCert, lc.pki.KubeletClientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiserver, err = tls.LoadX509KeyPair(lc.pki.EtcdClientCert, lc.pki.EtcdClientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return etcdCA, kubelet, apiserver
+}
+
+// clientShowing is a client that trusts etcdCA and shows the first of
+// certs, or an empty certificate. The certificate is shown whatever CAs
+// etcd says it accepts, so that etcd's own check is what refuses it.
+func clientShowing(etcdCA *x509.CertPool, certs ...tls.Certificate) *http.Client {
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: etcdCA, GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			if len(certs) == 0 {
+				return &tls.Certificate{}, nil
+			}
+			return &certs[0], nil
+		}},
+	}}
 }
 
 // etcdPeerURL reads the peer address off etcd's command line.

@@ -29,18 +29,40 @@ func TestControlPlane(t *testing.T) {
 	binDir := ensureTestBinaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	log := testLog{t}
 
-	p := New(Options{BinDir: binDir, OutDir: t.TempDir(), Version: testVersion, Log: log})
+	p := New(Options{BinDir: binDir, OutDir: t.TempDir(), Version: testVersion, Log: testLog{t}})
 	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	lc := startTestCell(ctx, t, p)
 
+	cs, err := kubernetes.NewForConfig(lc.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	createReadyNode(ctx, t, cs, "node-1")
+	waitDefaultServiceAccount(ctx, t, cs)
+
+	pod1 := bindPod(ctx, t, cs, "before-restart")
+	checkSchedulerRestart(ctx, t, lc)
+	pod2 := bindPod(ctx, t, cs, "after-restart")
+	checkFailedRestart(ctx, t, lc, cs)
+	checkAPIServerAndControllerManagerRestart(ctx, t, lc, cs, pod2.Name)
+
+	bindPod(ctx, t, cs, "after-all-restarts")
+	checkGarbageCollector(ctx, t, cs, pod1)
+	checkResourceClaimController(ctx, t, cs)
+	checkStopLeavesNothing(ctx, t, p, lc)
+}
+
+// startTestCell starts cell "it" with DRAConsumableCapacity off in the
+// scheduler; a second Start of the running cell must fail.
+func startTestCell(ctx context.Context, t *testing.T, p *Provider) *Cluster {
+	t.Helper()
 	began := time.Now()
 	c, err := p.Start(ctx, "it", cluster.GateState{cluster.Scheduler: {"DRAConsumableCapacity": false}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("control plane up in %s", time.Since(began).Round(time.Millisecond))
-	lc := c.(*Cluster)
 	if c.Name() != "local-v1.37.2/it" {
 		t.Errorf("Name() = %q", c.Name())
 	}
@@ -50,22 +72,19 @@ func TestControlPlane(t *testing.T) {
 	if _, err := p.Start(ctx, "it", nil); err == nil {
 		t.Error("a second Start of a running cell succeeded")
 	}
+	return c.(*Cluster)
+}
 
-	cs, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	createReadyNode(ctx, t, cs, "node-1")
-	waitDefaultServiceAccount(ctx, t, cs)
-
-	pod1 := bindPod(ctx, t, cs, "before-restart")
-
-	began = time.Now()
+// checkSchedulerRestart restarts the scheduler with DRAConsumableCapacity
+// on: the gates and the scheduler's log must say so.
+func checkSchedulerRestart(ctx context.Context, t *testing.T, lc *Cluster) {
+	t.Helper()
+	began := time.Now()
 	if err := lc.Restart(ctx, cluster.Scheduler, cluster.Gates{"DRAConsumableCapacity": true}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("scheduler restarted in %s", time.Since(began).Round(time.Millisecond))
-	if g := c.Gates()[cluster.Scheduler]; len(g) != 1 || !g["DRAConsumableCapacity"] {
+	if g := lc.Gates()[cluster.Scheduler]; len(g) != 1 || !g["DRAConsumableCapacity"] {
 		t.Errorf("Gates()[scheduler] = %v after restart, want DRAConsumableCapacity=true", g)
 	}
 	schedLog, err := os.ReadFile(lc.logFile(cluster.Scheduler))
@@ -85,63 +104,70 @@ func TestControlPlane(t *testing.T) {
 	if !containsLine(latest, "FLAG: --feature-gates=", "DRAConsumableCapacity=true") {
 		t.Error("restarted scheduler's log has no flag dump with DRAConsumableCapacity=true")
 	}
+}
 
-	pod2 := bindPod(ctx, t, cs, "after-restart")
-
-	// A gate the binary does not know makes it exit; the error must say why.
-	err = lc.Restart(ctx, cluster.Scheduler, cluster.Gates{"NoSuchGate": true})
+// checkFailedRestart restarts the scheduler with a gate the binary does not
+// know, which makes it exit: the error must say why, and the scheduler must
+// run again with its previous gates, so the cell's later cases still get
+// their pods scheduled.
+func checkFailedRestart(ctx context.Context, t *testing.T, lc *Cluster, cs kubernetes.Interface) {
+	t.Helper()
+	err := lc.Restart(ctx, cluster.Scheduler, cluster.Gates{"NoSuchGate": true})
 	if err == nil || !strings.Contains(err.Error(), "unrecognized feature gate: NoSuchGate") ||
 		!strings.Contains(err.Error(), lc.logFile(cluster.Scheduler)) {
 		t.Errorf("Restart with an unknown gate: error %v, want one naming the gate and the log", err)
 	}
-	if g := c.Gates()[cluster.Scheduler]; len(g) != 1 || !g["DRAConsumableCapacity"] {
+	if g := lc.Gates()[cluster.Scheduler]; len(g) != 1 || !g["DRAConsumableCapacity"] {
 		t.Errorf("Gates()[scheduler] = %v after a failed restart, want the last good gates", g)
 	}
-	// The scheduler runs again with its previous gates, so the cell's
-	// later cases still get their pods scheduled.
 	bindPod(ctx, t, cs, "after-failed-restart")
 	if err := lc.Restart(ctx, cluster.Scheduler, cluster.Gates{"DRAConsumableCapacity": true}); err != nil {
 		t.Fatalf("restart after a failed restart: %v", err)
 	}
+}
 
-	// The API server comes back on the same port and storage, so existing
-	// clients and objects carry on.
-	began = time.Now()
+// checkAPIServerAndControllerManagerRestart restarts the other two
+// components. The API server comes back on the same port and storage, so
+// existing clients and objects (pod, bound before) carry on.
+func checkAPIServerAndControllerManagerRestart(ctx context.Context, t *testing.T, lc *Cluster, cs kubernetes.Interface, pod string) {
+	t.Helper()
+	began := time.Now()
 	if err := lc.Restart(ctx, cluster.APIServer, cluster.Gates{"DRAConsumableCapacity": true}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("kube-apiserver restarted in %s", time.Since(began).Round(time.Millisecond))
-	if got, err := cs.CoreV1().Pods("default").Get(ctx, pod2.Name, metav1.GetOptions{}); err != nil || got.Spec.NodeName == "" {
-		t.Errorf("pod %s after API server restart: %v (node %q)", pod2.Name, err, got.Spec.NodeName)
+	if got, err := cs.CoreV1().Pods("default").Get(ctx, pod, metav1.GetOptions{}); err != nil || got.Spec.NodeName == "" {
+		t.Errorf("pod %s after API server restart: %v (node %q)", pod, err, got.Spec.NodeName)
 	}
 	began = time.Now()
 	if err := lc.Restart(ctx, cluster.ControllerManager, cluster.Gates{"DRAConsumableCapacity": true}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("kube-controller-manager restarted in %s", time.Since(began).Round(time.Millisecond))
-	if g := c.Gates(); len(g) != 3 || !g[cluster.APIServer]["DRAConsumableCapacity"] || !g[cluster.ControllerManager]["DRAConsumableCapacity"] {
+	if g := lc.Gates(); len(g) != 3 || !g[cluster.APIServer]["DRAConsumableCapacity"] || !g[cluster.ControllerManager]["DRAConsumableCapacity"] {
 		t.Errorf("Gates() = %v after restarting all three components", g)
 	}
+}
 
-	bindPod(ctx, t, cs, "after-all-restarts")
-	checkGarbageCollector(ctx, t, cs, pod1)
-	checkResourceClaimController(ctx, t, cs)
-
+// checkStopLeavesNothing stops the cell twice: no process it started may
+// be left, and every component must have left its log.
+func checkStopLeavesNothing(ctx context.Context, t *testing.T, p *Provider, lc *Cluster) {
+	t.Helper()
 	pids := lc.pids()
 	logs := map[cluster.Component]string{}
 	for _, comp := range append([]cluster.Component{Etcd}, cluster.Components...) {
 		logs[comp] = lc.logFile(comp)
 	}
-	if tail, err := c.TailLog(ctx, cluster.Scheduler, 5); err != nil || !strings.Contains(tail, "current run") {
+	if tail, err := lc.TailLog(ctx, cluster.Scheduler, 5); err != nil || !strings.Contains(tail, "current run") {
 		t.Errorf("TailLog(scheduler) = %q, %v", tail, err)
 	}
-	if _, err := c.TailLog(ctx, cluster.Kubelet, 5); !errors.Is(err, cluster.ErrNoLog) {
+	if _, err := lc.TailLog(ctx, cluster.Kubelet, 5); !errors.Is(err, cluster.ErrNoLog) {
 		t.Errorf("TailLog(kubelet) of a cell with no node = %v, want ErrNoLog", err)
 	}
-	if err := p.Stop(ctx, c); err != nil {
+	if err := p.Stop(ctx, lc); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Stop(ctx, c); err != nil {
+	if err := p.Stop(ctx, lc); err != nil {
 		t.Errorf("second Stop: %v", err)
 	}
 	// etcd, three components, four scheduler starts after the first (one
