@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -45,7 +46,7 @@ func planCmd(fs *pflag.FlagSet) action {
 		for _, c := range cases {
 			fmt.Fprintf(s.Out, "%s\n    %s\n    labels: %s\n", c.ID, c.Case.Title, strings.Join(c.Labels, ", "))
 		}
-		fmt.Fprintf(s.Out, "%s in %s\n", count(len(cases), "case"), count(len(plan.Cells(cases)), "cell"))
+		fmt.Fprintf(s.Out, "%s in %s\n", textline.Count(len(cases), "case"), textline.Count(len(plan.Cells(cases)), "cell"))
 		return 0
 	}
 }
@@ -82,15 +83,4 @@ func listNames(b *loader.Bundle, list string, s Streams) int {
 		fmt.Fprintln(s.Out, n)
 	}
 	return 0
-}
-
-// count is n and the noun, plural unless n is 1: "1 cell", "2 processes".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "s") {
-		return fmt.Sprintf("%d %ses", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"io"
 	"os"
 	"path/filepath"
@@ -328,7 +329,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		return outDir, 2
 	}
 	if r.shardOut == "" {
-		fmt.Fprintf(s.Out, "draconform: run %s, %s in %s on %s (%s), output %s\n", runID, count(len(cases), "case"), count(len(plan.Cells(cases)), "cell"), count(len(targets), "implementation"), r.prov.provider, outDir)
+		fmt.Fprintf(s.Out, "draconform: run %s, %s in %s on %s (%s), output %s\n", runID, textline.Count(len(cases), "case"), textline.Count(len(plan.Cells(cases)), "cell"), textline.Count(len(targets), "implementation"), r.prov.provider, outDir)
 	}
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"fmt"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"regexp"
 	"strings"
 )
@@ -54,7 +54,7 @@ func FailureDetail(message string, max int) []string {
 	}
 	if len(lines) > max {
 		rest := len(lines) - max + 1
-		lines = append(lines[:max-1], "… "+plural(rest, "more line")+" in the report")
+		lines = append(lines[:max-1], "… "+textline.Count(rest, "more line")+" in the report")
 	}
 	return lines
 }
@@ -71,13 +71,6 @@ func RerunCommand(o Outcome) string {
 		cmd += " --cells " + o.Cell
 	}
 	return cmd + " --focus '" + strings.ReplaceAll(regexp.QuoteMeta(o.ID), "'", `'\''`) + "'"
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // FailureBlock is what the terminal and the top of a diagnostics file say

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"strings"
 	"time"
 )
@@ -44,14 +45,18 @@ func headlineOf(run Run, failed, blocking, informing int) htmlHeadline {
 	case failed == 0:
 		h.Summary = "No case failed."
 	case informing == 0:
-		h.Summary = fmt.Sprintf("%s, each blocking.", plural(failed, "case")+" failed")
+		h.Summary = fmt.Sprintf("%s, each blocking.", textline.Count(failed, "case")+" failed")
 	case blocking == 0:
-		h.Summary = fmt.Sprintf("%s, each informing: none blocks a claim.", plural(failed, "case")+" failed")
+		h.Summary = fmt.Sprintf("%s, each informing: none blocks a claim.", textline.Count(failed, "case")+" failed")
 	default:
-		h.Summary = fmt.Sprintf("%s: %d blocking, %d informing (never blocking).", plural(failed, "case")+" failed", blocking, informing)
+		h.Summary = fmt.Sprintf("%s: %d blocking, %d informing (never blocking).", textline.Count(failed, "case")+" failed", blocking, informing)
 	}
 	if n := run.About.GoldenDiffs; n > 0 {
-		h.Summary += " " + plural(n, "outcome") + " differ from the golden table."
+		verb := " differ"
+		if n == 1 {
+			verb = " differs"
+		}
+		h.Summary += " " + textline.Count(n, "outcome") + verb + " from the golden table."
 	}
 	return h
 }

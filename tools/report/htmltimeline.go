@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"math"
 	"os"
 	"strings"
@@ -194,7 +195,7 @@ func (tl *htmlTimeline) drawLane(sp span, key string, l *lane, y int) int {
 		tl.Rects = append(tl.Rects, r)
 		if n > 0 {
 			tl.Rects = append(tl.Rects, svgRect{X: r.X, Y: r.Y - 2, W: 3, H: rowHeight + 3, Class: "restart",
-				Title: fmt.Sprintf("%s: %s", o.Name(), plural(n, "component restart"))})
+				Title: fmt.Sprintf("%s: %s", o.Name(), textline.Count(n, "component restart"))})
 		}
 	}
 	for _, c := range l.cells {
@@ -205,7 +206,7 @@ func (tl *htmlTimeline) drawLane(sp span, key string, l *lane, y int) int {
 		label += fmt.Sprintf(" (%d parts)", len(l.cells))
 	}
 	if restarts > 0 {
-		label += ", " + plural(restarts, "restart")
+		label += ", " + textline.Count(restarts, "restart")
 	}
 	tl.Lanes = append(tl.Lanes, svgLane{Y: y + startRow + 4, Label: label})
 	height := startRow + 2 + rowHeight*(maxRow(rows)+1) + laneGap

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"io"
 	"os"
 	"os/exec"
@@ -70,7 +71,7 @@ func Run(ctx context.Context, c Config) int {
 	for _, sh := range shards {
 		cells[sh.Key()] = true
 	}
-	fmt.Fprintf(c.Out, "draconform: %d cells in %d processes, each on a cluster of its own (long cells split into parts), %d at a time (--parallel); their logs: %s\n", len(cells), len(shards), n, dir)
+	fmt.Fprintf(c.Out, "draconform: %s in %s, each on a cluster of its own (long cells split into parts), %d at a time (--parallel); their logs: %s\n", textline.Count(len(cells), "cell"), textline.Count(len(shards), "process"), n, dir)
 	env := Env(os.Environ(), runtime.NumCPU(), n)
 	results := c.runAll(ctx, shards, n, func(sh Shard) result {
 		return runOne(ctx, self, c.Args(sh, filepath.Join(dir, sh.Slug()+".json"), nodeBuilt), env, sh, dir)
