@@ -14,7 +14,7 @@ func TestDocsCheckFailsOnAHandEditedFigure(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	record := `{"measurements": [{"topic": "A run", "what": "a focused run", "value": 83, "unit": "s",
+	record := `{"topics": ["A run"], "measurements": [{"topic": "A run", "what": "a focused run", "value": 83, "unit": "s",
 	  "date": "2026-12-01", "commit": "0697bdc", "command": "draconform run --suite x"}]}`
 	page := filepath.Join(dir, "figures.md")
 	for path, text := range map[string]string{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/draconform/draconform/tools/quality/bench"
@@ -25,32 +26,24 @@ const (
 )
 
 // FiguresTable renders the measurements and bench.json's latest figures as
-// one table per topic, one line a measurement. bench.json's lines come
-// first in their topic and link to docs/bench.md, which holds the rest of
-// that record; topics keep the order of the record, then bench's own.
-func FiguresTable(ms []Measurement, b bench.Results) string {
+// one table per topic, one line a measurement, the topics in the record's
+// order. bench.json's lines come first in their topic and link to
+// docs/bench.md, which holds the rest of that record.
+func FiguresTable(ms Measurements, b bench.Results) string {
+	order := slices.Clone(ms.Topics)
 	byTopic := map[string][]Measurement{}
-	var order []string
-	add := func(m Measurement) {
-		if _, ok := byTopic[m.Topic]; !ok {
+	for _, m := range append(BenchMeasurements(b), ms.Measurements...) {
+		if !slices.Contains(order, m.Topic) {
 			order = append(order, m.Topic)
 		}
 		byTopic[m.Topic] = append(byTopic[m.Topic], m)
 	}
-	for _, m := range ms {
-		add(m)
-	}
-	fromBench := BenchMeasurements(b)
-	for i := len(fromBench) - 1; i >= 0; i-- {
-		m := fromBench[i]
-		if _, ok := byTopic[m.Topic]; !ok {
-			order = append(order, m.Topic)
-		}
-		byTopic[m.Topic] = append([]Measurement{m}, byTopic[m.Topic]...)
-	}
 	var w strings.Builder
-	for i, topic := range order {
-		if i > 0 {
+	for _, topic := range order {
+		if len(byTopic[topic]) == 0 {
+			continue
+		}
+		if w.Len() > 0 {
 			w.WriteString("\n")
 		}
 		fmt.Fprintf(&w, "### %s\n\n| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n", topic)
@@ -93,7 +86,7 @@ func AddFigures(paths map[string][]byte, dir string) error {
 			return err
 		}
 	}
-	out, err := SpliceFigures(string(text), FiguresTable(ms, b))
+	out, err := SpliceFigures(string(text), FiguresTable(*ms, b))
 	if err != nil {
 		return fmt.Errorf("%s: %w", page, err)
 	}
@@ -103,5 +96,10 @@ func AddFigures(paths map[string][]byte, dir string) error {
 
 func tenths(f float64) *float64 {
 	r := math.Round(f*10) / 10
+	return &r
+}
+
+func whole(f float64) *float64 {
+	r := math.Round(f)
 	return &r
 }

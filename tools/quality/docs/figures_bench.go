@@ -44,12 +44,18 @@ func warmMeasurements(w bench.Warm) []Measurement {
 	out := []Measurement{
 		at(fmt.Sprintf("[the whole matrix, both implementations, binaries built](%s): wall time", benchWarmLink), s.Wall, "s", of+"; "+golden),
 		at("… until its first case ends", s.FirstCase, "s", of),
+		at("… a cell's cluster start: control plane, then the node where its cases need one, then the probe", s.CellStartMedian, "s", fmt.Sprintf("median; the slowest %.1f s", s.CellMax)),
 		at("… a case that restarts nothing", s.CaseMedian, "s", fmt.Sprintf("median; p90 %.1f s", s.CaseP90)),
+	}
+	if s.SchedulerPerPod > 0 {
+		out = append(out, at("… the scheduler's own time per pod, queue to bound", s.SchedulerPerPod*1000, "ms", of))
 	}
 	if s.BusyCPU > 0 {
 		out = append(out, at("… CPU the machine was busy, both cores", s.BusyCPU, "CPU-s", of))
 	}
-	return append(out, at("… peak memory of its processes", float64(s.PeakRSS)/(1<<20), "MiB", "the highest run"))
+	peak := at("… peak memory of its processes", 0, "MiB", "the highest run")
+	peak.Value = whole(float64(s.PeakRSS) / (1 << 20))
+	return append(out, peak)
 }
 
 func coldMeasurements(c bench.Cold) []Measurement {
@@ -62,7 +68,7 @@ func coldMeasurements(c bench.Cold) []Measurement {
 		golden = "golden outcomes NOT matched"
 	}
 	out := []Measurement{at(fmt.Sprintf("[a newcomer's first `%s`](%s): clean clone, empty Go and binary caches, to the first result", c.Command, benchColdLink),
-		c.Seconds/60, "min", golden)}
+		c.Seconds/60, "min", fmt.Sprintf("%d:%02d, %s", int(c.Seconds)/60, int(c.Seconds)%60, golden))}
 	cpu := 0.0
 	for _, m := range c.Milestones {
 		cpu += m.CPUSeconds

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,9 @@ type Measurement struct {
 
 // Measurements is docs/measurements.json.
 type Measurements struct {
+	// Topics are the page's headings in order; every measurement's topic
+	// is one of them (bench.json's topics that are not come last).
+	Topics       []string      `json:"topics"`
 	Measurements []Measurement `json:"measurements"`
 }
 
@@ -43,7 +47,7 @@ var commitRe = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 
 // LoadMeasurements reads and checks the record; a record that does not
 // exist gives nil, leaving its page alone.
-func LoadMeasurements(path string) ([]Measurement, error) {
+func LoadMeasurements(path string) (*Measurements, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -59,6 +63,9 @@ func LoadMeasurements(path string) ([]Measurement, error) {
 	}
 	var problems []string
 	for i, e := range m.Measurements {
+		if !slices.Contains(m.Topics, e.Topic) {
+			problems = append(problems, fmt.Sprintf("measurement %d (%q): topic %q is not one of topics", i+1, e.What, e.Topic))
+		}
 		for _, p := range e.problems() {
 			problems = append(problems, fmt.Sprintf("measurement %d (%q): %s", i+1, e.What, p))
 		}
@@ -66,7 +73,7 @@ func LoadMeasurements(path string) ([]Measurement, error) {
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%s: %s", path, strings.Join(problems, "; "))
 	}
-	return m.Measurements, nil
+	return &m, nil
 }
 
 // problems are what keeps e from being a figure a reader can trust: every
@@ -99,7 +106,7 @@ func (e Measurement) Figure() string {
 	}
 	f := "**" + strconv.FormatFloat(*e.Value, 'f', -1, 64) + " " + e.Unit + "**"
 	if e.Text != "" {
-		f += " " + e.Text
+		f += ", " + e.Text
 	}
 	return f
 }
