@@ -39,7 +39,8 @@ type Generated struct {
 // Generate computes every generated document without writing any, so that
 // writing and checking (`docs --check`) compare the same bytes: the
 // traceability table, the register, the mutation record brought up to the
-// suites' digests, and the pages' generated sections.
+// suites' digests, and the pages' generated sections (docs/figures.md's
+// table among them, from docs/measurements.json and docs/bench.json).
 func Generate(src Sources) (Generated, error) {
 	b, dir := src.Bundle, src.Dir
 	out := Generated{Files: map[string][]byte{
@@ -69,6 +70,9 @@ func Generate(src Sources) (Generated, error) {
 		out.Stale = StaleMutations(results, mutants.Names(), now)
 	}
 	if err := addGenerated(out.Files, src, results, filepath.Join(dir, "golden-outcomes.json")); err != nil {
+		return Generated{}, err
+	}
+	if err := AddFigures(out.Files, dir); err != nil {
 		return Generated{}, err
 	}
 	return out, nil

@@ -1,0 +1,130 @@
+package docs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/draconform/draconform/tools/quality/bench"
+)
+
+const figuresRecord = `{"topics": ["A control plane's start", "Unused", "A run"], "measurements": [
+  {"topic": "A control plane's start", "what": "etcd, kube-apiserver, scheduler and controller manager up, alone",
+   "value": 4.5, "unit": "s", "text": "5.6 s the slowest", "machine": "idle", "date": "2026-12-04", "commit": "928b7a8",
+   "command": "draconform up"},
+  {"topic": "A run", "what": "the kubelet | cases", "text": "1 min 23 s to 1 min 37 s",
+   "date": "2026-12-01", "commit": "0697bdc", "command": "draconform run --suite a,b"}
+]}`
+
+func figuresBench() bench.Results {
+	return bench.Results{
+		Warm: &bench.Warm{Date: "2026-12-04", Commit: "215aaf4", Runs: []bench.Run{
+			{WallSeconds: 150.04, FirstCaseSeconds: 16, Golden: true, CaseMedian: 2.2, CaseP90: 6.3, BusyCPUSeconds: 280, PeakRSS: 4 << 30,
+				CellStart: []bench.CellStart{{Cell: "a", Seconds: 12}, {Cell: "b", Seconds: 30.25}}, SchedulerPerPod: 0.4},
+			{WallSeconds: 160, FirstCaseSeconds: 18, Golden: true, CaseMedian: 2.2, CaseP90: 6.3, BusyCPUSeconds: 290, PeakRSS: 3 << 30},
+		}},
+		SchedCost: &bench.SchedCost{Date: "2026-12-05", Commit: "a17d519", Cell: "capacity-on", Batch: 5, Devices: 64,
+			With:    bench.Side{Pods: 40, Delta: bench.SchedCounts{Scheduled: bench.Histo{Sum: 7.92, Count: 40}}},
+			Without: bench.Side{Pods: 40, Delta: bench.SchedCounts{Scheduled: bench.Histo{Sum: 8.12, Count: 40}}}},
+	}
+}
+
+// The table shows every measurement of the record under its topic, in the
+// record's order, with bench.json's figures first in theirs.
+func TestFiguresTableRendersTheRecord(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "measurements.json")
+	if err := os.WriteFile(path, []byte(figuresRecord), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := LoadMeasurements(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := FiguresTable(*ms, figuresBench())
+	want := "### A control plane's start\n\n" +
+		"| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n" +
+		"| etcd, kube-apiserver, scheduler and controller manager up, alone | **4.5 s**, 5.6 s the slowest | idle | 2026-12-04 | `928b7a8` | `draconform up` |\n" +
+		"\n### A run\n\n" +
+		"| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n" +
+		"| [the whole matrix, both implementations, binaries built](" + benchWarmLink + "): wall time | **155 s**, median of 2 runs; each run's outcomes equal to the golden table |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
+		"| … until its first case ends | **17 s**, median of 2 runs |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
+		"| … a cell's cluster start: control plane, then the node where its cases need one, then the probe | **21.1 s**, median; the slowest 30.2 s |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
+		"| … a case that restarts nothing | **2.2 s**, median; p90 6.3 s |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
+		"| … the scheduler's own time per pod, queue to bound | **400 ms**, median of 2 runs |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
+		"| … CPU the machine was busy, both cores | **285 CPU-s**, median of 2 runs |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
+		"| … peak memory of its processes | **4096 MiB**, the highest run |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
+		"| the kubelet \\| cases | 1 min 23 s to 1 min 37 s |  | 2026-12-01 | `0697bdc` | `draconform run --suite a,b` |\n" +
+		"\n### The scheduler\n\n" +
+		"| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n" +
+		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class with `extendedResourceCapacityRequests` | **198 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side |  | 2026-12-05 | `a17d519` | `make bench-scheduler-cost` |\n" +
+		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class without `extendedResourceCapacityRequests` | **203 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side |  | 2026-12-05 | `a17d519` | `make bench-scheduler-cost` |\n"
+	if got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A figure without its date, commit or command is refused, naming the
+// entry: it could not be told from a stale one.
+func TestLoadMeasurementsRefusesAFigureWithoutItsProvenance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "measurements.json")
+	bad := `{"topics": ["A build"], "measurements": [{"topic": "A run", "what": "x", "value": 1, "date": "4 Dec", "commit": "HEAD", "command": ""}]}`
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadMeasurements(path)
+	for _, want := range []string{`measurement 1 ("x")`, "command are required", `date "4 Dec"`, `commit "HEAD"`, "a value without a unit", `topic "A run" is not one of topics`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
+// What docs --check compares: the page as AddFigures makes it against the
+// page on disk. A hand edit of the table, or a record changed without
+// regenerating, makes them differ.
+func TestAddFiguresDisagreesWithAHandEditedPage(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "figures.md")
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "measurements.json"), figuresRecord)
+	write(page, "# Figures\n\n"+figuresBegin+"old\n"+figuresEnd+"after\n")
+	generate := func() string {
+		t.Helper()
+		paths := map[string][]byte{}
+		if err := AddFigures(paths, dir); err != nil {
+			t.Fatal(err)
+		}
+		return string(paths[page])
+	}
+	gen := generate()
+	if !strings.Contains(gen, "| **4.5 s**, 5.6 s the slowest | idle |") || !strings.HasSuffix(gen, figuresEnd+"after\n") {
+		t.Fatalf("generated page:\n%s", gen)
+	}
+	write(page, gen)
+	if generate() != gen {
+		t.Fatal("the page just written disagrees with its record")
+	}
+	write(page, strings.Replace(gen, "**4.5 s**", "**3.9 s**", 1))
+	if generate() != gen {
+		t.Error("a hand-edited figure survived regeneration")
+	}
+	if onDisk, _ := os.ReadFile(page); string(onDisk) == generate() {
+		t.Error("a hand-edited page agrees with its record")
+	}
+	write(page, gen)
+	write(filepath.Join(dir, "measurements.json"), strings.Replace(figuresRecord, `"value": 4.5`, `"value": 4.7`, 1))
+	if generate() == gen {
+		t.Error("a changed record leaves the page as it was")
+	}
+	write(page, "# Figures without markers\n")
+	if err := AddFigures(map[string][]byte{}, dir); err == nil || !strings.Contains(err.Error(), "markers") {
+		t.Errorf("page without markers: %v", err)
+	}
+}
