@@ -68,26 +68,31 @@ const unprivilegedPod = `!(request.operation == 'CREATE' && variables.res == '/p
 const podOnRunNode = `!(request.operation == 'CREATE' && variables.res == '/pods') ||
 object.spec.?nodeName.orValue('') == '' || object.spec.nodeName.startsWith(request.namespace + '-')`
 
-// runSlice: a ResourceSlice publishes the case's driver's devices on one of
-// the case's Nodes, never a node-less pool (allNodes, a selector).
+// runSlice: a ResourceSlice publishes the devices of the case's driver
+// (<prefix>.draconform.test, or a driver under it, as the class barrier's
+// probe is) on one of the case's Nodes, or on all Nodes (the barrier's
+// probe does: devices no class but the case's selects); never a node
+// selector.
 const runSlice = `!(variables.write && variables.res == 'resource.k8s.io/resourceslices') ||
 (variables.owned && object.metadata.name.startsWith(variables.prefix) &&
- object.spec.driver.startsWith(variables.prefix + '.') &&
- object.spec.?nodeName.orValue('').startsWith(variables.prefix + '-'))`
+ (object.spec.driver == variables.prefix + '.draconform.test' || object.spec.driver.endsWith('.' + variables.prefix + '.draconform.test')) &&
+ (object.spec.?nodeName.orValue('').startsWith(variables.prefix + '-') || object.spec.?allNodes.orValue(false)))`
 
 // runClass: a DeviceClass backs only the case's extended resource names,
 // so it can never capture the requests of the cluster's workloads.
 const runClass = `!(variables.write && variables.res == 'resource.k8s.io/deviceclasses') ||
 (variables.owned && object.metadata.name.startsWith(variables.prefix) &&
- (object.spec.?extendedResourceName.orValue('') == '' || object.spec.extendedResourceName.startsWith(variables.prefix + '.')))`
+ (object.spec.?extendedResourceName.orValue('') == '' || object.spec.extendedResourceName.startsWith(variables.prefix + '.draconform.test/')))`
 
 // runClaim: a claim asks only for the case's classes, whose names carry its
 // namespace (a class may select a vendor's driver; a claim never names the
 // vendor's classes).
+// A claim with no requests (the replay marker's spec: {}) holds a null list.
 const runClaim = `!(variables.write && variables.res == 'resource.k8s.io/resourceclaims') ||
-object.spec.?devices.?requests.orValue([]).all(r,
+object.spec.?devices.orValue(null) == null || object.spec.devices.?requests.orValue(null) == null ||
+object.spec.devices.requests.all(r,
   r.?exactly.?deviceClassName.orValue(request.namespace + '-').startsWith(request.namespace + '-') &&
-  r.?firstAvailable.orValue([]).all(s, s.deviceClassName.startsWith(request.namespace + '-')))`
+  (r.?firstAvailable.orValue(null) == null || r.firstAvailable.all(s, s.deviceClassName.startsWith(request.namespace + '-'))))`
 
 // runNames: the fake Nodes and their Leases are named with the prefix, so
 // that the names pods and slices give are the run's Nodes.
@@ -105,8 +110,8 @@ func confineValidations() []admissionv1.Validation {
 		v(restrictedNamespace, "a namespace of draconform's is named dc-<run>-<case> after its labels "+RunLabel+" and "+CaseLabel+", and enforces Pod Security "+PodSecurityLevel+" ("+PodSecurityEnforce+"="+PodSecurityLevel+", latest version)"),
 		v(unprivilegedPod, "a pod of draconform's is created only in a namespace that enforces Pod Security "+PodSecurityLevel+", and is not privileged, adds no capability but NET_BIND_SERVICE, mounts no hostPath, uses no host network, PID, IPC or port"),
 		v(podOnRunNode, "a pod of draconform's names no nodeName, or one of its case's fake Nodes (<namespace>-<name>)"),
-		v(runSlice, "a ResourceSlice of draconform's is for its case's driver (dc-<run>-<case>.*) on its case's Node (dc-<run>-<case>-*), named after its labels"),
-		v(runClass, "a DeviceClass of draconform's is named dc-<run>-<case>* after its labels, and its extendedResourceName, if any, is its case's (dc-<run>-<case>.*)"),
+		v(runSlice, "a ResourceSlice of draconform's is for its case's driver (dc-<run>-<case>.draconform.test, or one under it) on its case's Node (dc-<run>-<case>-*) or all Nodes, named after its labels"),
+		v(runClass, "a DeviceClass of draconform's is named dc-<run>-<case>* after its labels, and its extendedResourceName, if any, is its case's (dc-<run>-<case>.draconform.test/*)"),
 		v(runClaim, "a ResourceClaim of draconform's asks only for its case's DeviceClasses (<namespace>-*)"),
 		v(runNames, "a Node or Lease of draconform's is named dc-<run>-<case>-* after its labels"),
 	}

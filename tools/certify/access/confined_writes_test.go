@@ -210,15 +210,11 @@ func harmfulWrites() []write {
 		{what: "a pod with nodeName " + foreignNode + ", a real Node", gvr: podsGVR, ns: restrictedNS,
 			refusal: "a pod of draconform's names no nodeName", obj: restrictedPod("pinned", restrictedNS, foreignNode)},
 		{what: "a ResourceSlice of the real driver gpu.nvidia.com on " + foreignNode, gvr: resourceSlices, refusal: "a ResourceSlice of draconform's",
-			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta(restrictedNS+"-fake-gpus", restrictedNS, nil),
-				"spec": map[string]any{"driver": "gpu.nvidia.com", "nodeName": foreignNode,
-					"pool":    map[string]any{"name": foreignNode + "-extra", "generation": int64(1), "resourceSliceCount": int64(1)},
-					"devices": []any{map[string]any{"name": "gpu-9"}}}}},
-		{what: "a ResourceSlice of the run's driver on every node", gvr: resourceSlices, refusal: "a ResourceSlice of draconform's",
-			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta(restrictedNS+"-everywhere", restrictedNS, nil),
-				"spec": map[string]any{"driver": restrictedNS + ".draconform.test", "allNodes": true,
-					"pool":    map[string]any{"name": "everywhere", "generation": int64(1), "resourceSliceCount": int64(1)},
-					"devices": []any{map[string]any{"name": "gpu-0"}}}}},
+			obj: slice(restrictedNS+"-fake-gpus", "gpu.nvidia.com", map[string]any{"nodeName": foreignNode})},
+		{what: "a ResourceSlice of the real driver gpu.nvidia.com on the case's Node", gvr: resourceSlices, refusal: "a ResourceSlice of draconform's",
+			obj: slice(restrictedNS+"-vendor-gpus", "gpu.nvidia.com", map[string]any{"nodeName": restrictedNS + "-n1"})},
+		{what: "a ResourceSlice of the case's driver on " + foreignNode, gvr: resourceSlices, refusal: "a ResourceSlice of draconform's",
+			obj: slice(restrictedNS+"-on-real-node", restrictedNS+".draconform.test", map[string]any{"nodeName": foreignNode})},
 		{what: "a DeviceClass whose extendedResourceName is nvidia.com/gpu (the newest class wins the real pods' requests)", gvr: deviceClasses,
 			refusal: "a DeviceClass of draconform's",
 			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta(restrictedNS+"-capture", restrictedNS, nil),
@@ -227,6 +223,17 @@ func harmfulWrites() []write {
 		{what: "a ResourceClaim of the real class gpu.nvidia.com", gvr: resourceClaims, ns: restrictedNS, refusal: "a ResourceClaim of draconform's",
 			obj: claim("foreign-class", restrictedNS, "gpu.nvidia.com")},
 	}
+}
+
+// slice is a ResourceSlice of the case restrictedNS, with where (nodeName
+// or allNodes).
+func slice(name, driver string, where map[string]any) map[string]any {
+	spec := map[string]any{"driver": driver, "pool": map[string]any{"name": name, "generation": int64(1), "resourceSliceCount": int64(1)},
+		"devices": []any{map[string]any{"name": "gpu-0"}}}
+	for k, v := range where {
+		spec[k] = v
+	}
+	return map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta(name, restrictedNS, nil), "spec": spec}
 }
 
 func claim(name, ns, class string) map[string]any {
@@ -248,14 +255,15 @@ func runWrites() []write {
 		{what: "the case's fake Node", gvr: nodesGVR,
 			obj: map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": meta(node, restrictedNS, map[string]string{corev1.LabelHostname: node})}},
 		{what: "a ResourceSlice of the case's driver on its Node", gvr: resourceSlices,
-			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta(restrictedNS+"-gpus", restrictedNS, nil),
-				"spec": map[string]any{"driver": restrictedNS + ".draconform.test", "nodeName": node,
-					"pool":    map[string]any{"name": node, "generation": int64(1), "resourceSliceCount": int64(1)},
-					"devices": []any{map[string]any{"name": "gpu-0"}}}}},
+			obj: slice(restrictedNS+"-gpus", restrictedNS+".draconform.test", map[string]any{"nodeName": node})},
+		{what: "the class barrier's ResourceSlice: a driver under the case's, on all Nodes", gvr: resourceSlices,
+			obj: slice(restrictedNS+"-draconform-seen-1", "draconform-seen-1."+restrictedNS+".draconform.test", map[string]any{"allNodes": true})},
 		{what: "a DeviceClass of the case's extended resource, selecting a vendor's driver", gvr: deviceClasses,
 			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta(restrictedNS+"-gpu", restrictedNS, nil),
 				"spec": map[string]any{"extendedResourceName": restrictedNS + ".draconform.test/gpu",
 					"selectors": []any{map[string]any{"cel": map[string]any{"expression": `device.driver == "gpu.nvidia.com"`}}}}}},
 		{what: "a ResourceClaim of the case's class", gvr: resourceClaims, ns: restrictedNS, obj: claim("c1", restrictedNS, restrictedNS+"-gpu")},
+		{what: "the claim marking the present for a replay of claim events (spec: {})", gvr: resourceClaims, ns: restrictedNS,
+			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta("draconform-replay-1", restrictedNS, nil), "spec": map[string]any{}}},
 	}
 }

@@ -147,6 +147,7 @@ func TestProductionLikeClusterAsNonAdmin(t *testing.T) {
 	kc, token := runnerKubeconfig(ctx, t, admin, c.RESTConfig(), dir)
 	runner := kubernetes.NewForConfigOrDie(mustLoad(t, kc))
 	waitConfined(ctx, t, runner)
+	confinedWrites(ctx, t, c.RESTConfig(), token)
 
 	var pre bytes.Buffer
 	if code := cli.Run(ctx, []string{"preflight", "--kubeconfig", kc, "--allow-fake-nodes"}, cli.Streams{Out: &pre, Err: &pre}); code != 0 {
