@@ -68,3 +68,22 @@ func TestCaseNamespaceIsDeletedUnlessTheRunDiscardsTheCluster(t *testing.T) {
 		})
 	}
 }
+
+// A case's namespace enforces Pod Security "restricted": draconform rbac's
+// admission policy refuses the runner any other namespace, and on a
+// cluster without that policy the label still keeps a privileged pod out.
+func TestCaseNamespaceEnforcesRestricted(t *testing.T) {
+	f := stepstest.New(t)
+	ctx := context.Background()
+	f.AddYAML("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: " + stepstest.Namespace + "}\n")
+	if err := createNamespace(ctx, f.Env, false); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := f.Kube.CoreV1().Namespaces().Get(ctx, stepstest.Namespace, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ns.Labels["pod-security.kubernetes.io/enforce"]; got != "restricted" {
+		t.Errorf("the case's namespace enforces %q, want restricted", got)
+	}
+}

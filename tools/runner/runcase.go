@@ -346,12 +346,19 @@ func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients 
 	return env, nil
 }
 
+// podSecurityLabel enforces a Pod Security level on a case's namespace:
+// "restricted", which every pod a step makes meets (steps/object.go sets
+// its security context), and which draconform rbac's admission policy
+// requires of the runner's namespaces, so that its identity cannot make a
+// namespace where a privileged pod would be admitted.
+const podSecurityLabel = "pod-security.kubernetes.io/enforce"
+
 // createNamespace gives the case its own namespace and waits for its default
 // ServiceAccount, without which the API server refuses pods.
 func createNamespace(ctx context.Context, env *steps.Env, discarded bool) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name:   env.Namespace,
-		Labels: map[string]string{steps.RunLabel: env.RunID, steps.CaseLabel: env.CaseHash},
+		Labels: map[string]string{steps.RunLabel: env.RunID, steps.CaseLabel: env.CaseHash, podSecurityLabel: "restricted"},
 	}}
 	core := env.Clients.Kube.CoreV1()
 	if _, err := core.Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {

@@ -93,7 +93,10 @@ const ownObjects = `(namespaceObject != null && has(namespaceObject.metadata.lab
   (object != null && has(object.metadata.labels) && '` + RunLabel + `' in object.metadata.labels) :
   (oldObject != null && has(oldObject.metadata.labels) && '` + RunLabel + `' in oldObject.metadata.labels))`
 
-// Policy confines the subject's writes to the run's own objects.
+// Policy confines the subject's writes to the run's own objects, and what
+// it writes to what a run writes (see confineValidations): ownership alone
+// would let it write a privileged namespace, a pod on a real Node, a slice
+// for a real driver or a class capturing a real resource.
 func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
 	p := &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
@@ -107,11 +110,12 @@ func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.Val
 				},
 			}}},
 			MatchConditions: []admissionv1.MatchCondition{{Name: "draconform-runner", Expression: s.match()}},
-			Validations: []admissionv1.Validation{{
+			Variables:       confineVariables(),
+			Validations: append([]admissionv1.Validation{{
 				Expression: ownObjects,
 				Message:    "draconform writes only objects it created: they carry the label " + RunLabel + ", or live in a namespace that does",
 				Reason:     ptr.To(metav1.StatusReasonForbidden),
-			}},
+			}}, confineValidations()...),
 		},
 	}
 	b := &admissionv1.ValidatingAdmissionPolicyBinding{
@@ -151,7 +155,8 @@ func Objects(s Subject) []any {
 func Manifest(s Subject) ([]byte, error) {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# What %s %s needs to run draconform on this cluster (draconform rbac).\n", strings.ToLower(s.Kind), s.rbac().Name)
-	fmt.Fprintf(&buf, "# RBAC grants the verbs by kind; the admission policy confines writes to objects labelled %s.\n", RunLabel)
+	fmt.Fprintf(&buf, "# RBAC grants the verbs by kind; the admission policy confines writes to objects labelled %s,\n", RunLabel)
+	buf.WriteString("# and what is written to what a run writes: restricted namespaces, pods on its own Nodes only, its own drivers, classes and resource names.\n")
 	for _, o := range Objects(s) {
 		data, err := yaml.Marshal(o)
 		if err != nil {

@@ -93,12 +93,15 @@ var (
 	nodesGVR       = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 )
 
-// probeMeta names the probe's dry-run objects and labels them as
-// draconform's (steps.RunLabel), so that a cluster that confines the
-// runner to its own objects (draconform rbac's admission policy) lets the
-// probe through.
+// probePrefix names the probe's dry-run objects as a case's are named
+// (dc-<run>-<case>), run "probe", case "0", and probeMeta labels them so
+// (steps.RunLabel, steps.CaseLabel): a cluster that confines the runner to
+// its own objects and their names (draconform rbac's admission policy)
+// then lets the probe through.
+const probePrefix = "dc-probe-0"
+
 func probeMeta() map[string]any {
-	return map[string]any{"name": "draconform-probe", "labels": map[string]any{"draconform.dev/run": "probe"}}
+	return map[string]any{"name": probePrefix + "-probe", "labels": map[string]any{"draconform.dev/run": "probe", "draconform.dev/case": "0"}}
 }
 
 // Read asks the API server, with dry-run creates that store nothing, what it
@@ -119,7 +122,7 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 		"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
 		"metadata": probeMeta(),
 		"spec": map[string]any{
-			"extendedResourceName":             "probe.draconform.test/probe",
+			"extendedResourceName":             probePrefix + ".draconform.test/probe",
 			"extendedResourceCapacityRequests": map[string]any{"requests": map[string]any{"shares": "1"}},
 		},
 	}}
@@ -140,7 +143,7 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 		"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
 		"metadata": probeMeta(),
 		"spec": map[string]any{
-			"driver": "probe.draconform.test", "allNodes": true,
+			"driver": probePrefix + ".draconform.test", "allNodes": true,
 			"pool": map[string]any{"name": "probe", "generation": int64(1), "resourceSliceCount": int64(1)},
 			"devices": []any{map[string]any{
 				"name": "d", "allowMultipleAllocations": true,
