@@ -3,12 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/draconform/draconform/tools/internal/textline"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
 )

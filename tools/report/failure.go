@@ -1,9 +1,10 @@
 package report
 
 import (
-	"github.com/draconform/draconform/tools/internal/textline"
 	"regexp"
 	"strings"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // A failed case's message is the step that failed on its first line

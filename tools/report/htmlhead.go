@@ -2,9 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/draconform/draconform/tools/internal/textline"
 	"strings"
 	"time"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // The top of report.html: the verdict in words and colour, then on a

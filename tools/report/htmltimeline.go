@@ -3,11 +3,12 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/draconform/draconform/tools/internal/textline"
 	"math"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // The timeline of report.html: one lane per cell, its cluster's start

@@ -17,6 +17,7 @@ import (
 
 	"github.com/draconform/draconform/suites/profiles"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
@@ -252,14 +253,6 @@ func cellOrder(opts Options) []string {
 	return out
 }
 
-// deviations is report.html's golden result of a run that differs.
-func deviations(n int, golden string) string {
-	if n == 1 {
-		return "1 deviation from " + golden
-	}
-	return fmt.Sprintf("%d deviations from %s", n, golden)
-}
-
 // checkGolden compares the run with the golden outcomes, or records them.
 // It returns the result in a line for report.html and how many outcomes
 // differ.
@@ -299,7 +292,7 @@ func checkGolden(opts Options, outcomes []report.Outcome) (string, int, error) {
 		compareWith(opts, g, outcomes, from, to)
 	}
 	if len(res.Diffs) > 0 {
-		return deviations(len(res.Diffs), opts.Golden), len(res.Diffs), fmt.Errorf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
+		return textline.Count(len(res.Diffs), "deviation") + " from " + opts.Golden, len(res.Diffs), fmt.Errorf("%d outcomes differ from the golden table %s (if the change is meant, rerun with --update-golden):\n  %s",
 			len(res.Diffs), opts.Golden, strings.Join(res.Diffs, "\n  "))
 	}
 	switch {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/draconform/draconform/tools/internal/textline"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/draconform/draconform/tools/internal/logtail"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/runner"
 )
