@@ -91,6 +91,7 @@ func TestConformance(t *testing.T) {
 			logFailures(t, out)
 		}
 		scanOutput(t, out, began)
+		checkVerdictSample(t, out, *cells == "")
 		return
 	}
 	var targets []runner.Target
@@ -118,6 +119,7 @@ func TestConformance(t *testing.T) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, "draconform")
 	scanOutput(t, out, began)
+	checkVerdictSample(t, out, !narrowed)
 }
 
 // scanOutput fails on any credential in the run's output folder: it is what
