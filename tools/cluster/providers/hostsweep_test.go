@@ -1,4 +1,4 @@
-package cli
+package providers
 
 import (
 	"bytes"
@@ -47,15 +47,14 @@ func runFolders(t *testing.T, tmp string) (orphans []string, live string) {
 	return orphans, live
 }
 
-// TestCleanupNodesDryRunListsOrphanedRunFolders: the run's private
+// TestSweepHostDryRunListsOrphanedRunFolders: the run's private
 // kubeconfig copies and kind's, left by a killed run, are listed by
 // cleanup --nodes --dry-run (which changes nothing on the machine).
-func TestCleanupNodesDryRunListsOrphanedRunFolders(t *testing.T) {
+func TestSweepHostDryRunListsOrphanedRunFolders(t *testing.T) {
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	orphans, live := runFolders(t, tmp)
-	var out, errOut bytes.Buffer
-	cleanupNodes(Streams{Out: &out, Err: &errOut}, true)
+	var out bytes.Buffer
+	_ = SweepHost(&out, tmp, true)
 	for _, d := range orphans {
 		if !strings.Contains(out.String(), "would remove run folder "+d) {
 			t.Errorf("cleanup --nodes --dry-run does not list %s:\n%s", d, out.String())
@@ -69,12 +68,12 @@ func TestCleanupNodesDryRunListsOrphanedRunFolders(t *testing.T) {
 	}
 }
 
-func TestCleanupRunFoldersRemovesOnlyOrphans(t *testing.T) {
+func TestSweepRunFoldersRemovesOnlyOrphans(t *testing.T) {
 	tmp := t.TempDir()
 	orphans, live := runFolders(t, tmp)
-	var out, errOut bytes.Buffer
-	if code := cleanupRunFolders(Streams{Out: &out, Err: &errOut}, false, tmp); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+	var out bytes.Buffer
+	if errs := sweepRunFolders(&out, tmp, false); len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	for _, d := range orphans {
 		if _, err := os.Stat(d); !os.IsNotExist(err) {
