@@ -54,10 +54,11 @@ func ClusterRules() []rbacv1.PolicyRule {
 
 // LeaseRules are granted in LeaseNamespace only: each fake Node renews a
 // Lease there, as a kubelet does, so the node lifecycle controller leaves
-// it alone for its short life.
+// it alone for its short life; cleanup lists them to tell a killed run
+// from one still going.
 func LeaseRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
-		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update", "delete"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "create", "update", "delete"}},
 	}
 }
 
