@@ -95,7 +95,7 @@ gate-matrix-kep: docker-engine node-image-deps
 	$(DRACONFORM) binaries --provider prototype-static
 	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/build/prototype build -static)" --cells $(KEP_CELLS) --golden docs/golden-outcomes.json --golden-as kind=kind-kep $(ARGS)
 
-## node-image: build (or find) the kind node image made offline from Debian packages and Go modules (tools/host/nodeimage)
+## node-image: the kind node image the gate matrix runs: kind's published one where its registry serves it, else one built (or found) offline from Debian packages and Go modules (tools/host/nodeimage; draconform node-image --offline always builds)
 node-image: docker-engine node-image-deps
 	$(DRACONFORM) node-image
 

@@ -55,7 +55,7 @@ func verbs() []verb {
 		{"up", "start an embedded control plane for one cell and keep it until Ctrl-C", upCmd},
 		{"example-driver", "install the Kubernetes SIG's example DRA driver (its kubelet plugin built at the pinned version, its chart rendered) on the node of a running draconform up --node until Ctrl-C, then remove everything it created", exampleDriverCmd},
 		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
-		{"node-image", "build (or find) the kind node image made offline from Debian packages and Go modules; prints its tag", nodeImageCmd},
+		{"node-image", "print the kind node image the gate matrix runs: kind's published one where its registry serves it, else one built offline from Debian packages and Go modules", nodeImageCmd},
 		{"engine", "up: a Docker engine that runs kind's privileged nodes (starts one where needed); down: stop it", engineCmd},
 		{"certify", "run every suite on one implementation and write a certification bundle (PRODUCT.yaml, e2e.log, junit_01.xml, verdicts, cluster facts, sums)", certifyCmd},
 		{"verify-bundle", "check a certification bundle as a reviewer would: complete, sums match, verdicts follow from the outcomes", verifyBundleCmd},

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"path/filepath"
+	"time"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster/localcp"
@@ -19,13 +21,26 @@ const nodeImageVersion = "v1.37.2"
 // v1.37.2 deploys.
 const corednsVersion = "v1.14.6"
 
-// nodeImageCmd builds (or finds) the kind node image made from Debian's
-// packages and the Go module proxy, and prints its tag on stdout, so that
+// nodeImageCmd prints on stdout the kind node image the gate matrix runs:
+// kind's published one where its registry serves it, else the one made
+// from Debian's packages and the Go module proxy (built or found), so that
 // `--kind-image "$(draconform node-image)"` works; progress goes to stderr.
 func nodeImageCmd(fs *pflag.FlagSet) action {
 	rebuild := fs.Bool("rebuild", false, "build again even if an image of the same inputs exists")
 	mirror := fs.String("mirror", "", "Debian mirror for debootstrap (default debootstrap's)")
+	offline := fs.Bool("offline", false, "build draconform's own node image even where kind's published one is served")
+	published := fs.String("published-image", nodeimage.Published, "kind's published node image, used where its registry serves it")
 	return func(ctx context.Context, args []string, s Streams) int {
+		if !*rebuild {
+			askCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			use, why := nodeimage.Pick(askCtx, *published, *offline, http.DefaultClient)
+			cancel()
+			fmt.Fprintln(s.Err, "draconform node-image:", why)
+			if use != "" {
+				fmt.Fprintln(s.Out, use)
+				return 0
+			}
+		}
 		tag, err := buildNodeImage(ctx, *rebuild, *mirror, s)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform node-image:", err)
