@@ -59,10 +59,12 @@ type Env struct {
 
 	// pinPods keeps the case's pods to its own Nodes (see guard).
 	pinPods bool
-	vars    caseVars
-	mu      sync.Mutex
-	objects map[spec.Ref]*Created
-	cleanup []cleanupFn
+	// logsGranted: grantLogs ran (see logaccess.go).
+	logsGranted bool
+	vars        caseVars
+	mu          sync.Mutex
+	objects     map[spec.Ref]*Created
+	cleanup     []cleanupFn
 	// classVersions are the extendedResourceCapacityRequests.requests of
 	// every DeviceClass version the case wrote, by class name (nil where a
 	// version had none): a claim synthesized before an update carries one

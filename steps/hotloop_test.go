@@ -69,6 +69,7 @@ func TestExpectNoHotLoopThroughTheAPI(t *testing.T) {
 		name      string
 		pod       bool // a kube-scheduler static pod exists
 		forbidden bool // listing kube-system pods is refused
+		noLogs    bool // reading kube-system pods' logs is refused (draconform rbac's role)
 		log, late string
 		restarted bool // the container is replaced during the window
 		fails     []string
@@ -80,6 +81,8 @@ func TestExpectNoHotLoopThroughTheAPI(t *testing.T) {
 			skip: []string{"this cluster shows it nowhere", "no pod in kube-system is labelled component=kube-scheduler"}},
 		{name: "kube-system pods forbidden", forbidden: true, quick: true,
 			skip: []string{"this cluster shows it nowhere", "forbidden"}},
+		{name: "kube-system logs forbidden", pod: true, noLogs: true, log: schedulerLogOf(1), quick: true,
+			skip: []string{"may not read it", "never kube-system's", "forbidden"}},
 		{name: "backoff", pod: true, log: schedulerLogOf(1), late: schedulerLogOf(3), measured: "2 (1 before the window)"},
 		{name: "hot loop", pod: true, log: schedulerLogOf(1), late: schedulerLogOf(60), fails: []string{"tried pod p1 59 times", "hot loop"}},
 		{name: "scheduler below --v=2", pod: true, log: schedulerLogOf(0), late: schedulerLogOf(0),
@@ -93,6 +96,11 @@ func TestExpectNoHotLoopThroughTheAPI(t *testing.T) {
 			f := stepstest.New(t)
 			l := &schedulerLogs{text: tt.log}
 			f.Env.Clients.Logs = l.read
+			if tt.noLogs {
+				f.Env.Clients.Logs = func(_ context.Context, ns, pod, _ string) (string, error) {
+					return "", apierrors.NewForbidden(schema.GroupResource{Resource: "pods/log"}, pod, fmt.Errorf("user cannot get pods/log in %s", ns))
+				}
+			}
 			f.SeedYAML("p1", podYAML("p1", "", unschedulableStatus))
 			if tt.pod {
 				sp := f.AddYAML(schedulerPod("aaa"))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/draconform/draconform/tools/lang/spec"
@@ -186,11 +187,24 @@ func running(pod *corev1.Pod, container string) error {
 }
 
 func (env *Env) containerLog(ctx context.Context, pod, container string) (string, error) {
+	var text string
+	var err error
 	if env.Clients.Logs != nil {
-		return env.Clients.Logs(ctx, env.Namespace, pod, container)
+		text, err = env.Clients.Logs(ctx, env.Namespace, pod, container)
+	} else {
+		var raw []byte
+		raw, err = env.Clients.Kube.CoreV1().Pods(env.Namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container}).Do(ctx).Raw()
+		text = string(raw)
 	}
-	raw, err := env.Clients.Kube.CoreV1().Pods(env.Namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container}).Do(ctx).Raw()
-	return string(raw), err
+	if apierrors.IsForbidden(err) {
+		// Log reads are granted only in the case's namespace, by a
+		// binding the runner makes there; the caller polls, and reads
+		// again once the API server's authorizer has seen it.
+		if gerr := env.grantLogs(ctx); gerr != nil {
+			return "", fmt.Errorf("%w; %w", err, gerr)
+		}
+	}
+	return text, err
 }
 
 // envName is what a shell, and so a driver's CDI spec, can name a variable.

@@ -324,6 +324,7 @@ func verifyBundleCmd(fs *pflag.FlagSet) action {
 		v, _ := readVerdicts(args[0])
 		fmt.Fprintf(s.Out, "%s: a complete bundle; its sums match, its JUnit report agrees with its outcomes, every case of its claim has one, and its verdict follows from them:\n  %s %s on %s: %s\n",
 			args[0], strings.ToUpper(string(v[0].State)), v[0].Claim, v[0].Target, v[0].Reason)
+		fmt.Fprint(s.Out, accessLine(args[0]))
 		switch {
 		case signer != "":
 			fmt.Fprintf(s.Out, "  signed by %s (a key %s lists)\n", signer, *allowed)
@@ -358,4 +359,14 @@ func judgeBundle(claims []report.Claim, name string, outcomes []report.Outcome, 
 		}
 	}
 	return vs[0], missing, nil
+}
+
+// accessLine says what a verified bundle records of the run's access to
+// its cluster, where a reviewer should know it: an unconfined run.
+func accessLine(dir string) string {
+	acc, err := bundle.ReadAccess(dir)
+	if err != nil || !acc.Unconfined {
+		return ""
+	}
+	return fmt.Sprintf("  UNCONFINED: the run wrote to a cluster where draconform's admission policy did not confine its writes (found: %s), as --allow-unconfined let it\n", acc.Confined)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,7 +10,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/draconform/draconform/tools/certify/access"
+	"github.com/draconform/draconform/tools/certify/bundle"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/runner"
 )
 
 // preflightCmd checks a cluster the way a run does before its first case,
@@ -19,9 +22,10 @@ func preflightCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&p.kubeconfig.Path, "kubeconfig", "", "kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then a pod's service account)")
 	fs.StringVar(&p.kubeconfig.Context, "context", "", "kubeconfig context")
 	fs.BoolVar(&p.kubeconfig.AllowFakeNodes, "allow-fake-nodes", false, "say what a run with --allow-fake-nodes would set off")
+	fs.BoolVar(&p.allowUnconfined, "allow-unconfined", false, "as a run with --allow-unconfined: succeed where the writes are not confined by draconform's current admission policy")
 	return func(ctx context.Context, _ []string, s Streams) int {
 		kp := &kubeconfig.Provider{Path: p.kubeconfig.Path, Context: p.kubeconfig.Context, AllowFakeNodes: p.kubeconfig.AllowFakeNodes}
-		if err := preflight(ctx, kp, s.Out); err != nil {
+		if _, err := preflight(ctx, kp, p.allowUnconfined, s.Out); err != nil {
 			fmt.Fprintln(s.Err, "draconform preflight:", err)
 			return 2
 		}
@@ -31,17 +35,47 @@ func preflightCmd(fs *pflag.FlagSet) action {
 
 // preflight checks a cluster the run did not start before anything is
 // created there: the credentials load, the API server answers and accepts
-// them, and the user holds every permission a run needs. It prints what it
-// found and what the run will create; the error says why the run must not
-// start.
-func preflight(ctx context.Context, p *kubeconfig.Provider, w io.Writer) error {
+// them, the user holds every permission a run needs, and draconform's
+// current admission policy confines its writes (or allowUnconfined says
+// to write anyway). It prints what it found and what the run will create;
+// the error says why the run must not start.
+func preflight(ctx context.Context, p *kubeconfig.Provider, allowUnconfined bool, w io.Writer) (bundle.Access, error) {
+	acc := bundle.Access{Cluster: bundle.ClusterVisited}
 	cfg, err := p.Credentials()
 	if err != nil {
-		return fmt.Errorf("%w: %v", access.ErrUnusable, err)
+		return acc, fmt.Errorf("%w: %v", access.ErrUnusable, err)
 	}
 	r, err := access.Check(ctx, cfg)
 	describe(w, r, p.AllowFakeNodes)
-	return err
+	if err != nil {
+		return acc, err
+	}
+	acc.Confined = r.Confined
+	if r.Confined == access.ConfinedCurrent {
+		return acc, nil
+	}
+	if !allowUnconfined {
+		return acc, unconfined(r)
+	}
+	acc.Unconfined = true
+	fmt.Fprintln(w, "  --allow-unconfined: the run writes anyway, and its output (a certify bundle's access.json and README) records it")
+	return acc, nil
+}
+
+// errUnconfined refuses a run on a cluster that does not hold its writes
+// to what it creates.
+var errUnconfined = errors.New("writes are not confined")
+
+func unconfined(r access.Report) error {
+	found := map[string]string{
+		access.Unconfined:      "nothing refused a dry-run namespace that is not draconform's",
+		access.ConfinedOlder:   "it is confined by an older policy of draconform's, which lets through writes today's refuses (apply draconform rbac again)",
+		access.ConfinedUnknown: "a dry-run namespace that is not draconform's was refused, but not by draconform's admission policy, so what it confines cannot be told",
+	}[r.Confined]
+	return fmt.Errorf("%w: refusing to write to %s as %s, whose writes draconform's admission policy does not confine: %s. "+
+		"Its credentials could change what the run did not create. Either apply what `draconform rbac --subject ...` prints for this identity "+
+		"(kubectl apply -f -: the role a run needs and the policy that confines it), or give --allow-unconfined to run anyway (a certify bundle then records it)",
+		errUnconfined, r.Server, r.Who(), found)
 }
 
 func describe(w io.Writer, r access.Report, fakeNodes bool) {
@@ -50,10 +84,14 @@ func describe(w io.Writer, r access.Report, fakeNodes bool) {
 	}
 	fmt.Fprintf(w, "draconform: preflight of %s (Kubernetes %s) as %s: %d of %d permissions held\n", r.Server, r.Version, userOrUnknown(r.User), r.Checked-len(r.Missing), r.Checked)
 	switch r.Confined {
-	case "yes":
-		fmt.Fprintln(w, "  writes are confined to draconform's own objects by an admission policy")
-	case "no":
+	case access.ConfinedCurrent:
+		fmt.Fprintln(w, "  writes are confined to draconform's own objects by its admission policy")
+	case access.ConfinedOlder:
+		fmt.Fprintln(w, "  writes are confined by an older policy of draconform's: apply `draconform rbac` again (it lets through writes today's refuses)")
+	case access.Unconfined:
 		fmt.Fprintf(w, "  writes are not confined: these credentials could change what draconform did not create (it never does; draconform rbac prints a policy that makes the cluster enforce it)\n")
+	case access.ConfinedUnknown:
+		fmt.Fprintln(w, "  writes are refused by something other than draconform's admission policy: what it confines cannot be told")
 	}
 	fmt.Fprintf(w, "  a run creates, all labelled %s=<run id> and removed when each case ends:\n", access.RunLabel)
 	fmt.Fprintln(w, "    a namespace per case, dc-<run id>-<case>, with its pods, ResourceClaims and quotas")
@@ -108,4 +146,29 @@ func rbacCmd(fs *pflag.FlagSet) action {
 		_, _ = s.Out.Write(data)
 		return 0
 	}
+}
+
+// preflightAll checks each cluster the run did not start: it says what the
+// run will do there, and refuses once, before any case, if it cannot. The
+// run (not its shards, which the run checked for) records what it found
+// in its folder, where certify's bundle takes it from.
+func preflightAll(ctx context.Context, targets []runner.Target, r runRequest, outDir string, w io.Writer) error {
+	// The embedded control planes and kind start their clusters, with
+	// credentials of their own: there is nothing of anyone else's to
+	// confine. kind restarts components by editing static pods, which no
+	// confined identity could do.
+	acc := bundle.Access{Cluster: bundle.ClusterStarted}
+	for _, t := range targets {
+		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
+			a, err := preflight(ctx, kp, r.prov.allowUnconfined, w)
+			if err != nil {
+				return err
+			}
+			acc = a
+		}
+	}
+	if r.shardOut != "" {
+		return nil
+	}
+	return bundle.WriteAccess(outDir, acc)
 }

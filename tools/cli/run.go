@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/certify/sonobuoy"
-	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/internal/textline"
 	"github.com/draconform/draconform/tools/lang/loader"
@@ -43,6 +41,9 @@ type providerFlags struct {
 	local      providers.LocalOptions
 	bins       string // parsed into local.Bins
 	kind       providers.KindOptions
+	// allowUnconfined: write to a visited cluster that does not confine
+	// the run's writes (see preflight).
+	allowUnconfined bool
 }
 
 func (f *providerFlags) register(fs *pflag.FlagSet) {
@@ -50,6 +51,7 @@ func (f *providerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.kubeconfig.Path, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.kubeconfig.Context, "context", "", "kubeconfig context for --provider kubeconfig")
 	fs.BoolVar(&f.kubeconfig.AllowFakeNodes, "allow-fake-nodes", false, "with --provider kubeconfig: consent to Node objects with no kubelet, which most cases schedule onto; the cluster's DaemonSets that tolerate every taint put pods on them (draconform preflight lists them). Without it those cases skip")
+	fs.BoolVar(&f.allowUnconfined, "allow-unconfined", false, "with --provider kubeconfig: write to the cluster even where draconform's current admission policy (draconform rbac) does not confine the credentials' writes to the run's own objects; a certify bundle records it. Without it such a run is refused")
 	fs.StringVar(&f.kubeconfig.AsCell, "as-cell", "", "with --provider kubeconfig: the gate cell the cluster was configured as (it runs that cell's cases; others are skipped)")
 	fs.StringVar(&f.local.Version, "k8s-version", "v1.37.2", "version of the embedded control plane's binaries (their cache key)")
 	fs.StringVar(&f.local.CacheDir, "cache-dir", "", "where built binaries are kept (default: <repo>/.cache/k8s)")
@@ -324,7 +326,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		return outDir, 1
 	}
 	defer stopAll()
-	if err := preflightAll(ctx, targets, s.Out); err != nil {
+	if err := preflightAll(ctx, targets, r, outDir, s.Out); err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return outDir, 2
 	}
@@ -397,19 +399,6 @@ func (r runRequest) output(s Streams) (runID, outDir string, unlock func(), code
 		}
 	}
 	return runID, outDir, unlock, 0
-}
-
-// preflightAll checks each cluster the run did not start: it says what the
-// run will do there, and refuses once, before any case, if it cannot.
-func preflightAll(ctx context.Context, targets []runner.Target, w io.Writer) error {
-	for _, t := range targets {
-		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
-			if err := preflight(ctx, kp, w); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func splitList(s string) []string {

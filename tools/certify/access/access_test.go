@@ -57,19 +57,56 @@ func TestManifest(t *testing.T) {
 		}
 		kinds = append(kinds, m["kind"].(string))
 	}
-	if got := strings.Join(kinds, ","); got != "ClusterRole,ClusterRoleBinding,Role,RoleBinding,ValidatingAdmissionPolicy,ValidatingAdmissionPolicyBinding" {
+	if got := strings.Join(kinds, ","); got != "ClusterRole,ClusterRoleBinding,ClusterRole,Role,RoleBinding,ValidatingAdmissionPolicy,ValidatingAdmissionPolicyBinding" {
 		t.Errorf("kinds %s", got)
 	}
-	for _, want := range []string{"name: alice@example.com", "request.userInfo.username == 'alice@example.com'", "namespace: kube-node-lease", "draconform.dev/run"} {
+	for _, want := range []string{"name: alice@example.com", "request.userInfo.username == 'alice@example.com'", "namespace: kube-node-lease", "draconform.dev/run",
+		"draconform.dev/policy-version: \"2\"", "(draconform policy version 2)"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the manifest lacks %q", want)
 		}
 	}
-	for _, r := range append(access.ClusterRules(), access.LeaseRules()...) {
+	for _, r := range append(append(access.ClusterRules(), access.LeaseRules()...), access.LogRules()...) {
 		for _, v := range append(append(append([]string(nil), r.Verbs...), r.Resources...), r.APIGroups...) {
-			if v == "*" || v == "secrets" || v == "escalate" || v == "bind" || v == "impersonate" {
+			if v == "*" || v == "secrets" || v == "escalate" || v == "impersonate" {
 				t.Errorf("the role grants %q: %+v", v, r)
 			}
+			// bind only the log role, which reads its namespace's logs.
+			if v == "bind" && (len(r.ResourceNames) != 1 || r.ResourceNames[0] != access.LogRoleName) {
+				t.Errorf("the role may bind more than %s: %+v", access.LogRoleName, r)
+			}
+		}
+	}
+}
+
+// The role reads pods' logs nowhere: only the log role does, where the
+// runner binds it (its case namespaces, as the policy holds it).
+func TestLogsAreReadOnlyWhereBound(t *testing.T) {
+	for _, n := range access.Needs() {
+		if n.Resource == "pods" && n.Subresource == "log" {
+			t.Errorf("the runner's role grants %s", n)
+		}
+	}
+	if got := access.LogRules(); len(got) != 1 || got[0].Resources[0] != "pods/log" || strings.Join(got[0].Verbs, ",") != "get" {
+		t.Errorf("the log role grants %+v, want get pods/log", got)
+	}
+}
+
+// Preflight calls a cluster confined only when today's policy refused its
+// write; an earlier policy of draconform's, with or without its version,
+// is older, and another's refusal tells nothing.
+func TestConfinementFromTheRefusal(t *testing.T) {
+	for _, tt := range []struct{ msg, want string }{
+		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 2)`, access.ConfinedCurrent},
+		{`ValidatingAdmissionPolicy 'draconform-runner' ... (draconform policy version 3)`, access.ConfinedCurrent},
+		// The ownership-only policy (66cc199) and the first confining one.
+		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does`, access.ConfinedOlder},
+		{`... denied request: ... (draconform policy version 1)`, access.ConfinedOlder},
+		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'no-new-namespaces' with binding 'b' denied request: ask the platform team`, access.ConfinedUnknown},
+		{`admission webhook "policy.example.com" denied the request`, access.ConfinedUnknown},
+	} {
+		if got := access.Confinement(tt.msg); got != tt.want {
+			t.Errorf("%q: got %s, want %s", tt.msg, got, tt.want)
 		}
 	}
 }
@@ -77,7 +114,7 @@ func TestManifest(t *testing.T) {
 func TestNeedsCoverEveryRule(t *testing.T) {
 	n := 0
 	for _, r := range append(access.ClusterRules(), access.LeaseRules()...) {
-		n += len(r.APIGroups) * len(r.Resources) * len(r.Verbs)
+		n += len(r.APIGroups) * len(r.Resources) * len(r.Verbs) * max(1, len(r.ResourceNames))
 	}
 	if got := len(access.Needs()); got != n || n == 0 {
 		t.Errorf("%d needs for %d rule verbs", got, n)

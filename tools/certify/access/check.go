@@ -31,8 +31,9 @@ type Report struct {
 	Missing []Need
 	Checked int
 	// Confined says whether the cluster refuses the user's writes to
-	// objects draconform did not create (the policy of draconform rbac, or
-	// one like it); unknown where the check itself was refused.
+	// objects draconform did not create, and with which policy: one of
+	// ConfinedCurrent, ConfinedOlder, Unconfined, ConfinedUnknown. Only
+	// ConfinedCurrent lets a run write without --allow-unconfined.
 	Confined string
 	// Followers are what would land on draconform's fake Nodes; nil where
 	// they could not be listed.
@@ -56,6 +57,9 @@ func Check(ctx context.Context, cfg *rest.Config) (Report, error) {
 	r := Report{Server: cfg.Host}
 	c := rest.CopyConfig(cfg)
 	c.Timeout = 15 * time.Second
+	// One review per permission, some sixty: at client-go's default of 5
+	// requests a second the preflight alone took 12 s.
+	c.QPS, c.Burst = 50, 100
 	kube, err := kubernetes.NewForConfig(c)
 	if err != nil {
 		return r, fmt.Errorf("%w: %v", ErrUnusable, err)
@@ -89,12 +93,13 @@ func Check(ctx context.Context, cfg *rest.Config) (Report, error) {
 	}
 	if len(r.Missing) > 0 {
 		return r, fmt.Errorf("%w: %s lacks %d of the %d permissions a run needs (draconform rbac prints a manifest that grants them):\n  %s",
-			ErrUnusable, r.who(), len(r.Missing), r.Checked, strings.Join(needStrings(r.Missing), "\n  "))
+			ErrUnusable, r.Who(), len(r.Missing), r.Checked, strings.Join(needStrings(r.Missing), "\n  "))
 	}
 	return r, nil
 }
 
-func (r Report) who() string {
+// Who is the user the credentials are, as the API server says.
+func (r Report) Who() string {
 	if r.User == "" {
 		return "the user"
 	}
@@ -127,7 +132,7 @@ func unreachable(host string, err error) error {
 
 func allowed(ctx context.Context, kube kubernetes.Interface, n Need) (bool, error) {
 	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: n.Namespace, Verb: n.Verb, Group: n.Group, Resource: n.Resource, Subresource: n.Subresource},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: n.Namespace, Name: n.Name, Verb: n.Verb, Group: n.Group, Resource: n.Resource, Subresource: n.Subresource},
 	}}
 	got, err := kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 	if err != nil {
@@ -137,19 +142,18 @@ func allowed(ctx context.Context, kube kubernetes.Interface, n Need) (bool, erro
 }
 
 // confined tries a dry-run create of a namespace without the run label:
-// a cluster that confines the user refuses it.
+// a cluster that confines the user refuses it, and draconform's policy
+// says its version in the refusal.
 func confined(ctx context.Context, kube kubernetes.Interface) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "draconform-preflight-"}}
 	_, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	switch {
 	case err == nil:
-		return "no"
+		return Unconfined
 	case apierrors.IsForbidden(err) || apierrors.IsInvalid(err):
-		if strings.Contains(err.Error(), "ValidatingAdmissionPolicy") || strings.Contains(err.Error(), RunLabel) {
-			return "yes"
-		}
+		return confinement(err.Error())
 	}
-	return "unknown"
+	return ConfinedUnknown
 }
 
 // FakeNodeTaint is the taint of every Node the suite creates (its value is

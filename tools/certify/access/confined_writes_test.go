@@ -36,9 +36,10 @@ const (
 )
 
 var (
-	namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	podsGVR    = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	nodesGVR   = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	namespaces   = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	podsGVR      = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	nodesGVR     = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	roleBindings = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}
 )
 
 // write is one dry-run create as the runner, and the policy's message that
@@ -87,6 +88,7 @@ func TestConfinedWrites(t *testing.T) {
 	kc, token := runnerKubeconfig(ctx, t, admin, c.RESTConfig(), dir)
 	waitConfined(ctx, t, kubernetes.NewForConfigOrDie(mustLoad(t, kc)))
 	confinedWrites(ctx, t, c.RESTConfig(), token)
+	runsRefusedUnconfined(ctx, t, admin, kc)
 }
 
 // confinedWrites makes, with the runner's token in a client of its own (not
@@ -122,6 +124,7 @@ func confinedWrites(ctx context.Context, t *testing.T, adminCfg *rest.Config, to
 			t.Logf("%s: refused: %v", w.what, err)
 		}
 	}
+	logReadsOnlyWhereBound(ctx, t, cfg)
 }
 
 // hostileNamespaces makes the two namespaces the writes aim at, and
@@ -222,7 +225,21 @@ func harmfulWrites() []write {
 					"selectors": []any{map[string]any{"cel": map[string]any{"expression": `device.driver == "gpu.nvidia.com"`}}}}}},
 		{what: "a ResourceClaim of the real class gpu.nvidia.com", gvr: resourceClaims, ns: restrictedNS, refusal: "a ResourceClaim of draconform's",
 			obj: claim("foreign-class", restrictedNS, "gpu.nvidia.com")},
+		{what: "a RoleBinding granting the log role to another user in the run's namespace", gvr: roleBindings, ns: restrictedNS,
+			refusal: "a RoleBinding of draconform's", obj: logBinding("to-another", restrictedNS, foreignUser, access.LogRoleName)},
+		{what: "a RoleBinding granting the log role to the runner in kube-system", gvr: roleBindings, ns: "kube-system",
+			refusal: "draconform writes namespaced objects only in its own namespaces", obj: logBinding("in-kube-system", "kube-system", runnerUser, access.LogRoleName)},
+		{what: "a RoleBinding granting ClusterRole admin to the runner in the run's namespace", gvr: roleBindings, ns: restrictedNS,
+			refusal: "attempting to grant RBAC permissions not currently held", obj: logBinding("admin", restrictedNS, runnerUser, "admin")},
 	}
+}
+
+// logBinding is a RoleBinding of the case restrictedNS, of ClusterRole role
+// to the User user.
+func logBinding(name, ns, user, role string) map[string]any {
+	return map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": meta(name, restrictedNS, nil),
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}}}
 }
 
 // slice is a ResourceSlice of the case restrictedNS, with where (nodeName
@@ -263,6 +280,8 @@ func runWrites() []write {
 				"spec": map[string]any{"extendedResourceName": restrictedNS + ".draconform.test/gpu",
 					"selectors": []any{map[string]any{"cel": map[string]any{"expression": `device.driver == "gpu.nvidia.com"`}}}}}},
 		{what: "a ResourceClaim of the case's class", gvr: resourceClaims, ns: restrictedNS, obj: claim("c1", restrictedNS, restrictedNS+"-gpu")},
+		{what: "the RoleBinding that lets the runner read its namespace's logs", gvr: roleBindings, ns: restrictedNS,
+			obj: logBinding(access.LogRoleName, restrictedNS, runnerUser, access.LogRoleName)},
 		{what: "the claim marking the present for a replay of claim events (spec: {})", gvr: resourceClaims, ns: restrictedNS,
 			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta("draconform-replay-1", restrictedNS, nil), "spec": map[string]any{}}},
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -100,7 +101,7 @@ const ownObjects = `(namespaceObject != null && has(namespaceObject.metadata.lab
 func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
 	p := &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: RoleName},
+		ObjectMeta: metav1.ObjectMeta{Name: RoleName, Annotations: versionAnnotation()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
@@ -113,14 +114,14 @@ func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.Val
 			Variables:       confineVariables(),
 			Validations: append([]admissionv1.Validation{{
 				Expression: ownObjects,
-				Message:    "draconform writes only objects it created: they carry the label " + RunLabel + ", or live in a namespace that does",
+				Message:    "draconform writes only objects it created: they carry the label " + RunLabel + ", or live in a namespace that does " + versionMark(PolicyVersion),
 				Reason:     ptr.To(metav1.StatusReasonForbidden),
 			}}, confineValidations()...),
 		},
 	}
 	b := &admissionv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: RoleName},
+		ObjectMeta: metav1.ObjectMeta{Name: RoleName, Annotations: versionAnnotation()},
 		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        RoleName,
 			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
@@ -130,14 +131,15 @@ func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.Val
 }
 
 // Objects are what an administrator applies so that the subject can run
-// draconform, and nothing more: the ClusterRole and its binding, the Role
-// for heartbeat Leases and its binding, and the admission policy with its
-// binding.
+// draconform, and nothing more: the ClusterRole and its binding, the
+// ClusterRole of log reads (bound by the runner in its case namespaces
+// only), the Role for heartbeat Leases and its binding, and the admission
+// policy with its binding.
 func Objects(s Subject) []any {
 	subj := []rbacv1.Subject{s.rbac()}
 	meta := func(kind, ns string) (metav1.TypeMeta, metav1.ObjectMeta) {
 		return metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: kind},
-			metav1.ObjectMeta{Name: RoleName, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/name": "draconform"}}
+			metav1.ObjectMeta{Name: RoleName, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/name": "draconform"}, Annotations: versionAnnotation()}
 	}
 	cr := &rbacv1.ClusterRole{Rules: ClusterRules()}
 	cr.TypeMeta, cr.ObjectMeta = meta("ClusterRole", "")
@@ -147,8 +149,15 @@ func Objects(s Subject) []any {
 	role.TypeMeta, role.ObjectMeta = meta("Role", LeaseNamespace)
 	rb := &rbacv1.RoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: RoleName}}
 	rb.TypeMeta, rb.ObjectMeta = meta("RoleBinding", LeaseNamespace)
+	logs := &rbacv1.ClusterRole{Rules: LogRules()}
+	logs.TypeMeta, logs.ObjectMeta = meta("ClusterRole", "")
+	logs.Name = LogRoleName
 	p, pb := Policy(s)
-	return []any{cr, crb, role, rb, p, pb}
+	return []any{cr, crb, logs, role, rb, p, pb}
+}
+
+func versionAnnotation() map[string]string {
+	return map[string]string{PolicyVersionAnnotation: strconv.Itoa(PolicyVersion)}
 }
 
 // Manifest renders Objects as one YAML stream for kubectl apply.

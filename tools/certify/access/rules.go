@@ -34,10 +34,16 @@ func ClusterRules() []rbacv1.PolicyRule {
 		// created, cleared of the not-ready taint, marked Ready, deleted.
 		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: append(read, "create", "update", "delete")},
 		{APIGroups: []string{""}, Resources: []string{"nodes/status"}, Verbs: []string{"update"}},
-		// The cases' pods (a case updates one to show a field immutable),
-		// and what a running container printed of its share.
+		// The cases' pods (a case updates one to show a field immutable);
+		// listed cluster-wide for the pending pods fake Nodes would draw.
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: append(read, "create", "update", "delete", "deletecollection")},
-		{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
+		// What a running container printed of its share is in its log,
+		// which is read only in the case's namespace: the runner binds
+		// LogRoleName there to itself (the admission policy lets it bind
+		// nothing else, to no one else), so it reads no log of the
+		// cluster's own pods, kube-system's included.
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"rolebindings"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"bind"}, ResourceNames: []string{LogRoleName}},
 		{APIGroups: []string{""}, Resources: []string{"resourcequotas"}, Verbs: append(read, "create", "delete")},
 		// Scheduling events, and the namespace's default ServiceAccount,
 		// without which pods are refused.
@@ -50,6 +56,16 @@ func ClusterRules() []rbacv1.PolicyRule {
 		// The preflight lists DaemonSets whose pods would follow fake Nodes.
 		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets"}, Verbs: []string{"list"}},
 	}
+}
+
+// LogRoleName is the ClusterRole of log reads, which the runner binds in
+// each case namespace that runs pods on a kubelet (see LogRules).
+const LogRoleName = "draconform-runner-logs"
+
+// LogRules are what LogRoleName grants where it is bound: the logs of
+// the namespace's pods.
+func LogRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}}}
 }
 
 // LeaseRules are granted in LeaseNamespace only: each fake Node renews a
@@ -65,6 +81,8 @@ func LeaseRules() []rbacv1.PolicyRule {
 // Need is one verb on one resource, in a namespace or cluster-wide ("").
 type Need struct {
 	Group, Resource, Subresource, Verb, Namespace string
+	// Name is the one object the verb is granted on, or "" for all.
+	Name string
 }
 
 func (n Need) String() string {
@@ -79,6 +97,9 @@ func (n Need) String() string {
 	if n.Namespace != "" {
 		where = "in namespace " + n.Namespace
 	}
+	if n.Name != "" {
+		r += " " + n.Name
+	}
 	return n.Verb + " " + r + " " + where
 }
 
@@ -91,8 +112,14 @@ func Needs() []Need {
 			for _, g := range r.APIGroups {
 				for _, res := range r.Resources {
 					resource, sub, _ := strings.Cut(res, "/")
+					names := r.ResourceNames
+					if len(names) == 0 {
+						names = []string{""}
+					}
 					for _, v := range r.Verbs {
-						out = append(out, Need{Group: g, Resource: resource, Subresource: sub, Verb: v, Namespace: ns})
+						for _, name := range names {
+							out = append(out, Need{Group: g, Resource: resource, Subresource: sub, Verb: v, Namespace: ns, Name: name})
+						}
 					}
 				}
 			}

@@ -38,7 +38,7 @@ const (
 )
 
 // Files are the files SHA256SUMS covers, in the order it lists them.
-var Files = []string{ProductFile, ReadmeFile, LogFile, JUnitFile, OutcomesFile, VerdictsFile, FactsFile, VersionFile}
+var Files = []string{ProductFile, ReadmeFile, LogFile, JUnitFile, OutcomesFile, VerdictsFile, FactsFile, VersionFile, AccessFile}
 
 // Inputs are what a certify run produced.
 type Inputs struct {
@@ -68,9 +68,13 @@ func Write(dir string, in Inputs) error {
 	if err := os.Remove(filepath.Join(dir, SigFile)); err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("bundle: %w", err)
 	}
+	acc, err := ReadAccess(in.RunDir)
+	if err != nil {
+		return fmt.Errorf("bundle: the run's record of its access to the cluster: %w", err)
+	}
 	copies := map[string]string{
 		JUnitFile: filepath.Join(in.RunDir, report.JUnitFile), OutcomesFile: filepath.Join(in.RunDir, report.OutcomesFile),
-		FactsFile: filepath.Join(in.RunDir, report.FactsFile), LogFile: in.Log,
+		FactsFile: filepath.Join(in.RunDir, report.FactsFile), LogFile: in.Log, AccessFile: filepath.Join(in.RunDir, AccessFile),
 	}
 	for name, from := range copies {
 		if err := fsutil.CopyFile(from, filepath.Join(dir, name), 0o644); err != nil {
@@ -90,7 +94,7 @@ func Write(dir string, in Inputs) error {
 		return fmt.Errorf("bundle: %w", err)
 	}
 	for name, data := range map[string][]byte{
-		ProductFile: product, VersionFile: append(version, '\n'), ReadmeFile: []byte(readme(in)), VerdictsFile: append(verdicts, '\n'),
+		ProductFile: product, VersionFile: append(version, '\n'), ReadmeFile: []byte(readme(in, acc)), VerdictsFile: append(verdicts, '\n'),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("bundle: %w", err)
@@ -128,7 +132,7 @@ func productDoc(p spec.Product) *yaml.Node {
 	return doc
 }
 
-func readme(in Inputs) string {
+func readme(in Inputs, acc Access) string {
 	var b strings.Builder
 	p := in.Product
 	fmt.Fprintf(&b, "# %s %s: KEP-6406 certification by draconform\n\n", p.Name, p.Version)
@@ -143,6 +147,7 @@ func readme(in Inputs) string {
 	if len(v.Blocking) > 0 {
 		b.WriteString("\n")
 	}
+	b.WriteString("\n" + accessSection(acc))
 	b.WriteString("\n## How it was made\n\n```sh\n" + in.Command + "\n```\n\n")
 	b.WriteString("Run it again with the draconform that `version.json` names, on the same cluster, to reproduce it.\n")
 	b.WriteString("Check the bundle as a reviewer would with `draconform verify-bundle DIR`: every file is present, the sums match,\n")
@@ -159,7 +164,8 @@ func readme(in Inputs) string {
 		{ProductFile, "what is certified"}, {LogFile, "the run's whole output"}, {JUnitFile, "the JUnit report"},
 		{OutcomesFile, "one outcome per case, cell and implementation"}, {VerdictsFile, "the verdict of the claim it certifies"},
 		{FactsFile, "what each cell ran on: server version, nodes, DeviceClasses and ResourceSlices as read, the probe's findings"},
-		{VersionFile, "draconform's version and the digest of its suites"}, {SumsFile, "sha256 of every other file"},
+		{VersionFile, "draconform's version and the digest of its suites"},
+		{AccessFile, "who started the cluster, and whether draconform's admission policy confined the run's writes there (`unconfined: true` where `--allow-unconfined` let it write unconfined)"}, {SumsFile, "sha256 of every other file"},
 		{SigFile, "if signed: the SSH signature of " + SumsFile},
 	} {
 		fmt.Fprintf(&b, "- `%s`: %s\n", f.name, f.what)

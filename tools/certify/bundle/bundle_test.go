@@ -50,7 +50,16 @@ func writeBundle(t *testing.T) string {
 // the one a run writes when junit is nil.
 func writeBundleWith(t *testing.T, junit []byte) string {
 	t.Helper()
+	return writeBundleOf(t, junit, Access{Cluster: ClusterVisited, Confined: "yes"})
+}
+
+// writeBundleOf makes a bundle of a run that recorded acc of its cluster.
+func writeBundleOf(t *testing.T, junit []byte, acc Access) string {
+	t.Helper()
 	run := t.TempDir()
+	if err := WriteAccess(run, acc); err != nil {
+		t.Fatal(err)
+	}
 	outcomes := []report.Outcome{{ID: "s/a@on", Suite: "s", Target: "impl", State: report.Passed}, {ID: "s/b@on", Suite: "s", Target: "impl", State: report.Failed, Message: "x"}}
 	if junit == nil {
 		var err error
@@ -167,7 +176,7 @@ func TestAnEditedBundleIsRejected(t *testing.T) {
 // A credential that reached the run's log must not be published.
 func TestABundleWithACredentialIsRefused(t *testing.T) {
 	run := t.TempDir()
-	for name, data := range map[string]string{"outcomes.json": "[]", "verdicts.json": "[]", "cluster-facts.json": "[]", "junit.xml": ginkgoJUnit,
+	for name, data := range map[string]string{"outcomes.json": "[]", "verdicts.json": "[]", "cluster-facts.json": "[]", "junit.xml": ginkgoJUnit, AccessFile: `{"cluster": "visited", "confined": "yes"}`,
 		"e2e.log": "I1202 round_trippers.go] Authorization: Bearer abcdefgh12345678\n"} {
 		if err := os.WriteFile(filepath.Join(run, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
@@ -212,5 +221,58 @@ func TestABundleHoldsItsClaimsVerdictOnly(t *testing.T) {
 	readme, _ := os.ReadFile(filepath.Join(dir, ReadmeFile))
 	if strings.Contains(string(readme), "| other") || !strings.Contains(string(readme), "| c () | impl | **not conformant**") {
 		t.Errorf("README.md:\n%s", readme)
+	}
+}
+
+// The bundle records whether the run's writes were confined, its README
+// says so where they were not, and verify refuses a README that hides it.
+func TestABundleRecordsItsAccess(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		acc    Access
+		readme string
+	}{
+		{"an embedded cluster", Access{Cluster: ClusterStarted}, "The run started the cluster it tested"},
+		{"a confined cluster", Access{Cluster: ClusterVisited, Confined: "yes"}, "confined by draconform's admission policy"},
+		{"an unconfined cluster", Access{Cluster: ClusterVisited, Confined: "no", Unconfined: true}, "**UNCONFINED.** The run wrote to a cluster where draconform's admission policy did not confine its writes (preflight found: no), because `--allow-unconfined`"},
+		{"an older policy", Access{Cluster: ClusterVisited, Confined: "older", Unconfined: true}, "(preflight found: older)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeBundleOf(t, nil, tt.acc)
+			if err := Verify(dir, "abc", judge); err != nil {
+				t.Fatalf("does not verify:\n%v", err)
+			}
+			got, err := ReadAccess(dir)
+			if err != nil || got != tt.acc {
+				t.Errorf("the bundle records %+v (%v), want %+v", got, err, tt.acc)
+			}
+			readme, _ := os.ReadFile(filepath.Join(dir, ReadmeFile))
+			if !strings.Contains(string(readme), tt.readme) {
+				t.Errorf("README.md does not say %q:\n%s", tt.readme, readme)
+			}
+			data, _ := os.ReadFile(filepath.Join(dir, AccessFile))
+			if strings.Contains(string(data), `"unconfined": true`) != tt.acc.Unconfined {
+				t.Errorf("%s: %s", AccessFile, data)
+			}
+			if !tt.acc.Unconfined {
+				return
+			}
+			// Hidden from the README, with fresh sums: refused.
+			path := filepath.Join(dir, ReadmeFile)
+			_ = os.WriteFile(path, []byte(strings.ReplaceAll(string(readme), "UNCONFINED", "Confined")), 0o644)
+			if err := writeSums(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := Verify(dir, "abc", judge); err == nil || !strings.Contains(err.Error(), "access.json records an unconfined run, which README.md does not say") {
+				t.Errorf("a README hiding the unconfined run verifies: %v", err)
+			}
+		})
+	}
+	// A run that recorded nothing of its access (it never passed its
+	// preflight) makes no bundle.
+	run := t.TempDir()
+	err := Write(filepath.Join(t.TempDir(), "b"), Inputs{RunDir: run, Log: filepath.Join(run, "e2e.log")})
+	if err == nil || !strings.Contains(err.Error(), "access.json") {
+		t.Errorf("a run without its access record made a bundle: %v", err)
 	}
 }

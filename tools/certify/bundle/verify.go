@@ -75,8 +75,14 @@ func Verify(dir, suiteDigest string, judge Judge) error {
 	} else if _, err := loader.ParseProduct(ProductFile, product); err != nil {
 		add("%s: %v", ProductFile, err)
 	}
-	if readme, err := readFile(dir, ReadmeFile); err == nil && !strings.Contains(string(readme), "draconform certify") {
+	readme, errR := readFile(dir, ReadmeFile)
+	if errR == nil && !strings.Contains(string(readme), "draconform certify") {
 		add("%s does not give the command that made the bundle", ReadmeFile)
+	}
+	if acc, err := ReadAccess(dir); err != nil {
+		probs = append(probs, err)
+	} else if acc.Unconfined && errR == nil && !strings.Contains(string(readme), unconfinedNote) {
+		add("%s records an unconfined run, which %s does not say", AccessFile, ReadmeFile)
 	}
 	if log, err := readFile(dir, LogFile); err == nil && !strings.Contains(string(log), "verdicts:") {
 		add("%s is not the log of a whole run: it has no verdicts", LogFile)

@@ -69,13 +69,27 @@ type Plugin struct {
 	Image string
 	// Args are draconform's, after the binary.
 	Args []string
+	// ServiceAccount is the plugin pod's, in Sonobuoy's namespace: the one
+	// draconform rbac's manifest is for (ServiceAccount), never Sonobuoy's
+	// own, which holds cluster-admin.
+	ServiceAccount string
 }
 
-// Definition is the plugin definition `sonobuoy run --plugin` reads: a Job
-// whose container runs draconform and reports JUnit. It sets no podSpec, so
-// the pod is Sonobuoy's default one, with Sonobuoy's service account, which
-// draconform then uses in-cluster.
+// DefaultServiceAccount names the plugin's service account.
+const DefaultServiceAccount = "draconform"
+
+// DefaultNamespace is where Sonobuoy runs its plugins (its --namespace).
+const DefaultNamespace = "sonobuoy"
+
+// Definition is the plugin definition `sonobuoy run --plugin` (or
+// `sonobuoy gen --plugin`) reads: a Job whose container runs draconform and
+// reports JUnit. Its podSpec names the plugin's own service account, which
+// draconform then uses in-cluster; Sonobuoy adds its worker and volumes to
+// a plugin's podSpec, and changes nothing in it.
 func Definition(p Plugin) ([]byte, error) {
+	if p.ServiceAccount == "" {
+		p.ServiceAccount = DefaultServiceAccount
+	}
 	spec := map[string]any{
 		"name":            "plugin",
 		"image":           p.Image,
@@ -93,6 +107,11 @@ func Definition(p Plugin) ([]byte, error) {
 			"description":   "KEP-6406 (DRA extended resource capacity) conformance by draconform",
 		},
 		"spec": spec,
+		"podSpec": map[string]any{
+			"containers":         []any{},
+			"restartPolicy":      "Never",
+			"serviceAccountName": p.ServiceAccount,
+		},
 	}
 	return yaml.Marshal(def)
 }

@@ -107,8 +107,9 @@ func TestDefinitionIsASonobuoyJUnitJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	var def struct {
-		Config map[string]string `yaml:"sonobuoy-config"`
-		Spec   struct {
+		PodSpec map[string]any    `yaml:"podSpec"`
+		Config  map[string]string `yaml:"sonobuoy-config"`
+		Spec    struct {
 			Image        string   `yaml:"image"`
 			Command      []string `yaml:"command"`
 			Args         []string `yaml:"args"`
@@ -126,6 +127,10 @@ func TestDefinitionIsASonobuoyJUnitJob(t *testing.T) {
 	}
 	if def.Spec.Image != "draconform.dev/draconform:v1" || def.Spec.Command[0] != "/draconform" || def.Spec.Args[len(def.Spec.Args)-1] != "--sonobuoy" {
 		t.Errorf("spec %+v", def.Spec)
+	}
+	// The plugin's own service account, not Sonobuoy's (cluster-admin).
+	if def.PodSpec["serviceAccountName"] != DefaultServiceAccount || def.PodSpec["restartPolicy"] != "Never" {
+		t.Errorf("podSpec %v: the plugin must run as %s, the account draconform rbac's manifest is for", def.PodSpec, DefaultServiceAccount)
 	}
 	if len(def.Spec.VolumeMounts) != 1 || def.Spec.VolumeMounts[0].Name != "results" || def.Spec.VolumeMounts[0].MountPath != DefaultResultsDir {
 		t.Errorf("volume mounts %+v; Sonobuoy shares the results volume at %s", def.Spec.VolumeMounts, DefaultResultsDir)

@@ -1,0 +1,4 @@
+package access
+
+// Confinement is confinement, for the tests.
+var Confinement = confinement
