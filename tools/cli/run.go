@@ -21,6 +21,7 @@ import (
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
+	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
 	"github.com/draconform/draconform/tools/runner/shards"
 )
@@ -72,6 +73,41 @@ func (f *providerFlags) targetNames() []string {
 			name = providers.LocalBinariesTarget
 		}
 		out = append(out, name)
+	}
+	return out
+}
+
+// rerunFlags are the flags that give a target its binaries or cluster
+// again, for the rerun commands a failure prints: binaries from elsewhere
+// are --provider local with their --bin-dir, --bin and --bin-encoding, a
+// cluster behind a kubeconfig is named by it.
+func (f *providerFlags) rerunFlags() report.RerunFlags {
+	out := report.RerunFlags{}
+	var local []string
+	if f.local.BinDir != "" {
+		local = append(local, "--bin-dir "+shellQuote(f.local.BinDir))
+	}
+	if f.bins != "" {
+		local = append(local, "--bin "+shellQuote(f.bins))
+	}
+	if len(local) > 0 {
+		if f.local.BinEncoding != "" && f.local.BinEncoding != "protobuf" {
+			local = append(local, "--bin-encoding "+f.local.BinEncoding)
+		}
+		out[providers.LocalBinariesTarget] = "--provider local " + strings.Join(local, " ")
+	}
+	kc := []string{"--provider kubeconfig"}
+	if f.kubeconfig.Path != "" {
+		kc = append(kc, "--kubeconfig "+shellQuote(f.kubeconfig.Path))
+	}
+	if f.kubeconfig.Context != "" {
+		kc = append(kc, "--context "+shellQuote(f.kubeconfig.Context))
+	}
+	if f.kubeconfig.AllowFakeNodes {
+		kc = append(kc, "--allow-fake-nodes")
+	}
+	if len(kc) > 1 {
+		out["kubeconfig"] = strings.Join(kc, " ")
 	}
 	return out
 }
@@ -334,7 +370,8 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
-		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args}
+		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args,
+		Rerun: r.prov.rerunFlags(), Verbose: r.verbose}
 	if parallel := shards.Processes(r.parallel, targets); r.shardOut == "" && parallel > 0 && !r.sonobuoy {
 		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err,
 			Args: func(sh shards.Shard, shardOut string, nodeBuilt bool) []string {

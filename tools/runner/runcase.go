@@ -146,7 +146,7 @@ func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r 
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBound(c))
 	defer cancel()
 	if r.failure != "" {
-		path, derr := writeDiagnostics(cctx, env, c, r.failure, s.opts.OutDir)
+		path, derr := writeDiagnostics(cctx, env, c, r.failure, s.opts.OutDir, s.opts.Rerun)
 		if derr != nil {
 			r.printf("diagnostics incomplete: %v\n", derr)
 		}

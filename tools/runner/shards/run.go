@@ -114,7 +114,7 @@ func (c *Config) prepare(ctx context.Context) (shards []Shard, nodeBuilt bool, c
 
 // runAll has n workers take the shards in the planned order, costliest
 // first (a goroutine per shard racing for a slot would start them in any
-// order), printing a line as each ends. A shard never started is "not run".
+// order), printing a line as each cell starts and ends. A shard never started is "not run".
 func (c *Config) runAll(ctx context.Context, shards []Shard, n int, run func(Shard) result) []result {
 	results := make([]result, len(shards))
 	next := make(chan int)
@@ -129,19 +129,16 @@ func (c *Config) runAll(ctx context.Context, shards []Shard, n int, run func(Sha
 		}
 	}()
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
+	prog := newProgress(c.Out, shards)
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				prog.start(shards[i], time.Now())
 				res := run(shards[i])
 				results[i] = res
-				mu.Lock()
-				done++
-				fmt.Fprintf(c.Out, "[%2d/%d] %s\n", done, len(shards), res.summary())
-				mu.Unlock()
+				prog.end(res, time.Now())
 			}
 		}()
 	}
@@ -255,38 +252,9 @@ func lastLines(path string, n int) string {
 	return "  " + strings.ReplaceAll(logtail.Lines(string(data), n), "\n", "\n  ")
 }
 
-func (res result) summary() string {
-	if res.err != nil {
-		return fmt.Sprintf("%s FAILED after %.1fs: %v", res.Name(), res.seconds, res.err)
-	}
-	line := fmt.Sprintf("%s: %s in %.1fs", res.Name(), tally(res.out.Report), res.seconds)
-	for _, tm := range res.out.Timings {
-		line += fmt.Sprintf(" (cluster up in %.1fs)", tm.StartSeconds)
-	}
-	for _, sp := range res.out.Report.SpecReports {
-		if sp.LeafNodeType == types.NodeTypeIt && sp.State.Is(types.SpecStateFailureStates) {
-			line += "\n        failed: " + sp.LeafNodeText
-		}
-	}
-	return line
-}
-
 // tally counts a report's cases by state, as a line.
 func tally(r types.Report) string {
-	var passed, failed, skipped int
-	for _, sp := range r.SpecReports {
-		if sp.LeafNodeType != types.NodeTypeIt {
-			continue
-		}
-		switch {
-		case sp.State.Is(types.SpecStatePassed):
-			passed++
-		case sp.State.Is(types.SpecStateSkipped | types.SpecStatePending):
-			skipped++
-		default:
-			failed++
-		}
-	}
+	passed, failed, skipped := counts(r)
 	return fmt.Sprintf("%d passed, %d failed, %d skipped", passed, failed, skipped)
 }
 
