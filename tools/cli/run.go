@@ -228,6 +228,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.focus, "focus", "", "run only cases whose id matches this regular expression")
 	fs.StringVar(&r.labels, "label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
 	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
+	fs.BoolVar(&r.failFast, "fail-fast", false, "stop after the first blocking failure: no case (or cell) begins after it, those left are reported as not run, and the run exits 1")
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.StringVar(&r.golden, "golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
 	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
@@ -274,6 +275,7 @@ type runRequest struct {
 	prov               providerFlags
 	out, focus, labels string
 	verbose            bool
+	failFast           bool
 	caseTimeout        time.Duration
 	golden             string
 	updateGolden       bool
@@ -371,7 +373,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args,
-		Rerun: r.prov.rerunFlags(), Verbose: r.verbose}
+		Rerun: r.prov.rerunFlags(), Verbose: r.verbose, FailFast: r.failFast}
 	if parallel := shards.Processes(r.parallel, targets); r.shardOut == "" && parallel > 0 && !r.sonobuoy {
 		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err,
 			Args: func(sh shards.Shard, shardOut string, nodeBuilt bool) []string {

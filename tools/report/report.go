@@ -83,6 +83,9 @@ const (
 	// dry-run writes: behaviour, not a start failure (a mutant that keeps
 	// the field with its gate off and then forbids it is caught so).
 	CauseProbe = "the API server rejected the probe's dry-run writes"
+	// CauseNotRun is a case --fail-fast kept from beginning after a
+	// blocking failure.
+	CauseNotRun = "not run: --fail-fast stopped the run"
 )
 
 // StartFailure says whether the outcome failed because a cluster or node

@@ -86,10 +86,12 @@ func SuiteTable(outcomes []Outcome) string {
 // reading or a known defect, passes with their accepted outcome noted,
 // measurements.
 func elsewhere(outcomes []Outcome) string {
-	var skipped, inapplicable, gaps, contested, noted, measured int
+	var skipped, inapplicable, notRun, gaps, contested, noted, measured int
 	for _, o := range outcomes {
 		measured += len(o.Measurements)
 		switch {
+		case o.State == Skipped && o.Cause == CauseNotRun:
+			notRun++
 		case o.State == Skipped:
 			skipped++
 			if o.Inapplicable {
@@ -105,6 +107,9 @@ func elsewhere(outcomes []Outcome) string {
 		}
 	}
 	var parts []string
+	if notRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run (--fail-fast)", notRun))
+	}
 	if skipped > 0 {
 		parts = append(parts, fmt.Sprintf("%s (%d inapplicable)", textline.Count(skipped, "skip"), inapplicable))
 	}

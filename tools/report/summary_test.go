@@ -135,11 +135,15 @@ func TestSummaryShowsFailuresWithTheirRerun(t *testing.T) {
 	outcomes := []Outcome{
 		{ID: "s/a@on", Target: "local-bin", Suite: "s", Cell: "on", State: Failed, Message: "step 2 at s.yaml:9, pod p1 is scheduled:\nrequestName: differs\n  want: a\n  got:  b"},
 		{ID: "s/b@on", Target: "local-bin", Suite: "s", Cell: "on", State: Passed},
+		{ID: "s/c@on", Target: "local-bin", Suite: "s", Cell: "on", State: Skipped, Cause: CauseNotRun},
 	}
 	got := Summary(outcomes, Run{Rerun: RerunFlags{"local-bin": "--provider local --bin-dir /src/bin"}})
 	want := "FAILED (1):\n  [local-bin] s/a@on\n      step 2 at s.yaml:9, pod p1 is scheduled:\n      requestName: differs\n        want: a\n        got:  b\n" +
 		"      rerun: draconform run --provider local --bin-dir /src/bin --cells on --focus 's/a@on'\n"
 	if !strings.Contains(got, want) {
 		t.Errorf("summary lacks\n%s\ngot:\n%s", want, got)
+	}
+	if !strings.Contains(got, "1 not run (--fail-fast)") {
+		t.Errorf("summary does not count the cases --fail-fast kept from running apart:\n%s", got)
 	}
 }

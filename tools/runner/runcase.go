@@ -44,9 +44,13 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	defer func() {
 		r.seconds = time.Since(began).Seconds()
 		r.add(report.EntrySeconds, r.seconds, true)
+		s.failFast.saw(c, r)
 	}()
 	r.add(report.EntryKey, c.Key(), true)
 	r.add(report.EntryBegan, began.UTC().Format(time.RFC3339Nano), true)
+	if s.failFast.stopped() != "" {
+		return s.failFast.notRun(r)
+	}
 	s.caseBegins(c.Target, c.Cell.Name)
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {

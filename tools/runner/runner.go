@@ -83,6 +83,9 @@ type Options struct {
 	// --provider <target> would not (binaries from elsewhere, a
 	// kubeconfig): the rerun commands a failure prints carry them.
 	Rerun report.RerunFlags
+	// FailFast stops the run after its first blocking failure: no case
+	// begins after it, and those left are reported as not run.
+	FailFast bool
 	// Verbose prints the run's whole text at its end (what each cell ran
 	// on, the matrix, every skip), not the summary that fits a screen.
 	Verbose bool

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/draconform/draconform/tools/report"
 )
 
 // progress prints a line when a cell starts and one when it ends, whatever
@@ -117,4 +119,22 @@ func counts(r types.Report) (passed, failed, skipped int) {
 		}
 	}
 	return passed, failed, skipped
+}
+
+// failsFast is why no process starts after res under --fail-fast: a
+// blocking failure (a case failed that is not informing, or a process that
+// wrote no report); nil to go on.
+func (c *Config) failsFast(res result) error {
+	if !c.Options.FailFast {
+		return nil
+	}
+	if res.err != nil {
+		return fmt.Errorf("--fail-fast stopped the run after %s failed", res.Name())
+	}
+	for _, o := range report.Outcomes(res.out.Report) {
+		if o.State == report.Failed && !o.Informing {
+			return fmt.Errorf("--fail-fast stopped the run after the blocking failure of %s", o.Name())
+		}
+	}
+	return nil
 }

@@ -118,12 +118,15 @@ func (c *Config) prepare(ctx context.Context) (shards []Shard, nodeBuilt bool, c
 func (c *Config) runAll(ctx context.Context, shards []Shard, n int, run func(Shard) result) []result {
 	results := make([]result, len(shards))
 	next := make(chan int)
+	// --fail-fast stops the feeding, not the processes running.
+	feed, stopFeeding := context.WithCancelCause(ctx)
+	defer stopFeeding(nil)
 	go func() {
 		defer close(next)
 		for i := range shards {
 			select {
 			case next <- i:
-			case <-ctx.Done():
+			case <-feed.Done():
 				return
 			}
 		}
@@ -135,17 +138,25 @@ func (c *Config) runAll(ctx context.Context, shards []Shard, n int, run func(Sha
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if feed.Err() != nil {
+					// select picks at random among ready cases: a shard
+					// handed over as the feeding stopped does not start.
+					continue
+				}
 				prog.start(shards[i], time.Now())
 				res := run(shards[i])
 				results[i] = res
 				prog.end(res, time.Now())
+				if why := c.failsFast(res); why != nil {
+					stopFeeding(why)
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	for i := range results {
 		if results[i].Target == "" {
-			results[i] = result{Shard: shards[i], err: fmt.Errorf("not run: %w", context.Cause(ctx))}
+			results[i] = result{Shard: shards[i], err: fmt.Errorf("not run: %w", context.Cause(feed))}
 		}
 	}
 	return results
