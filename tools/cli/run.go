@@ -228,6 +228,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.focus, "focus", "", "run only cases whose id matches this regular expression")
 	fs.StringVar(&r.labels, "label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
 	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
+	rerunDir := fs.String("rerun-failed", "", "run only the cases that failed in the run whose output folder this is (on the implementations they failed on, unless --provider is given)")
 	fs.BoolVar(&r.failFast, "fail-fast", false, "stop after the first blocking failure: no case (or cell) begins after it, those left are reported as not run, and the run exits 1")
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.StringVar(&r.golden, "golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
@@ -262,6 +263,11 @@ func runCmd(fs *pflag.FlagSet) action {
 		if r.updateGolden && r.golden == "" {
 			fmt.Fprintln(s.Err, "draconform: --update-golden needs --golden, the table it writes")
 			return 2
+		}
+		if *rerunDir != "" {
+			if rf := r.rerunFailed(*rerunDir, fs.Changed("provider")); rf != nil {
+				return printRefusal(s, rf)
+			}
 		}
 		_, code := runSuites(ctx, r, s)
 		return code

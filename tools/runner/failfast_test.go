@@ -52,3 +52,26 @@ func TestFailFastStopsAfterTheFirstBlockingFailure(t *testing.T) {
 		}
 	}
 }
+
+// --rerun-failed's focus selects exactly the failed cases' ids, whatever
+// their characters, and not a case whose id only ends or begins the same.
+func TestFailedFocusSelectsExactlyTheFailedCases(t *testing.T) {
+	focus, targets := FailedFocus([]report.Outcome{
+		{ID: "s/a.b@c", Target: "prototype"}, {ID: "s/a.b@c", Target: "local"}, {ID: "t/x@d", Target: "prototype"},
+	})
+	sel, err := newSelection(focus, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(targets, ",") != "prototype,local" {
+		t.Errorf("targets %v", targets)
+	}
+	for id, want := range map[string]bool{"s/a.b@c": true, "t/x@d": true, "s/aXb@c": false, "s/a.b@cc": false, "us/a.b@c": false, "t/x@d2": false} {
+		suite, rest, _ := strings.Cut(id, "/")
+		caseID, cell, _ := strings.Cut(rest, "@")
+		c := plan.Case{ID: id, Target: "prototype", Suite: &spec.Suite{Name: suite, Description: "d"}, Case: &spec.Case{ID: caseID}, Cell: &spec.Cell{Name: cell}}
+		if got := sel.matches(c); got != want {
+			t.Errorf("%s: selected %t, want %t (focus %s)", id, got, want, focus)
+		}
+	}
+}
