@@ -196,7 +196,11 @@ func findClaim(b *loader.Bundle, name string) (*spec.Claim, error) {
 	if name == "" {
 		return nil, fmt.Errorf("--claim NAME is required: the claim the bundle certifies, one of %s", strings.Join(names, ", "))
 	}
-	return nil, fmt.Errorf("--claim %s is not a claim (suites/claims.yaml has %s)", name, strings.Join(names, ", "))
+	msg := fmt.Sprintf("--claim %s is not a claim", name)
+	if hint := loader.DidYouMean(name, names); hint != "" {
+		msg += " (" + hint + ")"
+	}
+	return nil, fmt.Errorf("%s; suites/claims.yaml has %s", msg, strings.Join(names, ", "))
 }
 
 // certifiedVerdict is the run's verdict of claim, once the run is known to
