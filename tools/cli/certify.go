@@ -150,6 +150,10 @@ func runLogged(ctx context.Context, r runRequest, logPath, header string, s Stre
 		return 1, false
 	}
 	tee := Streams{Out: io.MultiWriter(s.Out, logFile), Err: io.MultiWriter(s.Err, logFile)}
+	// The bundle's log is the run's whole output, as a reviewer reads it:
+	// what each cell ran on, the matrix and every list, not the summary
+	// that fits a screen.
+	r.wholeSummary = true
 	fmt.Fprint(tee.Out, header)
 	_, code = runSuites(ctx, r, tee)
 	// A run split by cell wrote each cell's full output apart; the

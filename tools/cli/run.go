@@ -281,13 +281,16 @@ type runRequest struct {
 	prov               providerFlags
 	out, focus, labels string
 	verbose            bool
-	failFast           bool
-	caseTimeout        time.Duration
-	golden             string
-	updateGolden       bool
-	goldenAs           map[string]string
-	sonobuoy           bool
-	profile            string
+	// wholeSummary prints the run's whole text at its end, as --verbose
+	// does, without running its cases one at a time (certify's log).
+	wholeSummary bool
+	failFast     bool
+	caseTimeout  time.Duration
+	golden       string
+	updateGolden bool
+	goldenAs     map[string]string
+	sonobuoy     bool
+	profile      string
 	// parallel is --parallel; shardOut and runID are set when this run is
 	// one cell of a sharded run.
 	parallel int
@@ -379,7 +382,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args,
-		Rerun: r.prov.rerunFlags(), Verbose: r.verbose, FailFast: r.failFast}
+		Rerun: r.prov.rerunFlags(), Verbose: r.verbose || r.wholeSummary, FailFast: r.failFast}
 	if parallel := shards.Processes(r.parallel, targets); r.shardOut == "" && parallel > 0 && !r.sonobuoy {
 		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err,
 			Args: func(sh shards.Shard, shardOut string, nodeBuilt bool) []string {
