@@ -46,6 +46,7 @@ func verbs() []verb {
 		{"flake-check", "run the whole suite N times (default 20) and compare every run with the golden outcomes", flakeCheckCmd},
 		{"lint", "load and validate suites and fixtures; report every problem with file:line", lintCmd},
 		{"plan", "list the cases a run would execute, with their labels", planCmd},
+		{"results", "show a past run again from its output folder (its summary, failures and verdicts), judged again against --golden", resultsCmd},
 		{"docs", "write docs/traceability.md and docs/register.md from the specs (--check verifies them)", docsCmd},
 		{"kind-configs", "write kind-configs/<cell>.yaml, a kind cluster config per gate cell (--check verifies them)", kindConfigsCmd},
 		{"schema", "print the JSON Schema of suite, fixture and cell files, for editors", schemaCmd},
@@ -136,7 +137,7 @@ func newRoot(s Streams, code *int) *cobra.Command {
 
 // takesArgs are the verbs with arguments (a subcommand, a folder), which
 // check them themselves; every other verb refuses any.
-var takesArgs = map[string]bool{"engine": true, "verify-bundle": true}
+var takesArgs = map[string]bool{"engine": true, "verify-bundle": true, "results": true}
 
 // specFlags are the flags every verb that loads specs shares.
 type specFlags struct {

@@ -150,6 +150,10 @@ func runLogged(ctx context.Context, r runRequest, logPath, header string, s Stre
 		return 1, false
 	}
 	tee := Streams{Out: io.MultiWriter(s.Out, logFile), Err: io.MultiWriter(s.Err, logFile)}
+	// The bundle's log is the run's whole output, as a reviewer reads it:
+	// what each cell ran on, the matrix and every list, not the summary
+	// that fits a screen.
+	r.wholeSummary = true
 	fmt.Fprint(tee.Out, header)
 	_, code = runSuites(ctx, r, tee)
 	// A run split by cell wrote each cell's full output apart; the
@@ -196,7 +200,11 @@ func findClaim(b *loader.Bundle, name string) (*spec.Claim, error) {
 	if name == "" {
 		return nil, fmt.Errorf("--claim NAME is required: the claim the bundle certifies, one of %s", strings.Join(names, ", "))
 	}
-	return nil, fmt.Errorf("--claim %s is not a claim (suites/claims.yaml has %s)", name, strings.Join(names, ", "))
+	msg := fmt.Sprintf("--claim %s is not a claim", name)
+	if hint := loader.DidYouMean(name, names); hint != "" {
+		msg += " (" + hint + ")"
+	}
+	return nil, fmt.Errorf("%s; suites/claims.yaml has %s", msg, strings.Join(names, ", "))
 }
 
 // certifiedVerdict is the run's verdict of claim, once the run is known to

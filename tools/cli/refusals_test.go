@@ -62,7 +62,7 @@ func TestCommandLineRefusals(t *testing.T) {
 		{"plan --list of nothing kept", []string{"plan", "--list", "cell"},
 			[]string{"--list cell: not a list draconform keeps (did you mean cells?)", "suites, cells, cases, providers, claims"}},
 		{"misspelt claim", []string{"certify", "--product", file, "--claim", "kep6406-gates-onn"},
-			[]string{"--claim kep6406-gates-onn is not a claim", "kep6406-gates-on,"}},
+			[]string{"--claim kep6406-gates-onn is not a claim (did you mean kep6406-gates-on?)", "kep6406-gates-on,"}},
 		{"cleanup with no kubeconfig", []string{"cleanup"},
 			[]string{"draconform cleanup: no kubeconfig"}},
 		{"misspelt verb", []string{"rnu"},

@@ -19,6 +19,7 @@ import (
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
+	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
 	"github.com/draconform/draconform/tools/runner/shards"
 )
@@ -74,6 +75,41 @@ func (f *providerFlags) targetNames() []string {
 			name = providers.LocalBinariesTarget
 		}
 		out = append(out, name)
+	}
+	return out
+}
+
+// rerunFlags are the flags that give a target its binaries or cluster
+// again, for the rerun commands a failure prints: binaries from elsewhere
+// are --provider local with their --bin-dir, --bin and --bin-encoding, a
+// cluster behind a kubeconfig is named by it.
+func (f *providerFlags) rerunFlags() report.RerunFlags {
+	out := report.RerunFlags{}
+	var local []string
+	if f.local.BinDir != "" {
+		local = append(local, "--bin-dir "+shellQuote(f.local.BinDir))
+	}
+	if f.bins != "" {
+		local = append(local, "--bin "+shellQuote(f.bins))
+	}
+	if len(local) > 0 {
+		if f.local.BinEncoding != "" && f.local.BinEncoding != "protobuf" {
+			local = append(local, "--bin-encoding "+f.local.BinEncoding)
+		}
+		out[providers.LocalBinariesTarget] = "--provider local " + strings.Join(local, " ")
+	}
+	kc := []string{"--provider kubeconfig"}
+	if f.kubeconfig.Path != "" {
+		kc = append(kc, "--kubeconfig "+shellQuote(f.kubeconfig.Path))
+	}
+	if f.kubeconfig.Context != "" {
+		kc = append(kc, "--context "+shellQuote(f.kubeconfig.Context))
+	}
+	if f.kubeconfig.AllowFakeNodes {
+		kc = append(kc, "--allow-fake-nodes")
+	}
+	if len(kc) > 1 {
+		out["kubeconfig"] = strings.Join(kc, " ")
 	}
 	return out
 }
@@ -194,6 +230,8 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.focus, "focus", "", "run only cases whose id matches this regular expression")
 	fs.StringVar(&r.labels, "label-filter", "", "ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
 	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
+	rerunDir := fs.String("rerun-failed", "", "run only the cases that failed in the run whose output folder this is (on the implementations they failed on, unless --provider is given)")
+	fs.BoolVar(&r.failFast, "fail-fast", false, "stop after the first blocking failure: no case (or cell) begins after it, those left are reported as not run, and the run exits 1")
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.StringVar(&r.golden, "golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
 	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
@@ -228,6 +266,11 @@ func runCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "draconform: --update-golden needs --golden, the table it writes")
 			return 2
 		}
+		if *rerunDir != "" {
+			if rf := r.rerunFailed(*rerunDir, fs.Changed("provider")); rf != nil {
+				return printRefusal(s, rf)
+			}
+		}
 		_, code := runSuites(ctx, r, s)
 		return code
 	}
@@ -240,12 +283,16 @@ type runRequest struct {
 	prov               providerFlags
 	out, focus, labels string
 	verbose            bool
-	caseTimeout        time.Duration
-	golden             string
-	updateGolden       bool
-	goldenAs           map[string]string
-	sonobuoy           bool
-	profile            string
+	// wholeSummary prints the run's whole text at its end, as --verbose
+	// does, without running its cases one at a time (certify's log).
+	wholeSummary bool
+	failFast     bool
+	caseTimeout  time.Duration
+	golden       string
+	updateGolden bool
+	goldenAs     map[string]string
+	sonobuoy     bool
+	profile      string
 	// parallel is --parallel; shardOut and runID are set when this run is
 	// one cell of a sharded run.
 	parallel int
@@ -336,7 +383,8 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
-		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args}
+		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args,
+		Rerun: r.prov.rerunFlags(), Verbose: r.verbose || r.wholeSummary, FailFast: r.failFast}
 	if parallel := shards.Processes(r.parallel, targets); r.shardOut == "" && parallel > 0 && !r.sonobuoy {
 		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err,
 			Args: func(sh shards.Shard, shardOut string, nodeBuilt bool) []string {

@@ -36,6 +36,9 @@ func (r runRequest) shardArgs(sh shards.Shard, outDir, shardOut, runID string, n
 	if r.verbose {
 		args = append(args, "--verbose")
 	}
+	if r.failFast {
+		args = append(args, "--fail-fast")
+	}
 	if nodeBuilt {
 		args = append(args, "--node-built")
 	}

@@ -60,12 +60,21 @@ func FailureDetail(message string, max int) []string {
 	return lines
 }
 
+// RerunFlags are, by target, the flags that give a run that target where
+// "--provider <target>" would not: binaries from elsewhere run as
+// --provider local with their --bin-dir, a cluster behind a kubeconfig
+// with its --kubeconfig. The command line knows them; the report repeats
+// them.
+type RerunFlags map[string]string
+
 // RerunCommand is the command line that runs the outcome's case alone
-// again: its implementation as the provider, its cell, and its id as the
-// focus.
-func RerunCommand(o Outcome) string {
+// again: its implementation as the provider (or the flags that give it),
+// its cell, and its id as the focus.
+func RerunCommand(o Outcome, flags RerunFlags) string {
 	cmd := "draconform run"
-	if o.Target != "" {
+	if f, ok := flags[o.Target]; ok {
+		cmd += " " + f
+	} else if o.Target != "" {
 		cmd += " --provider " + o.Target
 	}
 	if o.Cell != "" {
@@ -78,7 +87,7 @@ func RerunCommand(o Outcome) string {
 // of a failure, each line after indent: whether it blocks, the failing step
 // and its reason with the want/got diff (at most DetailLines lines), and
 // the command that reruns the case alone.
-func FailureBlock(o Outcome, indent string) string {
+func FailureBlock(o Outcome, indent string, flags RerunFlags) string {
 	var b strings.Builder
 	if st := Standing(o); st != "" {
 		b.WriteString(indent + "(" + st + ")\n")
@@ -86,6 +95,6 @@ func FailureBlock(o Outcome, indent string) string {
 	for _, l := range FailureDetail(o.Message, DetailLines) {
 		b.WriteString(indent + l + "\n")
 	}
-	b.WriteString(indent + "rerun: " + RerunCommand(o) + "\n")
+	b.WriteString(indent + "rerun: " + RerunCommand(o, flags) + "\n")
 	return b.String()
 }

@@ -87,7 +87,7 @@ func htmlData(outcomes []Outcome, run Run, s scrubber) htmlPage {
 	for _, o := range outcomes {
 		switch o.State {
 		case Failed:
-			f := failureOf(o, len(p.Failures), s)
+			f := failureOf(o, len(p.Failures), s, run.Rerun)
 			if _, ok := anchors[cellKey(o)]; !ok {
 				anchors[cellKey(o)] = f.Anchor
 			}
@@ -137,8 +137,8 @@ func firstBriefs(b []htmlBrief) ([]htmlBrief, int) {
 
 func cellKey(o Outcome) string { return o.Target + "\x00" + o.Suite + "\x00" + o.Cell }
 
-func failureOf(o Outcome, i int, s scrubber) htmlFailure {
-	f := htmlFailure{Outcome: o, Anchor: fmt.Sprintf("failure-%d", i+1), Standing: Standing(o), Rerun: RerunCommand(o), Message: s.Text(o.Message)}
+func failureOf(o Outcome, i int, s scrubber, flags RerunFlags) htmlFailure {
+	f := htmlFailure{Outcome: o, Anchor: fmt.Sprintf("failure-%d", i+1), Standing: Standing(o), Rerun: s.Text(RerunCommand(o, flags)), Message: s.Text(o.Message)}
 	if o.Diagnostics != "" {
 		f.Diagnostics = s.Text(o.Diagnostics)
 		if data, err := os.ReadFile(o.Diagnostics); err == nil {

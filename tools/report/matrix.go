@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -141,53 +142,72 @@ func wrap(items []string, width int) string {
 
 // Details lists every failure (with its diagnostics file) and every skip
 // (with its reason), contested cases and known upstream defects apart.
-func Details(outcomes []Outcome) string {
+func Details(outcomes []Outcome, flags RerunFlags) string {
 	var b strings.Builder
-	section := func(title string, keep func(Outcome) bool) {
-		var lines []string
-		for _, o := range outcomes {
-			if keep(o) && o.State == Failed {
-				// The reason and diff, not the failing step alone: the
-				// terminal is where a failure is read first.
-				line := "  " + o.Name() + "\n" + FailureBlock(o, "      ")
-				if o.Diagnostics != "" {
-					line += "      diagnostics: " + o.Diagnostics + "\n"
-				}
-				lines = append(lines, strings.TrimSuffix(line, "\n"))
-				continue
-			}
-			if keep(o) {
-				line := "  " + o.Name()
-				msg := textline.Summary(o.Message, " …")
-				if o.Note != "" {
-					msg = o.Note
-				}
-				if msg != "" {
-					line += ": " + msg
-				}
-				if o.Diagnostics != "" {
-					line += "\n      diagnostics: " + o.Diagnostics
-				}
-				lines = append(lines, line)
-			}
-		}
-		if len(lines) > 0 {
-			fmt.Fprintf(&b, "\n%s (%d):\n%s\n", title, len(lines), strings.Join(lines, "\n"))
-		}
+	for _, sec := range append(slices.Clone(failureSections), passSections...) {
+		b.WriteString(section(outcomes, sec, flags))
 	}
-	// A case on an enforced reading, or one documenting a known defect,
-	// blocks like any other: only open readings fail apart.
-	section("FAILED", func(o Outcome) bool { return o.State == "failed" && !o.Informing })
-	section("FAILED, informing only (an open reading of the KEP, never blocking)", func(o Outcome) bool { return o.State == "failed" && o.Informing })
-	// Information, not a verdict: a newer Kubernetes may close a gap.
-	section("upstream gap closed in this cluster (information)", func(o Outcome) bool { return o.State == "passed" && o.Gap == "closed" })
-	section("upstream gap present in this cluster (information)", func(o Outcome) bool { return o.State == "passed" && o.Gap == "present" })
-	section("passed, contested reading of the KEP", func(o Outcome) bool { return o.State == "passed" && o.Contested && o.Gap == "" })
-	section("passed, documents a known upstream defect", func(o Outcome) bool { return o.State == "passed" && o.Known && o.Gap == "" })
-	section("passed, with the accepted outcome noted", func(o Outcome) bool { return o.State == "passed" && o.Note != "" && o.Gap == "" })
 	measured(&b, outcomes)
 	skips(&b, outcomes)
 	return b.String()
+}
+
+// detailSection is one titled list of Details.
+type detailSection struct {
+	title string
+	keep  func(Outcome) bool
+}
+
+// A case on an enforced reading, or one documenting a known defect, blocks
+// like any other: only open readings fail apart.
+var failureSections = []detailSection{
+	{"FAILED", func(o Outcome) bool { return o.State == Failed && !o.Informing }},
+	{"FAILED, informing only (an open reading of the KEP, never blocking)", func(o Outcome) bool { return o.State == Failed && o.Informing }},
+}
+
+// Information, not a verdict: a newer Kubernetes may close a gap.
+var passSections = []detailSection{
+	{"upstream gap closed in this cluster (information)", func(o Outcome) bool { return o.State == Passed && o.Gap == "closed" }},
+	{"upstream gap present in this cluster (information)", func(o Outcome) bool { return o.State == Passed && o.Gap == "present" }},
+	{"passed, contested reading of the KEP", func(o Outcome) bool { return o.State == Passed && o.Contested && o.Gap == "" }},
+	{"passed, documents a known upstream defect", func(o Outcome) bool { return o.State == Passed && o.Known && o.Gap == "" }},
+	{"passed, with the accepted outcome noted", func(o Outcome) bool { return o.State == Passed && o.Note != "" && o.Gap == "" }},
+}
+
+// section lists the outcomes sec keeps under its title, a failure with its
+// reason and diff (the terminal is where a failure is read first), any
+// other with its note or message on one line.
+func section(outcomes []Outcome, sec detailSection, flags RerunFlags) string {
+	var lines []string
+	for _, o := range outcomes {
+		if !sec.keep(o) {
+			continue
+		}
+		if o.State == Failed {
+			line := "  " + o.Name() + "\n" + FailureBlock(o, "      ", flags)
+			if o.Diagnostics != "" {
+				line += "      diagnostics: " + o.Diagnostics + "\n"
+			}
+			lines = append(lines, strings.TrimSuffix(line, "\n"))
+			continue
+		}
+		line := "  " + o.Name()
+		msg := textline.Summary(o.Message, " …")
+		if o.Note != "" {
+			msg = o.Note
+		}
+		if msg != "" {
+			line += ": " + msg
+		}
+		if o.Diagnostics != "" {
+			line += "\n      diagnostics: " + o.Diagnostics
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n%s (%d):\n%s\n", sec.title, len(lines), strings.Join(lines, "\n"))
 }
 
 // measured lists the figures cases measured, whatever their state.

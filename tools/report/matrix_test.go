@@ -27,7 +27,7 @@ func TestMatrixAndDetails(t *testing.T) {
 			t.Errorf("matrix lacks %q:\n%s", want, m)
 		}
 	}
-	d := Details(outcomes)
+	d := Details(outcomes, nil)
 	for _, want := range []string{
 		"FAILED (2):\n  a/y@on\n      step 2 at s.yaml:9, boom\n      more\n      rerun: draconform run --cells on --focus 'a/y@on'\n      diagnostics: /d/y.txt\n  b/v@off\n      reading 4\n",
 		"FAILED, informing only (an open reading of the KEP, never blocking) (1):\n  b/w@off\n      (informing: a contested reading of the KEP, never blocking)\n      reading 3\n",
@@ -82,7 +82,7 @@ func TestFailuresShowTheirReasonAndRerun(t *testing.T) {
 		{ID: "kep6406-api/x.y@defaults", Target: "local", Suite: "kep6406-api", Cell: "defaults", State: Failed, Known: true, Informing: true, Message: "one line"},
 		{ID: "s/long@on", Suite: "s", Cell: "on", State: Failed, Message: strings.Repeat("line\n", 20) + "last"},
 	}
-	d := Details(outcomes)
+	d := Details(outcomes, nil)
 	for _, want := range []string{
 		"  [prototype-explicit-name-only] kep6406-scheduling/implicit-name@capacity-on\n      step 2 at suites/kep6406-scheduling.yaml:348, pod p1 is scheduled:\n" +
 			"      status.extendedResourceClaimStatus.requestMappings[0].requestName: differs (want \"container-0-request-0\", got \"req-0\")\n" +

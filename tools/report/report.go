@@ -83,6 +83,9 @@ const (
 	// dry-run writes: behaviour, not a start failure (a mutant that keeps
 	// the field with its gate off and then forbids it is caught so).
 	CauseProbe = "the API server rejected the probe's dry-run writes"
+	// CauseNotRun is a case --fail-fast kept from beginning after a
+	// blocking failure.
+	CauseNotRun = "not run: --fail-fast stopped the run"
 )
 
 // StartFailure says whether the outcome failed because a cluster or node
@@ -198,6 +201,12 @@ type Run struct {
 	Verdicts  []Verdict
 	Facts     any
 	About     About
+	// Rerun gives the rerun command of a target that --provider alone
+	// does not name (see RerunFlags).
+	Rerun RerunFlags
+	// Verbose prints the whole text to the terminal, as MatrixFile holds
+	// it, instead of the Summary.
+	Verbose bool
 }
 
 // About is what report.html's header says of a run as a whole.
@@ -254,13 +263,20 @@ func WriteAll(r types.Report, dir string, w io.Writer, run Run) error {
 	if err := html.Close(); err != nil {
 		return err
 	}
-	text := run.Header + "\n" + Matrix(outcomes, run.CellOrder) + Details(outcomes) + "\n" + VerdictLines(run.Verdicts)
-	text += fmt.Sprintf("\nreports: %s, %s, %s, %s\n", path(HTMLFile), path(JSONFile), path(JUnitFile), path(OutcomesFile))
+	reports := fmt.Sprintf("\nreports: %s, %s, %s, %s\n", path(HTMLFile), path(JSONFile), path(JUnitFile), path(OutcomesFile))
+	text := run.Header + "\n" + Matrix(outcomes, run.CellOrder) + Details(outcomes, run.Rerun) + "\n" + VerdictLines(run.Verdicts) + reports
 	if err := os.WriteFile(path(MatrixFile), []byte(text), 0o644); err != nil {
 		return err
 	}
-	if w != nil {
-		fmt.Fprint(w, "\n"+text)
+	if w == nil {
+		return nil
 	}
+	if run.Verbose {
+		fmt.Fprint(w, "\n"+text)
+		return nil
+	}
+	// What each cell ran on and the suites × cells matrix stay in
+	// MatrixFile: the terminal keeps to what fits a screen.
+	fmt.Fprint(w, "\n"+Summary(outcomes, run)+fmt.Sprintf("reports: %s (the cells' matrix and what each ran on: %s)\n", path(HTMLFile), path(MatrixFile)))
 	return nil
 }

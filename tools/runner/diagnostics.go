@@ -26,7 +26,7 @@ import (
 // why it failed and how to rerun it, as the terminal says it, then its pods
 // with conditions and events, its claims, the objects it created as stored,
 // and the tail of the scheduler's log where the provider has it.
-func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, failure, outDir string) (string, error) {
+func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, failure, outDir string, rerun report.RerunFlags) (string, error) {
 	dir := filepath.Join(outDir, "diagnostics")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -35,7 +35,7 @@ func writeDiagnostics(ctx context.Context, env *steps.Env, c plan.Case, failure,
 	d := &diagnostics{}
 	fmt.Fprintf(&d.b, "case %s\ncluster %s, namespace %s, run %s\n", c.Title(), env.Cluster.Name(), env.Namespace, env.RunID)
 	d.section("why it failed")
-	d.b.WriteString(report.FailureBlock(failedOutcome(c, failure), "  "))
+	d.b.WriteString(report.FailureBlock(failedOutcome(c, failure), "  ", rerun))
 	d.pods(ctx, env)
 	d.events(ctx, env)
 	d.claims(ctx, env)

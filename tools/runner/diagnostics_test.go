@@ -69,7 +69,7 @@ func TestDiagnosticsBeginWithTheFailure(t *testing.T) {
 	c := plan.Case{ID: "kep6406-scheduling/implicit-name@capacity-on", Target: "prototype", Informs: "an open reading",
 		Suite: &spec.Suite{Name: "kep6406-scheduling"}, Case: &spec.Case{ID: "implicit-name", Contested: "r1"}, Cell: &spec.Cell{Name: "capacity-on"}}
 	failure := "step 2 at suites/kep6406-scheduling.yaml:348, pod p1 is scheduled:\nwant node n1\ngot none"
-	path, err := writeDiagnostics(context.Background(), f.Env, c, failure, t.TempDir())
+	path, err := writeDiagnostics(context.Background(), f.Env, c, failure, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,9 +44,13 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	defer func() {
 		r.seconds = time.Since(began).Seconds()
 		r.add(report.EntrySeconds, r.seconds, true)
+		s.failFast.saw(c, r)
 	}()
 	r.add(report.EntryKey, c.Key(), true)
 	r.add(report.EntryBegan, began.UTC().Format(time.RFC3339Nano), true)
+	if s.failFast.stopped() != "" {
+		return s.failFast.notRun(r)
+	}
 	s.caseBegins(c.Target, c.Cell.Name)
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
 	switch {
@@ -146,7 +150,7 @@ func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r 
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBound(c))
 	defer cancel()
 	if r.failure != "" {
-		path, derr := writeDiagnostics(cctx, env, c, r.failure, s.opts.OutDir)
+		path, derr := writeDiagnostics(cctx, env, c, r.failure, s.opts.OutDir, s.opts.Rerun)
 		if derr != nil {
 			r.printf("diagnostics incomplete: %v\n", derr)
 		}

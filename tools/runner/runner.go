@@ -79,6 +79,16 @@ type Options struct {
 	// says ran.
 	Version string
 	Command []string
+	// Rerun gives, by target, the flags that rerun a case on it where
+	// --provider <target> would not (binaries from elsewhere, a
+	// kubeconfig): the rerun commands a failure prints carry them.
+	Rerun report.RerunFlags
+	// FailFast stops the run after its first blocking failure: no case
+	// begins after it, and those left are reported as not run.
+	FailFast bool
+	// Verbose prints the run's whole text at its end (what each cell ran
+	// on, the matrix, every skip), not the summary that fits a screen.
+	Verbose bool
 }
 
 // Finish writes a run's reports from its ginkgo report and cells, then
@@ -98,7 +108,7 @@ func Finish(opts Options, r types.Report, cells []CellFacts, header string) []er
 	gopts.Log = &goldenLog
 	golden, diffs, goldenErr := checkGolden(gopts, outcomes)
 	about := report.About{RunID: opts.RunID, Version: opts.Version, Command: opts.Command, Golden: golden, GoldenDiffs: diffs}
-	if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: header, Verdicts: verdicts, Facts: cells, About: about}); err != nil {
+	if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: header, Verdicts: verdicts, Facts: cells, About: about, Rerun: opts.Rerun, Verbose: opts.Verbose}); err != nil {
 		errs = append(errs, fmt.Errorf("writing reports: %w", err))
 	}
 	if opts.Log != nil {

@@ -92,11 +92,17 @@ type session struct {
 	// never the output folder, which people share (CI artifacts,
 	// certification bundles). Made by process 1, removed by stop.
 	private string
+	// failFast is --fail-fast's state; nil without it.
+	failFast *failFast
 }
 
 // newSession takes opts with a profile set (Register sees to it).
 func newSession(opts Options) *session {
-	return &session{profileVars: opts.Profile.Vars(),
+	var ff *failFast
+	if opts.FailFast {
+		ff = &failFast{}
+	}
+	return &session{profileVars: opts.Profile.Vars(), failFast: ff,
 		opts: opts, states: map[string]*cellState{},
 		timing:  map[string]*CellTiming{},
 		started: map[string]cluster.Cluster{}, providers: map[string]cluster.Provider{}, live: map[string]cluster.Cluster{}, clients: map[string]*steps.Clients{},

@@ -114,41 +114,49 @@ func (c *Config) prepare(ctx context.Context) (shards []Shard, nodeBuilt bool, c
 
 // runAll has n workers take the shards in the planned order, costliest
 // first (a goroutine per shard racing for a slot would start them in any
-// order), printing a line as each ends. A shard never started is "not run".
+// order), printing a line as each cell starts and ends. A shard never started is "not run".
 func (c *Config) runAll(ctx context.Context, shards []Shard, n int, run func(Shard) result) []result {
 	results := make([]result, len(shards))
 	next := make(chan int)
+	// --fail-fast stops the feeding, not the processes running.
+	feed, stopFeeding := context.WithCancelCause(ctx)
+	defer stopFeeding(nil)
 	go func() {
 		defer close(next)
 		for i := range shards {
 			select {
 			case next <- i:
-			case <-ctx.Done():
+			case <-feed.Done():
 				return
 			}
 		}
 	}()
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
+	prog := newProgress(c.Out, shards)
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if feed.Err() != nil {
+					// select picks at random among ready cases: a shard
+					// handed over as the feeding stopped does not start.
+					continue
+				}
+				prog.start(shards[i], time.Now())
 				res := run(shards[i])
 				results[i] = res
-				mu.Lock()
-				done++
-				fmt.Fprintf(c.Out, "[%2d/%d] %s\n", done, len(shards), res.summary())
-				mu.Unlock()
+				prog.end(res, time.Now())
+				if why := c.failsFast(res); why != nil {
+					stopFeeding(why)
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	for i := range results {
 		if results[i].Target == "" {
-			results[i] = result{Shard: shards[i], err: fmt.Errorf("not run: %w", context.Cause(ctx))}
+			results[i] = result{Shard: shards[i], err: fmt.Errorf("not run: %w", context.Cause(feed))}
 		}
 	}
 	return results
@@ -255,38 +263,9 @@ func lastLines(path string, n int) string {
 	return "  " + strings.ReplaceAll(logtail.Lines(string(data), n), "\n", "\n  ")
 }
 
-func (res result) summary() string {
-	if res.err != nil {
-		return fmt.Sprintf("%s FAILED after %.1fs: %v", res.Name(), res.seconds, res.err)
-	}
-	line := fmt.Sprintf("%s: %s in %.1fs", res.Name(), tally(res.out.Report), res.seconds)
-	for _, tm := range res.out.Timings {
-		line += fmt.Sprintf(" (cluster up in %.1fs)", tm.StartSeconds)
-	}
-	for _, sp := range res.out.Report.SpecReports {
-		if sp.LeafNodeType == types.NodeTypeIt && sp.State.Is(types.SpecStateFailureStates) {
-			line += "\n        failed: " + sp.LeafNodeText
-		}
-	}
-	return line
-}
-
 // tally counts a report's cases by state, as a line.
 func tally(r types.Report) string {
-	var passed, failed, skipped int
-	for _, sp := range r.SpecReports {
-		if sp.LeafNodeType != types.NodeTypeIt {
-			continue
-		}
-		switch {
-		case sp.State.Is(types.SpecStatePassed):
-			passed++
-		case sp.State.Is(types.SpecStateSkipped | types.SpecStatePending):
-			skipped++
-		default:
-			failed++
-		}
-	}
+	passed, failed, skipped := counts(r)
 	return fmt.Sprintf("%d passed, %d failed, %d skipped", passed, failed, skipped)
 }
 
