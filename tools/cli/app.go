@@ -14,6 +14,7 @@ import (
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/draconform/draconform/tools/runner/shards"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -68,6 +69,10 @@ func verbs() []verb {
 // Run runs the command line args and returns the process exit code: the
 // verb's own, or 2 for a command line cobra refused.
 func Run(ctx context.Context, args []string, s Streams) int {
+	// A sharded run starts this program again for each of its shards.
+	if code, served := shards.ServeChild(ctx, s.Out, s.Err); served {
+		return code
+	}
 	code := 0
 	root := newRoot(s, &code)
 	root.SetArgs(args)

@@ -30,10 +30,9 @@ type Config struct {
 	ProviderNames []string
 	// Parallel is how many processes run at once.
 	Parallel int
-	// Args is the command line of a shard's process, which writes its
-	// report to shardOut; nodeBuilt says the node's binaries are built.
-	// The command line's flags are the CLI's to know, so it says them.
-	Args func(sh Shard, shardOut string, nodeBuilt bool) []string
+	// Common is what each shard's process is started with besides its
+	// share of the plan (see Request).
+	Common Common
 	// Out gets progress, Err problems.
 	Out, Err io.Writer
 }
@@ -74,7 +73,7 @@ func Run(ctx context.Context, c Config) int {
 	fmt.Fprintf(c.Out, "draconform: %s in %s, each on a cluster of its own (long cells split into parts), %d at a time (--parallel); their logs: %s\n", textline.Count(len(cells), "cell"), textline.Count(len(shards), "process"), n, dir)
 	env := Env(os.Environ(), runtime.NumCPU(), n)
 	results := c.runAll(ctx, shards, n, func(sh Shard) result {
-		return runOne(ctx, self, c.Args(sh, filepath.Join(dir, sh.Slug()+".json"), nodeBuilt), env, sh, dir)
+		return runOne(ctx, self, c.request(sh, filepath.Join(dir, sh.Slug()+".json"), nodeBuilt), env, sh, dir)
 	})
 	merged, code := c.merge(results, began, n)
 	fmt.Fprintf(c.Out, "draconform: %s in %.1fs (%d processes for %d cells, %d at a time)\n", tally(merged), time.Since(began).Seconds(), len(shards), len(cells), n)
@@ -210,8 +209,9 @@ func (c *Config) merge(results []result, began time.Time, n int) (types.Report, 
 	return merged, 0
 }
 
-// runOne runs one shard process and reads what it wrote.
-func runOne(ctx context.Context, self string, args, env []string, sh Shard, dir string) result {
+// runOne runs one shard process, this program again started with the
+// shard's Request (see ServeChild), and reads what it wrote.
+func runOne(ctx context.Context, self string, q Request, env []string, sh Shard, dir string) result {
 	res := result{Shard: sh, log: filepath.Join(dir, sh.Slug()+".log")}
 	began := time.Now()
 	defer func() { res.seconds = time.Since(began).Seconds() }()
@@ -223,8 +223,15 @@ func runOne(ctx context.Context, self string, args, env []string, sh Shard, dir 
 		return res
 	}
 	defer logFile.Close()
-	cmd := exec.CommandContext(ctx, self, args...)
-	cmd.Env = env
+	reqPath := filepath.Join(dir, sh.Slug()+".request.json")
+	if err := writeRequest(reqPath, q); err != nil {
+		res.err = err
+		return res
+	}
+	// The arguments only name the process for ps; the request is the
+	// protocol, and a program that does not serve it refuses "shard".
+	cmd := exec.CommandContext(ctx, self, "shard", sh.Slug())
+	cmd.Env = append(env, RequestEnv+"="+reqPath)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Interrupted, the shard stops its cluster and cleans up as on Ctrl-C;
 	// only if it hangs is it killed.
