@@ -42,6 +42,7 @@ type verb struct {
 func verbs() []verb {
 	return []verb{
 		{"run", "run the suites against a cluster (default: an embedded v1.37.2 control plane)", runCmd},
+		{"merge", "join the outputs of draconform run --shard i/n, every share of one plan, into one run's reports, golden comparison and verdicts", mergeCmd},
 		{"mutation", "run the suite against every known-broken implementation and show which cases catch each", mutationCmd},
 		{"bench", "measure draconform's own speed: the matrix N times with the binaries built, or (--cold) a newcomer's first make conformance; writes docs/bench.md", benchCmd},
 		{"flake-check", "run the whole suite N times (default 20) and compare every run with the golden outcomes", flakeCheckCmd},
@@ -141,7 +142,7 @@ func newRoot(s Streams, code *int) *cobra.Command {
 
 // takesArgs are the verbs with arguments (a subcommand, a folder), which
 // check them themselves; every other verb refuses any.
-var takesArgs = map[string]bool{"engine": true, "verify-bundle": true}
+var takesArgs = map[string]bool{"engine": true, "verify-bundle": true, "merge": true}
 
 // specFlags are the flags every verb that loads specs shares.
 type specFlags struct {

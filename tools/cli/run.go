@@ -199,6 +199,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.BoolVar(&r.sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin: after the run, hand the reports to Sonobuoy ($SONOBUOY_RESULTS_DIR, then its done file)")
 	fs.IntVar(&r.parallel, "parallel", 0, "cells run at once, each in a process of its own with its own cluster, on the embedded providers (default: two per core, as memory allows; 1: every cell in this process)")
 	fs.IntVar(&r.caseParallel, "case-parallel", 0, "cases of a cell run at once on its cluster (default 4; 1 with --verbose, so that steps print as they run); cases that restart a component run alone, and cases that need the kubelet node one at a time")
+	fs.StringVar(&r.shard, "shard", "", "run share i of n of the plan, e.g. 2/3: the same cost-balanced share on every machine, recorded (shard.json) for draconform merge to join; embedded providers only")
 	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
 	return func(ctx context.Context, _ []string, s Streams) int {
 		var err error
@@ -238,6 +239,8 @@ type runRequest struct {
 	parallel int
 	// caseParallel is --case-parallel.
 	caseParallel int
+	// shard is --shard i/n.
+	shard string
 	// outLocked says the caller (certify) holds the output folder's lock
 	// already.
 	outLocked bool
@@ -293,6 +296,12 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	if rf != nil {
 		return "", printRefusal(s, rf)
 	}
+	var share shards.Share
+	if r.shard != "" {
+		if share, err = shards.ParseShare(r.shard); err != nil {
+			return "", printRefusal(s, refuse("%v", err))
+		}
+	}
 	runID, outDir, unlock, code := r.output(s)
 	if code != 0 {
 		return "", code
@@ -313,13 +322,21 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile,
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args}
-	if parallel := shards.Processes(r.parallel, targets); parallel > 0 && !r.sonobuoy {
+	parallel := shards.Processes(r.parallel, targets)
+	if r.shard != "" {
+		if !shards.Separable(targets) || r.sonobuoy {
+			return outDir, printRefusal(s, refuse("--shard splits a run's cells over processes, which --provider %s (or --sonobuoy) does not allow: shard with the embedded providers", r.prov.provider))
+		}
+		parallel = max(parallel, 1)
+	}
+	if parallel > 0 && !r.sonobuoy {
 		child, err := r.child()
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
 			return outDir, 2
 		}
-		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err, Common: child})
+		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err, Common: child,
+			Share: share, Cells: r.filter.filter().Cells})
 	}
 
 	passed, err := runner.RunInProcess(opts, runner.Display{Verbose: r.verbose, Colour: colour(s, isTerminal, os.Getenv)})

@@ -79,6 +79,9 @@ type Options struct {
 	// says ran.
 	Version string
 	Command []string
+	// Share says which share of a plan split with --shard this run is, or
+	// which shares a merge joined, for report.html.
+	Share string
 }
 
 // Finish writes a run's reports from its ginkgo report and cells, then
@@ -97,7 +100,7 @@ func Finish(opts Options, r types.Report, cells []CellFacts, header string) []er
 	gopts := opts
 	gopts.Log = &goldenLog
 	golden, diffs, goldenErr := checkGolden(gopts, outcomes)
-	about := report.About{RunID: opts.RunID, Version: opts.Version, Command: opts.Command, Golden: golden, GoldenDiffs: diffs}
+	about := report.About{RunID: opts.RunID, Version: opts.Version, Command: opts.Command, Golden: golden, GoldenDiffs: diffs, Shard: opts.Share}
 	if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: header, Verdicts: verdicts, Facts: cells, About: about}); err != nil {
 		errs = append(errs, fmt.Errorf("writing reports: %w", err))
 	}

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/draconform/draconform/fixtures"
-	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
@@ -174,13 +171,6 @@ func (q Request) options() (runner.Options, error) {
 
 // load reads the specs as the parent did.
 func (q Request) load() (*loader.Bundle, error) {
-	var sfs, ffs fs.FS = suites.FS, fixtures.FS
-	sdir, fdir := "suites", "fixtures"
-	if q.SuitesDir != "" {
-		sfs, sdir = os.DirFS(q.SuitesDir), filepath.Clean(q.SuitesDir)
-	}
-	if q.FixturesDir != "" {
-		ffs, fdir = os.DirFS(q.FixturesDir), filepath.Clean(q.FixturesDir)
-	}
+	sfs, ffs, sdir, fdir := specFS(q.SuitesDir, q.FixturesDir)
 	return loader.LoadNamed(sfs, sdir, ffs, fdir)
 }
