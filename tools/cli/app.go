@@ -14,6 +14,7 @@ import (
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/draconform/draconform/tools/runner/shards"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -41,6 +42,7 @@ type verb struct {
 func verbs() []verb {
 	return []verb{
 		{"run", "run the suites against a cluster (default: an embedded v1.37.2 control plane)", runCmd},
+		{"merge", "join the outputs of draconform run --shard i/n, every share of one plan, into one run's reports, golden comparison and verdicts", mergeCmd},
 		{"mutation", "run the suite against every known-broken implementation and show which cases catch each", mutationCmd},
 		{"bench", "measure draconform's own speed: the matrix N times with the binaries built, or (--cold) a newcomer's first make conformance; writes docs/bench.md", benchCmd},
 		{"flake-check", "run the whole suite N times (default 20) and compare every run with the golden outcomes", flakeCheckCmd},
@@ -69,6 +71,10 @@ func verbs() []verb {
 // Run runs the command line args and returns the process exit code: the
 // verb's own, or 2 for a command line cobra refused.
 func Run(ctx context.Context, args []string, s Streams) int {
+	// A sharded run starts this program again for each of its shards.
+	if code, served := shards.ServeChild(ctx, s.Out, s.Err); served {
+		return code
+	}
 	code := 0
 	root := newRoot(s, &code)
 	root.SetArgs(args)
@@ -137,7 +143,7 @@ func newRoot(s Streams, code *int) *cobra.Command {
 
 // takesArgs are the verbs with arguments (a subcommand, a folder), which
 // check them themselves; every other verb refuses any.
-var takesArgs = map[string]bool{"engine": true, "verify-bundle": true, "results": true}
+var takesArgs = map[string]bool{"engine": true, "verify-bundle": true, "results": true, "merge": true}
 
 // specFlags are the flags every verb that loads specs shares.
 type specFlags struct {

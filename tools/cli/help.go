@@ -15,7 +15,7 @@ const helpWidth = 100
 // userVerbs are what a person testing a cluster or a driver reaches for;
 // the rest build, measure and document draconform itself. Help lists them
 // first, in this order.
-var userVerbs = []string{"run", "results", "plan", "lint", "preflight", "cleanup", "certify", "verify-bundle", "up", "rbac", "version"}
+var userVerbs = []string{"run", "results", "merge", "plan", "lint", "preflight", "cleanup", "certify", "verify-bundle", "up", "rbac", "version"}
 
 // examples are shown under a verb's help.
 var examples = map[string]string{

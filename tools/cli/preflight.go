@@ -167,8 +167,5 @@ func preflightAll(ctx context.Context, targets []runner.Target, r runRequest, ou
 			acc = a
 		}
 	}
-	if r.shardOut != "" {
-		return nil
-	}
 	return bundle.WriteAccess(outDir, acc)
 }

@@ -239,16 +239,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.BoolVar(&r.sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin: after the run, hand the reports to Sonobuoy ($SONOBUOY_RESULTS_DIR, then its done file)")
 	fs.IntVar(&r.parallel, "parallel", 0, "cells run at once, each in a process of its own with its own cluster, on the embedded providers (default: two per core, as memory allows; 1: every cell in this process)")
 	fs.IntVar(&r.caseParallel, "case-parallel", 0, "cases of a cell run at once on its cluster (default 4; 1 with --verbose, so that steps print as they run); cases that restart a component run alone, and cases that need the kubelet node one at a time")
-	fs.StringVar(&r.shardOut, "shard-out", "", "run as one cell of a run split over processes, writing the cell's report to this file (set by draconform run itself)")
-	fs.StringVar(&r.runID, "run-id", "", "the run's id, which names what it creates (default: a new one; set by draconform run for its cells)")
-	fs.BoolVar(&r.prov.local.NodeBuilt, "node-built", false, "the node's binaries are built in the output folder already (set by draconform run for its cells)")
-	_ = fs.MarkHidden("shard-out")
-	_ = fs.MarkHidden("run-id")
-	fs.StringVar(&r.caseIDs, "case-ids", "", "comma-separated ids of the cases to run, suite/case@cell (set by draconform run for a part of a cell)")
-	_ = fs.MarkHidden("node-built")
-	fs.StringVar(&r.prov.local.Part, "part", "", "which part of a cell split over processes this is, e.g. 2of3 (set by draconform run)")
-	_ = fs.MarkHidden("case-ids")
-	_ = fs.MarkHidden("part")
+	fs.StringVar(&r.shard, "shard", "", "run share i of n of the plan, e.g. 2/3: the same cost-balanced share on every machine, recorded (shard.json) for draconform merge to join; embedded providers only")
 	goldenAs := fs.String("golden-as", "", "comma-separated target=implementation: compare a target's outcomes with another implementation's golden ones, e.g. prototype-static=prototype")
 	return func(ctx context.Context, _ []string, s Streams) int {
 		var err error
@@ -293,14 +284,12 @@ type runRequest struct {
 	goldenAs     map[string]string
 	sonobuoy     bool
 	profile      string
-	// parallel is --parallel; shardOut and runID are set when this run is
-	// one cell of a sharded run.
+	// parallel is --parallel.
 	parallel int
 	// caseParallel is --case-parallel.
 	caseParallel int
-	shardOut     string
-	runID        string
-	caseIDs      string
+	// shard is --shard i/n.
+	shard string
 	// outLocked says the caller (certify) holds the output folder's lock
 	// already.
 	outLocked bool
@@ -321,10 +310,9 @@ func (r runRequest) casesAtOnce() int {
 	return defaultCaseParallel
 }
 
-// narrowed says whether a filter selects part of the suites; --case-ids,
-// which a sharded run gives each part of a cell, narrows as much as any.
+// narrowed says whether a filter selects part of the suites.
 func (r runRequest) narrowed() bool {
-	return r.focus != "" || r.labels != "" || r.filter.cells != "" || r.filter.suites != "" || r.caseIDs != ""
+	return r.focus != "" || r.labels != "" || r.filter.cells != "" || r.filter.suites != ""
 }
 
 // runSuites runs r on every provider it names and returns the run's output
@@ -336,7 +324,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	began := time.Now().Add(-time.Second)
 	defer func() {
 		// The run's own process scans, once, what every cell wrote.
-		if out != "" && r.shardOut == "" && !scanOutput(out, began, s) && code == 0 {
+		if out != "" && !scanOutput(out, began, s) && code == 0 {
 			code = 1
 		}
 	}()
@@ -357,9 +345,10 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	if rf != nil {
 		return "", printRefusal(s, rf)
 	}
-	if r.caseIDs != "" {
-		if cases = runner.OnlyIDs(cases, strings.Split(r.caseIDs, ",")); len(cases) == 0 {
-			return "", printRefusal(s, refuse("--case-ids %s: no case of that id", r.caseIDs))
+	var share shards.Share
+	if r.shard != "" {
+		if share, err = shards.ParseShare(r.shard); err != nil {
+			return "", printRefusal(s, refuse("%v", err))
 		}
 	}
 	runID, outDir, unlock, code := r.output(s)
@@ -377,19 +366,27 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return outDir, 2
 	}
-	if r.shardOut == "" {
-		fmt.Fprintf(s.Out, "draconform: run %s, %s in %s on %s (%s), output %s\n", runID, textline.Count(len(cases), "case"), textline.Count(len(plan.Cells(cases)), "cell"), textline.Count(len(targets), "implementation"), r.prov.provider, outDir)
-	}
+	fmt.Fprintf(s.Out, "draconform: run %s, %s in %s on %s (%s), output %s\n", runID, textline.Count(len(cases), "case"), textline.Count(len(plan.Cells(cases)), "cell"), textline.Count(len(targets), "implementation"), r.prov.provider, outDir)
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
-		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile, ShardOut: r.shardOut,
+		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile,
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args,
 		Rerun: r.prov.rerunFlags(), Verbose: r.verbose || r.wholeSummary, FailFast: r.failFast}
-	if parallel := shards.Processes(r.parallel, targets); r.shardOut == "" && parallel > 0 && !r.sonobuoy {
-		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err,
-			Args: func(sh shards.Shard, shardOut string, nodeBuilt bool) []string {
-				return r.shardArgs(sh, outDir, shardOut, runID, nodeBuilt)
-			}})
+	parallel := shards.Processes(r.parallel, targets)
+	if r.shard != "" {
+		if !shards.Separable(targets) || r.sonobuoy {
+			return outDir, printRefusal(s, refuse("--shard splits a run's cells over processes, which --provider %s (or --sonobuoy) does not allow: shard with the embedded providers", r.prov.provider))
+		}
+		parallel = max(parallel, 1)
+	}
+	if parallel > 0 && !r.sonobuoy {
+		child, err := r.child()
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform:", err)
+			return outDir, 2
+		}
+		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err, Common: child,
+			Share: share, Cells: r.filter.filter().Cells})
 	}
 
 	passed, err := runner.RunInProcess(opts, runner.Display{Verbose: r.verbose, Colour: colour(s, isTerminal, os.Getenv)})
@@ -425,21 +422,18 @@ func (r runRequest) driverProfile() (*spec.DriverProfile, error) {
 	return loader.LoadProfile(r.profile)
 }
 
-// output is the run's id and folder, from --run-id and --out, locked for
-// the run unless it is a shard or its caller (certify) holds the lock; a
-// non-zero code says why it could not be made.
+// output is the run's id and folder, from --out, locked for the run
+// unless its caller (certify) holds the lock; a non-zero code says why it
+// could not be made.
 func (r runRequest) output(s Streams) (runID, outDir string, unlock func(), code int) {
-	runID = r.runID
-	if runID == "" {
-		runID = runner.NewRunID()
-	}
+	runID = runner.NewRunID()
 	outDir, err := outputDir(r.out, runID)
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return "", "", nil, 1
 	}
 	unlock = func() {}
-	if r.shardOut == "" && !r.outLocked {
+	if !r.outLocked {
 		// A run's shards write into its folder under its lock.
 		if unlock, err = runner.LockOutput(outDir); err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)

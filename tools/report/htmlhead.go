@@ -87,6 +87,7 @@ func factsOf(a About, s scrubber) []htmlFact {
 		golden = "not compared (no --golden)"
 	}
 	add("golden", golden)
+	add("shard", a.Shard)
 	return out
 }
 

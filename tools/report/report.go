@@ -224,6 +224,9 @@ type About struct {
 	// compared; GoldenDiffs counts the outcomes that differ from it.
 	Golden      string
 	GoldenDiffs int
+	// Shard says which share of a split plan the run is (--shard), or
+	// which shares it merged; "" for a whole run.
+	Shard string
 }
 
 // WriteAll writes the run's files (the constants above) under dir and

@@ -89,6 +89,9 @@ type Options struct {
 	// Verbose prints the run's whole text at its end (what each cell ran
 	// on, the matrix, every skip), not the summary that fits a screen.
 	Verbose bool
+	// Share says which share of a plan split with --shard this run is, or
+	// which shares a merge joined, for report.html.
+	Share string
 }
 
 // Finish writes a run's reports from its ginkgo report and cells, then
@@ -107,7 +110,7 @@ func Finish(opts Options, r types.Report, cells []CellFacts, header string) []er
 	gopts := opts
 	gopts.Log = &goldenLog
 	golden, diffs, goldenErr := checkGolden(gopts, outcomes)
-	about := report.About{RunID: opts.RunID, Version: opts.Version, Command: opts.Command, Golden: golden, GoldenDiffs: diffs}
+	about := report.About{RunID: opts.RunID, Version: opts.Version, Command: opts.Command, Golden: golden, GoldenDiffs: diffs, Shard: opts.Share}
 	if err := report.WriteAll(r, opts.OutDir, opts.Log, report.Run{CellOrder: cellOrder(opts), Header: header, Verdicts: verdicts, Facts: cells, About: about, Rerun: opts.Rerun, Verbose: opts.Verbose}); err != nil {
 		errs = append(errs, fmt.Errorf("writing reports: %w", err))
 	}

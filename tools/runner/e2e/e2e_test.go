@@ -8,7 +8,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +18,11 @@ import (
 	"github.com/draconform/draconform/fixtures"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/certify/secretscan"
-	"github.com/draconform/draconform/tools/cli"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/runner"
+	"github.com/draconform/draconform/tools/runner/shards"
 )
 
 var (
@@ -37,10 +36,10 @@ var (
 )
 
 // TestMain lets this test binary stand in for draconform when a sharded run
-// starts its cells as processes of its own binary: they get `run ...`.
+// starts its cells as processes of its own binary, each with its request.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "run" {
-		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr}))
+	if code, served := shards.ServeChild(context.Background(), os.Stdout, os.Stderr); served {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -76,26 +75,9 @@ func TestConformance(t *testing.T) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	if *parallel != 1 && embedded(*provider) && *kubeconfig == "" {
-		// As `make conformance` runs it: each cell in a process of its
-		// own, side by side, the parent merging their reports.
-		args := []string{"run", "--provider", *provider, "--k8s-version", *version, "--out", out, "--parallel", strconv.Itoa(*parallel)}
-		if *golden != "" {
-			args = append(args, "--golden", *golden)
-		}
-		if *cells != "" {
-			args = append(args, "--cells", *cells)
-		}
-		if code := cli.Run(ctx, args, cli.Streams{Out: os.Stdout, Err: os.Stdout}); code != 0 {
-			t.Errorf("draconform %s: exit %d", strings.Join(args, " "), code)
-			logFailures(t, out)
-		}
-		scanOutput(t, out, began)
-		checkVerdictSample(t, out, *cells == "")
-		return
-	}
 	var targets []runner.Target
-	for _, name := range strings.Split(*provider, ",") {
+	names := strings.Split(*provider, ",")
+	for _, name := range names {
 		p, err := providers.New(ctx, providers.Config{Name: name, OutDir: filepath.Join(out, name), Log: os.Stdout,
 			Kubeconfig: providers.KubeconfigOptions{Path: *kubeconfig}, Local: providers.LocalOptions{Version: *version}})
 		if err != nil {
@@ -108,18 +90,32 @@ func TestConformance(t *testing.T) {
 	if *cells != "" {
 		filter.Cells = strings.Split(*cells, ",")
 	}
+	opts := runner.Options{Bundle: b, Plan: plan.Expand(b, filter), Targets: targets, OutDir: out,
+		RunID: runner.NewRunID(), Log: os.Stdout, Golden: *golden}
+	if n := shards.Processes(*parallel, targets); n > 0 && embedded(*provider) && *kubeconfig == "" {
+		// As `make conformance` runs it: each cell in a process of its
+		// own, side by side, the parent merging their reports.
+		opts.Complete = *cells == ""
+		opts.CaseTimeout, opts.CaseParallel = 5*time.Minute, 4
+		cfg := shards.Config{Options: opts, ProviderNames: names, Parallel: n, Out: os.Stdout, Err: os.Stdout,
+			Common: shards.Common{Local: providers.LocalOptions{Version: *version}}}
+		if code := shards.Run(ctx, cfg); code != 0 {
+			t.Errorf("the sharded run of %s: exit %d", *provider, code)
+			logFailures(t, out)
+		}
+		scanOutput(t, out, began)
+		checkVerdictSample(t, out, opts.Complete)
+		return
+	}
 	suiteCfg, _ := ginkgo.GinkgoConfiguration()
-	narrowed := *cells != "" || len(suiteCfg.FocusStrings) > 0 || len(suiteCfg.SkipStrings) > 0 || suiteCfg.LabelFilter != ""
-	if err := runner.Register(runner.Options{
-		Bundle: b, Plan: plan.Expand(b, filter), Targets: targets, OutDir: out,
-		RunID: runner.NewRunID(), Log: os.Stdout, Golden: *golden, Complete: !narrowed,
-	}); err != nil {
+	opts.Complete = !(*cells != "" || len(suiteCfg.FocusStrings) > 0 || len(suiteCfg.SkipStrings) > 0 || suiteCfg.LabelFilter != "")
+	if err := runner.Register(opts); err != nil {
 		t.Fatal(err)
 	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, "draconform")
 	scanOutput(t, out, began)
-	checkVerdictSample(t, out, !narrowed)
+	checkVerdictSample(t, out, opts.Complete)
 }
 
 // scanOutput fails on any credential in the run's output folder: it is what

@@ -20,6 +20,7 @@ import (
 	"github.com/draconform/draconform/tools/internal/logtail"
 	"github.com/draconform/draconform/tools/internal/textline"
 	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/runner"
 )
 
@@ -30,10 +31,14 @@ type Config struct {
 	ProviderNames []string
 	// Parallel is how many processes run at once.
 	Parallel int
-	// Args is the command line of a shard's process, which writes its
-	// report to shardOut; nodeBuilt says the node's binaries are built.
-	// The command line's flags are the CLI's to know, so it says them.
-	Args func(sh Shard, shardOut string, nodeBuilt bool) []string
+	// Common is what each shard's process is started with besides its
+	// share of the plan (see Request).
+	Common Common
+	// Share, when set (--shard i/n), runs only that share of the plan's
+	// processes and records it for `draconform merge`; Cells is the
+	// run's --cells, which the record keeps.
+	Share Share
+	Cells []string
 	// Out gets progress, Err problems.
 	Out, Err io.Writer
 }
@@ -56,6 +61,19 @@ func Run(ctx context.Context, c Config) int {
 	if code != 0 {
 		return code
 	}
+	rec, err := c.record(shards)
+	if err != nil {
+		fmt.Fprintln(c.Err, "draconform:", err)
+		return 2
+	}
+	if rec != nil {
+		shards = Assign(shards, c.Share.Count)[c.Share.Index-1]
+		fmt.Fprintf(c.Out, "draconform: shard %s of plan sha256:%s (suites sha256:%s): %s of the plan's\n", c.Share, rec.PlanDigest, rec.SuitesDigest, textline.Count(len(shards), "process"))
+		// A share is a part of the run: it cannot miss the rest, nor
+		// support a claim; the merge of all of them can.
+		c.Options.Complete = false
+		c.Options.Share = fmt.Sprintf("%s of plan sha256:%s, suites sha256:%s", c.Share, rec.PlanDigest, rec.SuitesDigest)
+	}
 	dir := filepath.Join(c.Options.OutDir, "shards")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(c.Err, "draconform:", err)
@@ -74,9 +92,9 @@ func Run(ctx context.Context, c Config) int {
 	fmt.Fprintf(c.Out, "draconform: %s in %s, each on a cluster of its own (long cells split into parts), %d at a time (--parallel); their logs: %s\n", textline.Count(len(cells), "cell"), textline.Count(len(shards), "process"), n, dir)
 	env := Env(os.Environ(), runtime.NumCPU(), n)
 	results := c.runAll(ctx, shards, n, func(sh Shard) result {
-		return runOne(ctx, self, c.Args(sh, filepath.Join(dir, sh.Slug()+".json"), nodeBuilt), env, sh, dir)
+		return runOne(ctx, self, c.request(sh, filepath.Join(dir, sh.Slug()+".json"), nodeBuilt), env, sh, dir)
 	})
-	merged, code := c.merge(results, began, n)
+	merged, code := c.merge(results, began, n, rec)
 	fmt.Fprintf(c.Out, "draconform: %s in %.1fs (%d processes for %d cells, %d at a time)\n", tally(merged), time.Since(began).Seconds(), len(shards), len(cells), n)
 	return code
 }
@@ -165,61 +183,93 @@ func (c *Config) runAll(ctx context.Context, shards []Shard, n int, run func(Sha
 // merge joins the shards' reports in the order the cells are listed, not
 // the order they finished (a cell's parts in order, its facts and header
 // from the first), writes the run's timings, and finishes the run as one.
-func (c *Config) merge(results []result, began time.Time, n int) (types.Report, int) {
+func (c *Config) merge(results []result, began time.Time, n int, rec *Record) (types.Report, int) {
 	opts := c.Options
+	var targets []string
+	for _, t := range opts.Targets {
+		targets = append(targets, t.Name)
+	}
+	j := join(targets, c.ProviderNames, plan.Cells(opts.Plan), results)
+	merged := runner.MergeReports(j.parts, began)
+	if err := writeTimings(filepath.Join(opts.OutDir, runner.TimingsFile), began, n, j.timings); err != nil {
+		fmt.Fprintln(c.Err, "draconform:", err)
+	}
+	if rec != nil {
+		for _, res := range results {
+			p := Process{Shard: res.Shard, Out: res.out}
+			if res.err != nil {
+				p.Err = res.err.Error()
+			}
+			rec.Processes = append(rec.Processes, p)
+		}
+		if err := writeRecord(opts.OutDir, *rec); err != nil {
+			fmt.Fprintln(c.Err, "draconform:", err)
+			return merged, 1
+		}
+	}
+	errs := runner.Finish(opts, merged, j.cells, j.header)
+	for _, f := range j.failed {
+		fmt.Fprintf(c.Err, "draconform: cell %s\n", f)
+	}
+	for _, err := range errs {
+		fmt.Fprintln(c.Err, "draconform:", err)
+	}
+	if !merged.SuiteSucceeded || len(errs) > 0 || len(j.failed) > 0 {
+		return merged, 1
+	}
+	return merged, 0
+}
+
+// joined is what a run's processes wrote, in the order of its targets and
+// cells, not the order they finished: a cell's parts in order, its facts
+// and header from the first.
+type joined struct {
+	parts   []runner.Shard
+	cells   []runner.CellFacts
+	timings []runner.CellTiming
+	header  string
+	failed  []string
+}
+
+func join(targets, providerNames []string, cells []*spec.Cell, results []result) joined {
+	var j joined
 	byKey := map[string][]result{}
 	for _, res := range results {
 		byKey[res.Key()] = append(byKey[res.Key()], res)
 	}
-	var parts []runner.Shard
-	var cells []runner.CellFacts
-	var timings []runner.CellTiming
 	var header strings.Builder
-	var failed []string
-	for i, t := range opts.Targets {
-		for _, cell := range plan.Cells(opts.Plan) {
-			list := byKey[t.Name+"/"+cell.Name]
+	for i, t := range targets {
+		for _, cell := range cells {
+			list := byKey[t+"/"+cell.Name]
 			sort.Slice(list, func(a, b int) bool { return list[a].Part < list[b].Part })
 			first := true
 			for _, res := range list {
 				if res.err != nil {
-					failed = append(failed, fmt.Sprintf("%s (provider %s): %v", res.Name(), c.ProviderNames[i], res.err))
+					j.failed = append(j.failed, fmt.Sprintf("%s (provider %s): %v", res.Name(), providerNames[i], res.err))
 					continue
 				}
-				parts = append(parts, res.out)
+				j.parts = append(j.parts, res.out)
 				for _, tm := range res.out.Timings {
 					if res.Parts > 1 {
 						tm.Part = res.Part
 					}
-					timings = append(timings, tm)
+					j.timings = append(j.timings, tm)
 				}
 				if first {
-					cells = append(cells, res.out.Cells...)
+					j.cells = append(j.cells, res.out.Cells...)
 					header.WriteString(res.out.Header)
 					first = false
 				}
 			}
 		}
 	}
-	merged := runner.MergeReports(parts, began)
-	if err := writeTimings(filepath.Join(opts.OutDir, runner.TimingsFile), began, n, timings); err != nil {
-		fmt.Fprintln(c.Err, "draconform:", err)
-	}
-	errs := runner.Finish(opts, merged, cells, header.String())
-	for _, f := range failed {
-		fmt.Fprintf(c.Err, "draconform: cell %s\n", f)
-	}
-	for _, err := range errs {
-		fmt.Fprintln(c.Err, "draconform:", err)
-	}
-	if !merged.SuiteSucceeded || len(errs) > 0 || len(failed) > 0 {
-		return merged, 1
-	}
-	return merged, 0
+	j.header = header.String()
+	return j
 }
 
-// runOne runs one shard process and reads what it wrote.
-func runOne(ctx context.Context, self string, args, env []string, sh Shard, dir string) result {
+// runOne runs one shard process, this program again started with the
+// shard's Request (see ServeChild), and reads what it wrote.
+func runOne(ctx context.Context, self string, q Request, env []string, sh Shard, dir string) result {
 	res := result{Shard: sh, log: filepath.Join(dir, sh.Slug()+".log")}
 	began := time.Now()
 	defer func() { res.seconds = time.Since(began).Seconds() }()
@@ -231,8 +281,15 @@ func runOne(ctx context.Context, self string, args, env []string, sh Shard, dir 
 		return res
 	}
 	defer logFile.Close()
-	cmd := exec.CommandContext(ctx, self, args...)
-	cmd.Env = env
+	reqPath := filepath.Join(dir, sh.Slug()+".request.json")
+	if err := writeRequest(reqPath, q); err != nil {
+		res.err = err
+		return res
+	}
+	// The arguments only name the process for ps; the request is the
+	// protocol, and a program that does not serve it refuses "shard".
+	cmd := exec.CommandContext(ctx, self, "shard", sh.Slug())
+	cmd.Env = append(env, RequestEnv+"="+reqPath)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Interrupted, the shard stops its cluster and cleans up as on Ctrl-C;
 	// only if it hangs is it killed.
