@@ -13,7 +13,7 @@ import (
 // fakeKernel is a kernelState over a temporary /proc/sys holding values.
 func fakeKernel(t *testing.T, values map[string]string) kernelState {
 	t.Helper()
-	k := kernelState{root: t.TempDir(), procSys: t.TempDir()}
+	k := kernelState{root: t.TempDir(), procSys: t.TempDir(), hostRoot: t.TempDir()}
 	for name, v := range values {
 		set(t, k, name, v)
 	}
