@@ -286,3 +286,62 @@ func TestReadsThisMachine(t *testing.T) {
 	}
 	t.Logf("compared: %s; %s", summary(a), strings.Join(NotCompared(a, b), "; "))
 }
+
+// TestTheHostCheckFailsOnWhatCleanupLeaves runs the host check's
+// comparison with a run that leaves a file in /tmp, as a leak would: it
+// fails naming the file unless the clean-up removes it, and a run that
+// changes nothing passes without a clean-up.
+func TestTheHostCheckFailsOnWhatCleanupLeaves(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		leaves        bool // the run leaves a file
+		cleanupClears bool
+		wantFailure   string
+		wantNote      string
+	}{
+		{"nothing left", false, false, "", "the host is as it was before the run"},
+		{"a leftover that cleanup removes", true, true, "", "cleanup --nodes removed it"},
+		{"a leftover that stays", true, false, "the host differs after the run and cleanup --nodes: file TMP/draconform-leak appeared", "left by the run: file TMP/draconform-leak appeared"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newFakeHost(t)
+			s := h.sources()
+			cleaned := false
+			notes, failures := compareAround(func() *Snapshot { return take(t, s) }, func() {
+				if tc.leaves {
+					h.write("tmp/draconform-leak", "x")
+				}
+			}, func() {
+				cleaned = true
+				if tc.cleanupClears {
+					_ = os.Remove(h.path("tmp/draconform-leak"))
+				}
+			})
+			short := func(lines []string) string {
+				return strings.NewReplacer(h.path("tmp"), "TMP").Replace(strings.Join(lines, "\n"))
+			}
+			if got := short(failures); tc.wantFailure == "" && got != "" || !strings.Contains(got, tc.wantFailure) {
+				t.Errorf("failures:\n%s\nwant %q", got, tc.wantFailure)
+			}
+			if got := short(notes); !strings.Contains(got, tc.wantNote) {
+				t.Errorf("notes:\n%s\nwant %q", got, tc.wantNote)
+			}
+			if cleaned != tc.leaves {
+				t.Errorf("cleanup ran: %v; want it only when the run left something", cleaned)
+			}
+		})
+	}
+}
+
+func TestByDesignDifferencesAreExplainedNotDropped(t *testing.T) {
+	left, notes := unexplained([]Difference{
+		{Files, "/var/lib/draconform", "appeared"},
+		{Files, "/var/lib/draconform/kernel-settings.json", "appeared"},
+	})
+	if len(left) != 1 || left[0].Item != "/var/lib/draconform/kernel-settings.json" {
+		t.Errorf("unexplained kept %v; want only the record", left)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "by design: file /var/lib/draconform appeared: the nodes' state root") {
+		t.Errorf("notes = %v; want the state root explained", notes)
+	}
+}
