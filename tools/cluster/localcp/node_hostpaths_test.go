@@ -104,3 +104,26 @@ func TestFoldersThatWereThereOrHoldOthersFilesStay(t *testing.T) {
 		t.Errorf("restore speaks of the kubelet's folders, which were there before: %s", got)
 	}
 }
+
+// An orphaned node's containerd is gone and lists no sandbox; the loopback
+// results of its sandboxes are found through its network's own entries
+// (a killed run left one here: run).
+func TestOrphanedNodesLoopbackResultsGo(t *testing.T) {
+	dir := t.TempDir()
+	const sandbox = "25366c40457456e4bbb2197be033b979024caac12b78a2913a6a249793d009d7"
+	other := "cni-loopback-ffff0000-lo"
+	for _, f := range []string{"draconform-7f091778bb6f4928-" + sandbox + "-eth0", "cni-loopback-" + sandbox + "-lo", other, "draconform-0000000000000000-abcd-eth0"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeCNICacheIn(dir, "draconform-7f091778bb6f4928", nil)
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{other, "draconform-0000000000000000-abcd-eth0"}; !slices.Equal(slices.Sorted(slices.Values(left)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("left %v; want only another's entries %v", left, want)
+	}
+}
