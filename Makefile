@@ -18,7 +18,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath '-gcflags=all=-dwarf=false -c=1')
 export CGO_ENABLED := 0
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/cli.version=$(VERSION)" ./tools/cmd/draconform
 
-.PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down
+.PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down host-check
 
 # On a machine that has not built them, the modules of the Kubernetes
 # binaries and of the node's container runtime (about 1.2 GB) download while
@@ -49,6 +49,13 @@ test: lint binaries browser
 ## browser: Debian's headless Chromium, which renders report.html in its test
 browser:
 	@command -v chromium-headless-shell >/dev/null || { echo "installing chromium-headless-shell (apt-get) to render report.html in its test"; apt-get update -qq && apt-get install -y -qq chromium-headless-shell; }
+
+## host-check: the kubelet cells of make conformance between two snapshots of this machine (kernel settings, mounts, cgroups, network links, firewall rules, Docker, file names under /tmp and /var/lib): equal, or each difference removed by cleanup --nodes; as root, with nothing else running
+# Not in make test: go test ./... runs packages side by side, and their
+# nodes and control planes would show in the snapshots.
+host-check:
+	$(GO) build -ldflags "-X github.com/draconform/draconform/tools/cli.version=$(VERSION)" -o _output/host-check/draconform ./tools/cmd/draconform
+	DRACONFORM_HOST_CHECK=$(CURDIR)/_output/host-check/draconform $(GO) test -count=1 -timeout 45m -v -run '^TestKubeletCellsLeaveTheHostAsFound$$' ./tools/host/snapshot
 
 ## unit: the tests that need no control plane
 unit:

@@ -389,13 +389,14 @@ func (n *node) stop() error {
 	if err := os.RemoveAll(n.layout.dir); err != nil {
 		errs = append(errs, fmt.Errorf("removing %s: %w", n.layout.dir, err))
 	}
-	// The last node gone, the kernel settings its kubelet wrote go back.
+	// The last node gone, the kernel settings its kubelet wrote go back,
+	// and the folders outside its own that the nodes made go.
 	restored, err := hostKernel.restore()
 	if err != nil {
 		errs = append(errs, fmt.Errorf("restoring the host's kernel settings: %w", err))
 	}
 	if len(restored) > 0 && n.log != nil {
-		n.log.Printf("local: node %s: kernel settings back as they were before the first node: %s", n.name, strings.Join(restored, " "))
+		n.log.Printf("local: node %s: the host as it was before the first node: %s", n.name, strings.Join(restored, " "))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)

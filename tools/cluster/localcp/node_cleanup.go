@@ -196,9 +196,24 @@ const cniCache = "/var/lib/cni/results"
 // the loopback attachments of its sandboxes: a sandbox torn down through
 // CRI removes its own, a killed one does not.
 func removeCNICache(network string, sandboxes []string) {
-	entries, err := os.ReadDir(cniCache)
+	removeCNICacheIn(cniCache, network, sandboxes)
+}
+
+// removeCNICacheIn removes them from dir. The sandboxes are those
+// containerd listed and those the network's own entries name
+// (<network>-<sandbox>-<interface>): an orphaned node's containerd is gone
+// and lists none, and its loopback entries would stay.
+func removeCNICacheIn(dir, network string, sandboxes []string) {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
+	}
+	for _, e := range entries {
+		if rest, ok := strings.CutPrefix(e.Name(), network+"-"); ok {
+			if i := strings.LastIndex(rest, "-"); i > 0 {
+				sandboxes = append(sandboxes, rest[:i])
+			}
+		}
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -207,11 +222,11 @@ func removeCNICache(network string, sandboxes []string) {
 			mine = mine || strings.HasPrefix(name, "cni-loopback-"+id+"-")
 		}
 		if mine {
-			_ = os.Remove(filepath.Join(cniCache, name))
+			_ = os.Remove(filepath.Join(dir, name))
 		}
 	}
 	// The directory stays, even empty: another node may be about to write
-	// into it.
+	// into it (the last node's stop removes it if a node made it).
 }
 
 // cniCacheEntries lists what of the node is in the CNI cache.

@@ -32,9 +32,13 @@ type kernelState struct {
 	root string
 	// procSys is /proc/sys.
 	procSys string
+	// hostRoot is "/", under which fixedHostPaths are (node_hostpaths.go):
+	// the folders a node makes outside its own are recorded and removed
+	// with the settings.
+	hostRoot string
 }
 
-var hostKernel = kernelState{root: NodeStateRoot, procSys: "/proc/sys"}
+var hostKernel = kernelState{root: NodeStateRoot, procSys: "/proc/sys", hostRoot: "/"}
 
 func (k kernelState) recordPath() string { return filepath.Join(k.root, "kernel-settings.json") }
 
@@ -80,6 +84,11 @@ func (k kernelState) record() error {
 		if err != nil {
 			return err
 		}
+		// The folders first: the settings' record is what says a record
+		// is there.
+		if err := k.recordAbsentPaths(); err != nil {
+			return err
+		}
 		if err := os.WriteFile(k.recordPath(), data, 0o600); err != nil {
 			return fmt.Errorf("recording the host's kernel settings: %w", err)
 		}
@@ -88,8 +97,8 @@ func (k kernelState) record() error {
 }
 
 // restore puts the recorded settings back once no node is left under root
-// (a node's folder lives from its start to the end of its stop), and says
-// what it changed.
+// (a node's folder lives from its start to the end of its stop), removes
+// the fixed folders the nodes made, and says what it changed.
 func (k kernelState) restore() ([]string, error) {
 	var changed []string
 	err := k.locked(func() error {
@@ -129,7 +138,9 @@ func (k kernelState) restore() ([]string, error) {
 			}
 			changed = append(changed, fmt.Sprintf("%s=%s", name, want))
 		}
-		if err := errors.Join(errs...); err != nil {
+		removed, err := k.removeMadePaths()
+		changed = append(changed, removed...)
+		if err := errors.Join(append(errs, err)...); err != nil {
 			return err
 		}
 		return os.Remove(k.recordPath())

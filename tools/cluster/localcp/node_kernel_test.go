@@ -3,14 +3,17 @@ package localcp
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/tools/host/snapshot"
 )
 
 // fakeKernel is a kernelState over a temporary /proc/sys holding values.
 func fakeKernel(t *testing.T, values map[string]string) kernelState {
 	t.Helper()
-	k := kernelState{root: t.TempDir(), procSys: t.TempDir()}
+	k := kernelState{root: t.TempDir(), procSys: t.TempDir(), hostRoot: t.TempDir()}
 	for name, v := range values {
 		set(t, k, name, v)
 	}
@@ -94,5 +97,16 @@ func TestKernelSettingsComeBackWhenTheLastNodeStops(t *testing.T) {
 	}
 	if got := get(t, k, "kernel.panic"); got != "5" {
 		t.Errorf("kernel.panic = %s after the second run, want 5", got)
+	}
+}
+
+// TestHostSnapshotComparesEverySettingTheKubeletWrites holds the host
+// check's list (tools/host/snapshot, which may not import this package) to
+// the settings the node records and puts back.
+func TestHostSnapshotComparesEverySettingTheKubeletWrites(t *testing.T) {
+	for _, name := range kubeletKernelSettings {
+		if !slices.Contains(snapshot.KubeletKernelSettings, name) {
+			t.Errorf("the kubelet writes %s, and the host snapshot does not compare it", name)
+		}
 	}
 }

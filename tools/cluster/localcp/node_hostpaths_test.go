@@ -1,0 +1,129 @@
+package localcp
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// kubeletMakesItsFolders does what a node's kubelet and CNI do outside the
+// node's folder: the device plugin folder with its socket and checkpoint,
+// and libcni's cache.
+func kubeletMakesItsFolders(t *testing.T, k kernelState) {
+	t.Helper()
+	dp := k.hostPath("/var/lib/kubelet/device-plugins")
+	for _, d := range []string{dp, k.hostPath("/var/lib/cni/results")} {
+		if err := os.MkdirAll(d, 0o750); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range kubeletDevicePluginFiles {
+		if err := os.WriteFile(filepath.Join(dp, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// nodeRuns records the host as a first node does and returns a function
+// that ends it as the last node's stop does.
+func nodeRuns(t *testing.T, k kernelState) func() []string {
+	t.Helper()
+	dir := filepath.Join(k.root, "aaaaaa")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.record(); err != nil {
+		t.Fatal(err)
+	}
+	return func() []string {
+		os.RemoveAll(dir)
+		changed, err := k.restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return changed
+	}
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// On a machine with no kubelet of its own, the folders the node's kubelet
+// and CNI made go with the last node (they were left before: run).
+func TestFoldersTheNodesMadeGoWithTheLastNode(t *testing.T) {
+	k := fakeKernel(t, map[string]string{"kernel.panic": "1"})
+	stop := nodeRuns(t, k)
+	kubeletMakesItsFolders(t, k)
+	changed := stop()
+	for _, p := range fixedHostPaths {
+		if exists(k.hostPath(p)) {
+			t.Errorf("%s is left after the last node", p)
+		}
+		if !slices.Contains(changed, "removed "+p) {
+			t.Errorf("restore does not say it removed %s: %v", p, changed)
+		}
+	}
+	if exists(k.pathsRecord()) {
+		t.Errorf("the record of the folders is left")
+	}
+	if !exists(k.hostPath("/var/lib")) {
+		t.Errorf("/var/lib itself went")
+	}
+}
+
+// A device plugin folder that was there before is a real kubelet's: what
+// is in it stays, the node's socket too (it cannot be told apart). A
+// folder the node made that holds another's file stays, and is named.
+func TestFoldersThatWereThereOrHoldOthersFilesStay(t *testing.T) {
+	k := fakeKernel(t, map[string]string{"kernel.panic": "1"})
+	plugin := k.hostPath("/var/lib/kubelet/device-plugins/nvidia.sock")
+	if err := os.MkdirAll(filepath.Dir(plugin), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plugin, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := nodeRuns(t, k)
+	kubeletMakesItsFolders(t, k)
+	other := k.hostPath("/var/lib/cni/results/someone-else")
+	if err := os.WriteFile(other, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	changed := stop()
+	for _, p := range []string{plugin, k.hostPath("/var/lib/kubelet/device-plugins/kubelet.sock"), other} {
+		if !exists(p) {
+			t.Errorf("%s went; it was not the nodes' to remove", p)
+		}
+	}
+	got := strings.Join(changed, "; ")
+	if !strings.Contains(got, "left /var/lib/cni/results, made by a node, since it holds [someone-else]") {
+		t.Errorf("restore does not name the folder it left: %s", got)
+	}
+	if strings.Contains(got, "/var/lib/kubelet") {
+		t.Errorf("restore speaks of the kubelet's folders, which were there before: %s", got)
+	}
+}
+
+// An orphaned node's containerd is gone and lists no sandbox; the loopback
+// results of its sandboxes are found through its network's own entries
+// (a killed run left one here: run).
+func TestOrphanedNodesLoopbackResultsGo(t *testing.T) {
+	dir := t.TempDir()
+	const sandbox = "25366c40457456e4bbb2197be033b979024caac12b78a2913a6a249793d009d7"
+	other := "cni-loopback-ffff0000-lo"
+	for _, f := range []string{"draconform-7f091778bb6f4928-" + sandbox + "-eth0", "cni-loopback-" + sandbox + "-lo", other, "draconform-0000000000000000-abcd-eth0"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeCNICacheIn(dir, "draconform-7f091778bb6f4928", nil)
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{other, "draconform-0000000000000000-abcd-eth0"}; !slices.Equal(slices.Sorted(slices.Values(left)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("left %v; want only another's entries %v", left, want)
+	}
+}

@@ -1,0 +1,120 @@
+package snapshot
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// kernelSettings reads each setting as name=value; one this kernel lacks
+// is left out, so that one appearing (a module loaded) shows.
+func kernelSettings(procSys string, names []string) []string {
+	var out []string
+	for _, name := range names {
+		v, err := os.ReadFile(filepath.Join(procSys, strings.ReplaceAll(name, ".", "/")))
+		if err != nil {
+			continue
+		}
+		out = append(out, name+"="+strings.TrimSpace(string(v)))
+	}
+	return out
+}
+
+// mounts reads mountinfo as "mount point (type from source)": the mount
+// and parent ids are left out, since the same mount made again is no
+// change to the machine; a path mounted twice is two items.
+func mounts(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		fields, postFields := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(fields) < 5 || len(postFields) < 2 {
+			return nil, fmt.Errorf("%s: unreadable line %q", path, sc.Text())
+		}
+		out = append(out, fmt.Sprintf("%s (%s from %s)", unescape(fields[4]), postFields[0], unescape(postFields[1])))
+	}
+	return out, sc.Err()
+}
+
+// unescape undoes the kernel's octal escapes in mountinfo (\040 a space).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// tree lists the entries under root, depth levels down, as paths relative
+// to it (only folders if dirsOnly). A root that does not exist has none.
+func tree(root string, depth int, dirsOnly bool) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			// An entry removed while the walk reads it (a cgroup, a
+			// temporary file) is simply not there.
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if p == root {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		level := strings.Count(rel, string(filepath.Separator)) + 1
+		if !dirsOnly || d.IsDir() {
+			out = append(out, rel)
+		}
+		if d.IsDir() && level >= depth {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return out, err
+}
+
+// files lists the entries of each folder as full paths.
+func files(dirs []Dir) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range dirs {
+		rels, err := tree(d.Path, d.Depth, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rels {
+			p := filepath.Join(d.Path, r)
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
