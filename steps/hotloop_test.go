@@ -65,18 +65,7 @@ func (l *schedulerLogs) read(_ context.Context, ns, pod, container string) (stri
 // apply. It never passes without having counted them.
 func TestExpectNoHotLoopThroughTheAPI(t *testing.T) {
 	const window = time.Second
-	tests := []struct {
-		name      string
-		pod       bool // a kube-scheduler static pod exists
-		forbidden bool // listing kube-system pods is refused
-		noLogs    bool // reading kube-system pods' logs is refused (draconform rbac's role)
-		log, late string
-		restarted bool // the container is replaced during the window
-		fails     []string
-		skip      []string // the case does not apply, for these reasons
-		measured  string
-		quick     bool // decided before the window
-	}{
+	tests := []hotLoopCase{
 		{name: "no scheduler pod", quick: true,
 			skip: []string{"this cluster shows it nowhere", "no pod in kube-system is labelled component=kube-scheduler"}},
 		{name: "kube-system pods forbidden", forbidden: true, quick: true,
@@ -93,36 +82,7 @@ func TestExpectNoHotLoopThroughTheAPI(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := stepstest.New(t)
-			l := &schedulerLogs{text: tt.log}
-			f.Env.Clients.Logs = l.read
-			if tt.noLogs {
-				f.Env.Clients.Logs = func(_ context.Context, ns, pod, _ string) (string, error) {
-					return "", apierrors.NewForbidden(schema.GroupResource{Resource: "pods/log"}, pod, fmt.Errorf("user cannot get pods/log in %s", ns))
-				}
-			}
-			f.SeedYAML("p1", podYAML("p1", "", unschedulableStatus))
-			if tt.pod {
-				sp := f.AddYAML(schedulerPod("aaa"))
-				f.Later(window/3, func() {
-					l.set(tt.late)
-					if tt.restarted {
-						f.Modify(sp, func(u *unstructured.Unstructured) {
-							st, _, _ := unstructured.NestedSlice(u.Object, "status", "containerStatuses")
-							st[0].(map[string]any)["containerID"] = "containerd://bbb"
-							_ = unstructured.SetNestedSlice(u.Object, st, "status", "containerStatuses")
-						})
-					}
-				})
-			}
-			if tt.forbidden {
-				f.Kube.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-					if a.GetNamespace() != "kube-system" {
-						return false, nil, nil
-					}
-					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", fmt.Errorf("user cannot list pods in kube-system"))
-				})
-			}
+			f := tt.fake(t, window)
 			start := time.Now()
 			err := run(t, f, &steps.ExpectNoHotLoop{Spec: &spec.ExpectNoHotLoop{Pod: "p1", Over: spec.Duration(window), MaxAttempts: 10}})
 			if tt.quick && time.Since(start) > window {
@@ -147,4 +107,54 @@ func TestExpectNoHotLoopThroughTheAPI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hotLoopCase is one row of TestExpectNoHotLoopThroughTheAPI.
+type hotLoopCase struct {
+	name      string
+	pod       bool // a kube-scheduler static pod exists
+	forbidden bool // listing kube-system pods is refused
+	noLogs    bool // reading kube-system pods' logs is refused (draconform rbac's role)
+	log, late string
+	restarted bool // the container is replaced during the window
+	fails     []string
+	skip      []string // the case does not apply, for these reasons
+	measured  string
+	quick     bool // decided before the window
+}
+
+// fake is the cluster the row describes: an unschedulable pod, and the
+// scheduler's pod and logs as they change a third into the window.
+func (tt hotLoopCase) fake(t *testing.T, window time.Duration) *stepstest.Fake {
+	f := stepstest.New(t)
+	l := &schedulerLogs{text: tt.log}
+	f.Env.Clients.Logs = l.read
+	if tt.noLogs {
+		f.Env.Clients.Logs = func(_ context.Context, ns, pod, _ string) (string, error) {
+			return "", apierrors.NewForbidden(schema.GroupResource{Resource: "pods/log"}, pod, fmt.Errorf("user cannot get pods/log in %s", ns))
+		}
+	}
+	f.SeedYAML("p1", podYAML("p1", "", unschedulableStatus))
+	if tt.pod {
+		sp := f.AddYAML(schedulerPod("aaa"))
+		f.Later(window/3, func() {
+			l.set(tt.late)
+			if tt.restarted {
+				f.Modify(sp, func(u *unstructured.Unstructured) {
+					st, _, _ := unstructured.NestedSlice(u.Object, "status", "containerStatuses")
+					st[0].(map[string]any)["containerID"] = "containerd://bbb"
+					_ = unstructured.SetNestedSlice(u.Object, st, "status", "containerStatuses")
+				})
+			}
+		})
+	}
+	if tt.forbidden {
+		f.Kube.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			if a.GetNamespace() != "kube-system" {
+				return false, nil, nil
+			}
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", fmt.Errorf("user cannot list pods in kube-system"))
+		})
+	}
+	return f
 }

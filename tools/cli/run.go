@@ -372,10 +372,17 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile,
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args,
 		Rerun: r.prov.rerunFlags(), Verbose: r.verbose || r.wholeSummary, FailFast: r.failFast}
-	parallel := shards.Processes(r.parallel, targets)
+	return outDir, r.execute(ctx, opts, providerNames, share, s)
+}
+
+// execute runs the planned cases: in shard processes where the providers'
+// cells can run apart (and always for --shard), else in this process.
+func (r runRequest) execute(ctx context.Context, opts runner.Options, providerNames []string, share shards.Share, s Streams) int {
+	outDir := opts.OutDir
+	parallel := shards.Processes(r.parallel, opts.Targets)
 	if r.shard != "" {
-		if !shards.Separable(targets) || r.sonobuoy {
-			return outDir, printRefusal(s, refuse("--shard splits a run's cells over processes, which --provider %s (or --sonobuoy) does not allow: shard with the embedded providers", r.prov.provider))
+		if !shards.Separable(opts.Targets) || r.sonobuoy {
+			return printRefusal(s, refuse("--shard splits a run's cells over processes, which --provider %s (or --sonobuoy) does not allow: shard with the embedded providers", r.prov.provider))
 		}
 		parallel = max(parallel, 1)
 	}
@@ -383,25 +390,23 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		child, err := r.child()
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform:", err)
-			return outDir, 2
+			return 2
 		}
-		return outDir, shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err, Common: child,
+		return shards.Run(ctx, shards.Config{Options: opts, ProviderNames: providerNames, Parallel: parallel, Out: s.Out, Err: s.Err, Common: child,
 			Share: share, Cells: r.filter.filter().Cells})
 	}
-
 	passed, err := runner.RunInProcess(opts, runner.Display{Verbose: r.verbose, Colour: colour(s, isTerminal, os.Getenv)})
 	if err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
-		return outDir, 2
-	}
-	code = 0
-	if !passed {
-		code = 1
+		return 2
 	}
 	if r.sonobuoy && !publishSonobuoy(outDir, s) {
-		return outDir, 1
+		return 1
 	}
-	return outDir, code
+	if !passed {
+		return 1
+	}
+	return 0
 }
 
 // publishSonobuoy hands the run's reports to Sonobuoy, and says so.
