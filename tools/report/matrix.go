@@ -124,16 +124,20 @@ func columns(g grid, from, to int) string {
 
 // wrap joins items with two spaces into lines of at most width, indented
 // by two.
-func wrap(items []string, width int) string {
+func wrap(items []string, width int) string { return joinWrapped(items, "  ", width) }
+
+// joinWrapped joins items with sep into lines of at most width, each
+// indented by two.
+func joinWrapped(items []string, sep string, width int) string {
 	var b strings.Builder
 	line := ""
 	for _, it := range items {
-		if line != "" && 2+len(line)+2+len(it) > width {
+		if line != "" && 2+len(line)+len(sep)+len(it) > width {
 			b.WriteString("  " + line + "\n")
 			line = ""
 		}
 		if line != "" {
-			line += "  "
+			line += sep
 		}
 		line += it
 	}

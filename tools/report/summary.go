@@ -134,18 +134,4 @@ func elsewhere(outcomes []Outcome) string {
 
 // wrapWords joins words with a space into lines of at most width, the
 // lines after the first indented by two.
-func wrapWords(words []string, width int) string {
-	var b strings.Builder
-	line := ""
-	for _, w := range words {
-		if line != "" && 2+len(line)+1+len(w) > width {
-			b.WriteString("  " + line + "\n")
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return b.String() + "  " + line + "\n"
-}
+func wrapWords(words []string, width int) string { return joinWrapped(words, " ", width) }
