@@ -10,6 +10,8 @@ import (
 
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/draconform/draconform/tools/internal/mountinfo"
 )
 
 var testLayout = nodeLayout{dir: "/var/lib/draconform/abc123"}
@@ -117,11 +119,11 @@ func TestPodSubnetsDiffer(t *testing.T) {
 
 func TestParseMountInfo(t *testing.T) {
 	line := `612 31 0:52 / /var/lib/draconform/abc\040123/kubelet rw,relatime shared:1 - tmpfs tmpfs rw`
-	mi, ok := parseMountInfo(line)
-	if !ok || mi.mountPoint != "/var/lib/draconform/abc 123/kubelet" || mi.fsType != "tmpfs" {
+	mi, ok := mountinfo.Parse(line)
+	if !ok || mi.MountPoint != "/var/lib/draconform/abc 123/kubelet" || mi.FSType != "tmpfs" {
 		t.Errorf("got %+v %t", mi, ok)
 	}
-	if _, ok := parseMountInfo("garbage"); ok {
+	if _, ok := mountinfo.Parse("garbage"); ok {
 		t.Error("a line without a separator parsed")
 	}
 	paths := []string{"/a", "/a/b/c", "/a/b"}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/internal/mountinfo"
 )
 
 // NodeStateRoot holds each node's state directory. Not the run's output
@@ -96,48 +97,12 @@ func cgroupMounts() ([]string, error) {
 	var out []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		mi, ok := parseMountInfo(sc.Text())
-		if ok && (mi.fsType == "cgroup" || mi.fsType == "cgroup2") {
-			out = append(out, mi.mountPoint)
+		mi, ok := mountinfo.Parse(sc.Text())
+		if ok && (mi.FSType == "cgroup" || mi.FSType == "cgroup2") {
+			out = append(out, mi.MountPoint)
 		}
 	}
 	return out, sc.Err()
-}
-
-type mountInfo struct{ mountPoint, fsType string }
-
-// parseMountInfo reads one line of /proc/self/mountinfo: the mount point is
-// field 5 (octal-escaped), the file system type follows the " - " separator.
-func parseMountInfo(line string) (mountInfo, bool) {
-	pre, post, ok := strings.Cut(line, " - ")
-	if !ok {
-		return mountInfo{}, false
-	}
-	fields, postFields := strings.Fields(pre), strings.Fields(post)
-	if len(fields) < 5 || len(postFields) < 1 {
-		return mountInfo{}, false
-	}
-	return mountInfo{mountPoint: unescapeMount(fields[4]), fsType: postFields[0]}, true
-}
-
-// unescapeMount undoes the kernel's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			var v int
-			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &v); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // mountsUnder lists the mount points at or below dir, deepest first, so
@@ -152,9 +117,9 @@ func mountsUnder(dir string) ([]string, error) {
 	var out []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		mi, ok := parseMountInfo(sc.Text())
-		if ok && (mi.mountPoint == dir || strings.HasPrefix(mi.mountPoint, dir+"/")) {
-			out = append(out, mi.mountPoint)
+		mi, ok := mountinfo.Parse(sc.Text())
+		if ok && (mi.MountPoint == dir || strings.HasPrefix(mi.MountPoint, dir+"/")) {
+			out = append(out, mi.MountPoint)
 		}
 	}
 	// Longer paths are deeper; a path mounted twice is unmounted twice.

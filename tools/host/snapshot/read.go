@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/draconform/draconform/tools/internal/mountinfo"
 )
 
 // kernelSettings reads each setting as name=value; one this kernel lacks
@@ -38,33 +39,13 @@ func mounts(path string) ([]string, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		fields, postFields := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(fields) < 5 || len(postFields) < 2 {
+		e, ok := mountinfo.Parse(sc.Text())
+		if !ok || e.Source == "" {
 			return nil, fmt.Errorf("%s: unreadable line %q", path, sc.Text())
 		}
-		out = append(out, fmt.Sprintf("%s (%s from %s)", unescape(fields[4]), postFields[0], unescape(postFields[1])))
+		out = append(out, fmt.Sprintf("%s (%s from %s)", e.MountPoint, e.FSType, e.Source))
 	}
 	return out, sc.Err()
-}
-
-// unescape undoes the kernel's octal escapes in mountinfo (\040 a space).
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // tree lists the entries under root, depth levels down, as paths relative

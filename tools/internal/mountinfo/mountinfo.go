@@ -1,0 +1,53 @@
+// Package mountinfo reads lines of /proc/<pid>/mountinfo, which both the
+// embedded node (its cgroup mounts, what it must unmount) and the host
+// snapshot (what a run left mounted) need.
+package mountinfo
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Entry is what draconform reads of one mount.
+type Entry struct {
+	// MountPoint is field 5, octal escapes undone.
+	MountPoint string
+	// FSType and Source follow the " - " separator ("" where absent).
+	FSType, Source string
+}
+
+// Parse reads one line; false for a line that is not one.
+func Parse(line string) (Entry, bool) {
+	pre, post, ok := strings.Cut(line, " - ")
+	if !ok {
+		return Entry{}, false
+	}
+	fields, postFields := strings.Fields(pre), strings.Fields(post)
+	if len(fields) < 5 || len(postFields) < 1 {
+		return Entry{}, false
+	}
+	e := Entry{MountPoint: Unescape(fields[4]), FSType: postFields[0]}
+	if len(postFields) > 1 {
+		e.Source = Unescape(postFields[1])
+	}
+	return e, true
+}
+
+// Unescape undoes the kernel's octal escapes (\040 for a space).
+func Unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
