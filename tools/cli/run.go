@@ -341,7 +341,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 	// anything is built; the runner applies --focus and --label-filter
 	// itself, to the cells they leave.
 	sel := selection{filter: r.filter, focus: r.focus, labels: r.labels, targets: r.prov.targetNames()}
-	cases, _, rf := sel.cases(b)
+	cases, focused, rf := sel.cases(b)
 	if rf != nil {
 		return "", printRefusal(s, rf)
 	}
@@ -366,13 +366,23 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return outDir, 2
 	}
-	fmt.Fprintf(s.Out, "draconform: run %s, %s in %s on %s (%s), output %s\n", runID, textline.Count(len(cases), "case"), textline.Count(len(plan.Cells(cases)), "cell"), textline.Count(len(targets), "implementation"), r.prov.provider, outDir)
+	fmt.Fprintf(s.Out, "draconform: run %s, %s on %s (%s), output %s\n", runID, runSize(cases, focused), textline.Count(len(targets), "implementation"), r.prov.provider, outDir)
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile,
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args,
 		Rerun: r.prov.rerunFlags(), Verbose: r.verbose || r.wholeSummary, FailFast: r.failFast}
 	return outDir, r.execute(ctx, opts, providerNames, share, s)
+}
+
+// runSize counts the cases and cells a run will run: those --focus and
+// --label-filter let through, and of how many planned when they narrow it.
+func runSize(planned, focused []plan.Case) string {
+	size := textline.Count(len(focused), "case") + " in " + textline.Count(len(plan.Cells(focused)), "cell")
+	if len(focused) < len(planned) {
+		size += fmt.Sprintf(" (of %d planned)", len(planned))
+	}
+	return size
 }
 
 // execute runs the planned cases: in shard processes where the providers'

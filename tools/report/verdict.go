@@ -105,7 +105,7 @@ func Verdicts(claims []Claim, outcomes []Outcome, cells CellStates, complete boo
 func judge(c Claim, target string, got map[string]Outcome, cells CellStates, complete bool) Verdict {
 	v := Verdict{Claim: c.Name, Title: c.Title, Target: target}
 	if !complete {
-		v.State, v.Reason = NotApplicable, "a narrowed run (--focus, --label-filter, --suite, --cells or --case-ids) supports no claim"
+		v.State, v.Reason = NotApplicable, "a narrowed run (--focus, --label-filter, --suite, --cells, --rerun-failed or one --shard alone) supports no claim"
 		return v
 	}
 	v.conclude(c, v.countCases(c, target, got, cells))
