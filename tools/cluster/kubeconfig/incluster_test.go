@@ -15,9 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
-	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/localcp/localcptest"
 	"github.com/draconform/draconform/tools/cluster/probe"
 )
 
@@ -27,21 +26,9 @@ import (
 // Kubernetes mounts them, and the capability probe the runner starts with
 // works through it.
 func TestInClusterWithAServiceAccountToken(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: "v1.37.2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := localcp.New(localcp.Options{BinDir: bin, OutDir: t.TempDir(), Version: "v1.37.2"})
-	defer p.Close(context.Background())
-	c, err := p.Start(ctx, "defaults", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := localcptest.Start(ctx, t, "defaults")
 	const ns = "draconform-incluster"
 	token := clusterAdminToken(ctx, t, kubernetes.NewForConfigOrDie(c.RESTConfig()), ns)
 	dir := mountServiceAccount(t, c.RESTConfig(), token)

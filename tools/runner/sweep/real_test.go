@@ -16,29 +16,16 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/draconform/draconform/steps"
-	"github.com/draconform/draconform/tools/build/k8sbuild"
-	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/localcp/localcptest"
 )
 
 // On a real API server (the embedded v1.37.2): a killed run's Node, whose
 // Lease was last renewed ten minutes ago, and its namespace go; a run
 // whose Node renewed its Lease just now keeps both.
 func TestSweepOnARealAPIServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: "v1.37.2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := localcp.New(localcp.Options{BinDir: bin, OutDir: t.TempDir(), Version: "v1.37.2"})
-	defer p.Close(context.Background())
-	c, err := p.Start(ctx, "defaults", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := localcptest.Start(ctx, t, "defaults")
 	kube := kubernetes.NewForConfigOrDie(c.RESTConfig())
 	for run, renewed := range map[string]time.Time{"killed": time.Now().Add(-10 * time.Minute), "going": time.Now()} {
 		makeRun(ctx, t, kube, run, renewed)
