@@ -28,3 +28,12 @@ func (f *providerFlags) kubectl() map[string]string {
 	}
 	return map[string]string{"kubeconfig": cmd}
 }
+
+// gone says, by target, why a cluster the run did not start to discard
+// still goes at its end: kind's, unless --kind-keep.
+func (f *providerFlags) gone() map[string]string {
+	if f.kind.Keep {
+		return nil
+	}
+	return map[string]string{"kind": "kind's clusters are deleted when the run ends (--kind-keep keeps them), and the namespace with them"}
+}

@@ -31,7 +31,11 @@ func cleanUp(ctx context.Context, opts Options, c plan.Case, env *steps.Env, r *
 		// The case failed before its namespace was made.
 		return err
 	}
-	text := keptText(env.Namespace, namespaced, removed, discarded, opts.Kubectl[c.Target])
+	gone := opts.Gone[c.Target]
+	if discarded {
+		gone = "this cluster is the run's own and stops when the run ends, taking the namespace with it"
+	}
+	text := keptText(env.Namespace, namespaced, removed, gone, opts.Kubectl[c.Target])
 	r.add(report.EntryKept, text, false)
 	r.printf("%s\n", text)
 	return err
@@ -54,19 +58,18 @@ func keptObjects(env *steps.Env) (namespaced, removed []string) {
 }
 
 // keptText says what --keep-on-failure kept of a failed case and how to
-// reach it: kubectl for a cluster that outlives the run; for one the run
-// discards (the embedded providers'), that it goes with the run and the
-// diagnostics file is what remains.
-func keptText(ns string, namespaced, removed []string, discarded bool, kubectl string) string {
+// reach it: kubectl for a cluster that outlives the run; for one that goes
+// with it (gone says why: the embedded providers', kind's without
+// --kind-keep), that the diagnostics file is what remains.
+func keptText(ns string, namespaced, removed []string, gone, kubectl string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kept (--keep-on-failure): namespace %s", ns)
 	if len(namespaced) > 0 {
 		fmt.Fprintf(&b, " with %s", strings.Join(namespaced, ", "))
 	}
 	b.WriteString("\n")
-	if discarded {
-		b.WriteString("  this cluster is the run's own and stops when the run ends, taking the namespace with it: " +
-			"the objects as they were at the failure are in the diagnostics file\n")
+	if gone != "" {
+		b.WriteString("  " + gone + ": the objects as they were at the failure are in the diagnostics file\n")
 	} else {
 		if kubectl == "" {
 			kubectl = "kubectl"
