@@ -124,8 +124,7 @@ func (a *Applied) set(flags *pflag.FlagSet, path string, e entry) loader.Problem
 		v = v.Alias
 	}
 	if v.Kind != yaml.ScalarNode || !fits(f.Value.Type(), v.Tag) {
-		return at(e.value.Line, "write the value as on the command line, e.g. provider: local,prototype",
-			"expected a %s for %q, found %s", f.Value.Type(), name, loader.Describe(v))
+		return at(e.value.Line, hint(f.Value.Type()), "expected a %s for %q, found %s", f.Value.Type(), name, loader.Describe(v))
 	}
 	if flags.Changed(name) {
 		a.Overridden = append(a.Overridden, name)
@@ -152,6 +151,17 @@ func fits(typ, tag string) bool {
 		return tag == "!!int" || tag == "!!float"
 	}
 	return tag == "!!str" || tag == "!!int" || tag == "!!float"
+}
+
+// hint says how to write a value of a flag of type typ.
+func hint(typ string) string {
+	switch typ {
+	case "bool":
+		return "write true or false"
+	case "int", "int32", "int64", "uint", "uint32", "uint64", "float32", "float64":
+		return "write a number"
+	}
+	return "write the value as on the command line, e.g. provider: local,prototype"
 }
 
 // flagNames are the keys a file may use, for "did you mean".
