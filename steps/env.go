@@ -192,6 +192,10 @@ func (c *Created) Resource(dyn dynamic.Interface) dynamic.ResourceInterface {
 type cleanupFn struct {
 	what string
 	fn   func(context.Context) error
+	// inNamespace marks the removal of the case's namespace or of an
+	// object in it, which a failed case may keep (--keep-on-failure):
+	// nothing outside the namespace depends on it.
+	inNamespace bool
 }
 
 // Remember records an object under its ref for later steps.
@@ -249,22 +253,48 @@ func (e *Env) Objects() map[spec.Ref]*Created {
 func (e *Env) Defer(what string, fn func(context.Context) error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.cleanup = append(e.cleanup, cleanupFn{what, fn})
+	e.cleanup = append(e.cleanup, cleanupFn{what: what, fn: fn})
+}
+
+// DeferInNamespace registers the removal of the case's namespace or of an
+// object in it: clean-up that RunCleanupKeeping leaves undone.
+func (e *Env) DeferInNamespace(what string, fn func(context.Context) error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cleanup = append(e.cleanup, cleanupFn{what: what, fn: fn, inNamespace: true})
 }
 
 // RunCleanup runs deferred work, newest first, and reports every failure.
 func (e *Env) RunCleanup(ctx context.Context) error {
+	_, err := e.runCleanup(ctx, false)
+	return err
+}
+
+// RunCleanupKeeping runs deferred work as RunCleanup does but leaves the
+// case's namespace and the objects in it, for a person to look at a failed
+// case; what must be undone for later cases on the cluster (its
+// cluster-scoped objects, gates restored, heartbeats stopped) still is. It
+// returns what it left undone.
+func (e *Env) RunCleanupKeeping(ctx context.Context) (kept []string, err error) {
+	return e.runCleanup(ctx, true)
+}
+
+func (e *Env) runCleanup(ctx context.Context, keepNamespace bool) (kept []string, _ error) {
 	e.mu.Lock()
 	fns := e.cleanup
 	e.cleanup = nil
 	e.mu.Unlock()
 	var errs []error
 	for i := len(fns) - 1; i >= 0; i-- {
+		if keepNamespace && fns[i].inNamespace {
+			kept = append(kept, fns[i].what)
+			continue
+		}
 		if err := e.retryOutage(ctx, fns[i]); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", fns[i].what, err))
 		}
 	}
-	return errors.Join(errs...)
+	return kept, errors.Join(errs...)
 }
 
 // cleanupRetry is how often clean-up work that met an API server outage is

@@ -64,7 +64,11 @@ func (w *Write) Run(ctx context.Context, env *Env) error {
 	if w.Verb != verbUpdate {
 		// Deleted with the case even if the write is expected to fail: a
 		// write that should have been rejected may have gone through.
-		env.Defer("delete "+string(ref), deleteFn(env, c))
+		if c.Namespaced && c.Object.GetNamespace() == env.Namespace {
+			env.DeferInNamespace("delete "+string(ref), deleteFn(env, c))
+		} else {
+			env.Defer("delete "+string(ref), deleteFn(env, c))
+		}
 	}
 	stored, werr := w.write(ctx, env, dyn, c, ref)
 	want, err := expandExpect(env, w.Spec.Expect)

@@ -129,8 +129,13 @@ func newRoot(s Streams, code *int) *cobra.Command {
 			cmd.Args = cobra.ArbitraryArgs
 		}
 		act := v.setup(cmd.Flags())
+		addConfigFlag(cmd)
 		completeNames(cmd)
 		cmd.Run = func(c *cobra.Command, args []string) {
+			if r := applyConfig(c, s); r != nil {
+				*code = printRefusal(s, r)
+				return
+			}
 			vs := s
 			vs.NoColor, _ = c.Flags().GetBool("no-color")
 			*code = act(c.Context(), args, vs)

@@ -86,7 +86,8 @@ func RerunCommand(o Outcome, flags RerunFlags) string {
 // FailureBlock is what the terminal and the top of a diagnostics file say
 // of a failure, each line after indent: whether it blocks, the failing step
 // and its reason with the want/got diff (at most DetailLines lines), and
-// the command that reruns the case alone.
+// the command that reruns the case alone, then what --keep-on-failure kept
+// of it.
 func FailureBlock(o Outcome, indent string, flags RerunFlags) string {
 	var b strings.Builder
 	if st := Standing(o); st != "" {
@@ -96,5 +97,19 @@ func FailureBlock(o Outcome, indent string, flags RerunFlags) string {
 		b.WriteString(indent + l + "\n")
 	}
 	b.WriteString(indent + "rerun: " + RerunCommand(o, flags) + "\n")
+	for _, l := range strings.Split(o.Kept, "\n") {
+		if l != "" {
+			b.WriteString(indent + l + "\n")
+		}
+	}
 	return b.String()
+}
+
+// FailureText is a failure's whole message for a report, with what
+// --keep-on-failure kept of the case after it.
+func FailureText(o Outcome) string {
+	if o.Kept == "" {
+		return o.Message
+	}
+	return strings.TrimRight(o.Message, "\n") + "\n\n" + o.Kept
 }

@@ -138,7 +138,7 @@ func firstBriefs(b []htmlBrief) ([]htmlBrief, int) {
 func cellKey(o Outcome) string { return o.Target + "\x00" + o.Suite + "\x00" + o.Cell }
 
 func failureOf(o Outcome, i int, s scrubber, flags RerunFlags) htmlFailure {
-	f := htmlFailure{Outcome: o, Anchor: fmt.Sprintf("failure-%d", i+1), Standing: Standing(o), Rerun: s.Text(RerunCommand(o, flags)), Message: s.Text(o.Message)}
+	f := htmlFailure{Outcome: o, Anchor: fmt.Sprintf("failure-%d", i+1), Standing: Standing(o), Rerun: s.Text(RerunCommand(o, flags)), Message: s.Text(FailureText(o))}
 	if o.Diagnostics != "" {
 		f.Diagnostics = s.Text(o.Diagnostics)
 		if data, err := os.ReadFile(o.Diagnostics); err == nil {

@@ -121,7 +121,7 @@ func JUnit(r types.Report, outcomes []Outcome, dir string) ([]byte, error) {
 		switch o.State {
 		case Failed:
 			s.Failures++
-			c.Failure = &junitMessage{Message: FailureReason(o), Type: failureType(o), Text: o.Message}
+			c.Failure = &junitMessage{Message: FailureReason(o), Type: failureType(o), Text: FailureText(o)}
 		case Skipped:
 			s.Skipped++
 			c.Skipped = &junitMessage{Message: textline.Summary(o.Message, " …")}

@@ -28,6 +28,9 @@ type Outcome struct {
 	Informing   bool    `json:"informing,omitempty"`
 	Seconds     float64 `json:"seconds"`
 	Diagnostics string  `json:"diagnostics,omitempty"`
+	// Kept says what --keep-on-failure left of a failed case on its
+	// cluster and how to reach it.
+	Kept string `json:"kept,omitempty"`
 	// Note says which of several accepted outcomes a case saw.
 	Note string `json:"note,omitempty"`
 	// Cause is a stable, machine-independent word for why a case has its
@@ -56,6 +59,7 @@ const (
 	EntryCause       = "cause"
 	EntryGap         = "gap"
 	EntryDiagnostics = "diagnostics"
+	EntryKept        = "kept"
 	EntryNote        = "outcome"
 	EntryMeasurement = "measurement"
 	// EntrySeconds is how long the case itself took, where its spec
@@ -155,6 +159,8 @@ func Outcomes(r types.Report) []Outcome {
 			switch e.Name {
 			case EntryDiagnostics:
 				o.Diagnostics = e.StringRepresentation()
+			case EntryKept:
+				o.Kept = e.StringRepresentation()
 			case EntryNote:
 				o.Note = e.StringRepresentation()
 			case EntryCause:

@@ -97,7 +97,7 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	if err != nil {
 		return r.fail(err.Error())
 	}
-	defer finishCase(ctx, s, c, env, r)
+	defer finishCase(ctx, s, c, env, r, st.Discarded)
 	caseCtx, cancel := context.WithTimeout(ctx, s.opts.CaseTimeout)
 	defer cancel()
 	if err := caseSteps(caseCtx, env, c, st.Discarded, r); err != nil {
@@ -143,10 +143,12 @@ func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, discarded bool,
 	return try(ctx, env, r, steps.CapacityInvariant{}, "invariant", c.Case.Pos)
 }
 
-// finishCase writes a failed case's diagnostics, then cleans up, in a
+// finishCase writes a failed case's diagnostics, then cleans up (keeping a
+// failed case's namespace with --keep-on-failure; discarded says the
+// cluster goes with the run), in a
 // context of its own: a case cut short by its timeout or an interrupt
 // must still leave nothing behind.
-func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r *caseResult) {
+func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r *caseResult, discarded bool) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBound(c))
 	defer cancel()
 	if r.failure != "" {
@@ -159,7 +161,7 @@ func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r 
 			r.printf("diagnostics of %s: %s\n", c.Title(), path)
 		}
 	}
-	if err := env.RunCleanup(cctx); err != nil {
+	if err := cleanUp(cctx, s.opts, c, env, r, discarded); err != nil {
 		r.printf("cleanup of %s: %v\n", c.ID, err)
 	}
 	// After the clean-up, which measures the restores of restarts.
@@ -372,7 +374,7 @@ func createNamespace(ctx context.Context, env *steps.Env, discarded bool) error 
 	if discarded {
 		what = "delete the pods of namespace " + env.Namespace + " (the namespace goes with the cluster)"
 	}
-	env.Defer(what, func(ctx context.Context) error {
+	env.DeferInNamespace(what, func(ctx context.Context) error {
 		// The case's pods never run (their nodes have no kubelet to confirm
 		// a graceful deletion), so they go at once, and the namespace with them.
 		if err := core.Pods(env.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {

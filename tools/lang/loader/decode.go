@@ -239,3 +239,7 @@ func cleanYAMLError(err error) string {
 	}
 	return s
 }
+
+// Describe names what a YAML node holds, as the loader's type errors do
+// ("a list", "bool \"true\""), for other strict readers of YAML.
+func Describe(n *yaml.Node) string { return describe(resolve(n)) }

@@ -1,0 +1,39 @@
+package cli
+
+// keepInProcess makes a --keep-on-failure run one process: the shard
+// processes' requests do not carry it, and a kept namespace is reached on
+// the cluster of the process that made it.
+func (r *runRequest) keepInProcess() *refusal {
+	if !r.keepOnFailure {
+		return nil
+	}
+	if r.shard != "" || r.parallel > 1 {
+		return refuse("--keep-on-failure runs the cells in this process, one after another: leave out --parallel and --shard")
+	}
+	r.parallel = 1
+	return nil
+}
+
+// kubectl gives, by target, the kubectl command that reaches the cluster a
+// --keep-on-failure run kept a namespace on: the run's own kubeconfig and
+// context for --provider kubeconfig (the embedded providers' clusters stop
+// with the run, and a kind cluster is deleted with it unless --kind-keep).
+func (f *providerFlags) kubectl() map[string]string {
+	cmd := "kubectl"
+	if f.kubeconfig.Path != "" {
+		cmd += " --kubeconfig " + shellQuote(f.kubeconfig.Path)
+	}
+	if f.kubeconfig.Context != "" {
+		cmd += " --context " + shellQuote(f.kubeconfig.Context)
+	}
+	return map[string]string{"kubeconfig": cmd}
+}
+
+// gone says, by target, why a cluster the run did not start to discard
+// still goes at its end: kind's, unless --kind-keep.
+func (f *providerFlags) gone() map[string]string {
+	if f.kind.Keep {
+		return nil
+	}
+	return map[string]string{"kind": "kind's clusters are deleted when the run ends (--kind-keep keeps them), and the namespace with them"}
+}

@@ -1,0 +1,84 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/draconform/draconform/steps"
+	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/report"
+)
+
+// --keep-on-failure keeps what a person needs to look at a failed case and
+// nothing that would change a later case: the case's namespace and the
+// objects in it stay, while its cluster-scoped objects (DeviceClasses,
+// ResourceSlices, Nodes, whose names are the case's own but which the
+// scheduler weighs for every pod) are deleted, its fake Nodes' heartbeats
+// stopped and any gates it changed restored, as after any case.
+
+// cleanUp runs the case's clean-up: all of it, or with --keep-on-failure
+// and a failed case all but its namespace, recording what was kept and how
+// to reach it for the terminal and the reports.
+func cleanUp(ctx context.Context, opts Options, c plan.Case, env *steps.Env, r *caseResult, discarded bool) error {
+	if !opts.KeepOnFailure || r.failure == "" {
+		return env.RunCleanup(ctx)
+	}
+	namespaced, removed := keptObjects(env)
+	kept, err := env.RunCleanupKeeping(ctx)
+	if len(kept) == 0 {
+		// The case failed before its namespace was made.
+		return err
+	}
+	gone := opts.Gone[c.Target]
+	if discarded {
+		gone = "this cluster is the run's own and stops when the run ends, taking the namespace with it"
+	}
+	text := keptText(env.Namespace, namespaced, removed, gone, opts.Kubectl[c.Target])
+	r.add(report.EntryKept, text, false)
+	r.printf("%s\n", text)
+	return err
+}
+
+// keptObjects lists the objects the case made, as Kind/name: those in its
+// namespace, which stay, and the others, which clean-up removes.
+func keptObjects(env *steps.Env) (namespaced, removed []string) {
+	for _, o := range env.Objects() {
+		name := o.Object.GetKind() + "/" + o.Object.GetName()
+		if o.Namespaced && o.Object.GetNamespace() == env.Namespace {
+			namespaced = append(namespaced, name)
+		} else {
+			removed = append(removed, name)
+		}
+	}
+	sort.Strings(namespaced)
+	sort.Strings(removed)
+	return namespaced, removed
+}
+
+// keptText says what --keep-on-failure kept of a failed case and how to
+// reach it: kubectl for a cluster that outlives the run; for one that goes
+// with it (gone says why: the embedded providers', kind's without
+// --kind-keep), that the diagnostics file is what remains.
+func keptText(ns string, namespaced, removed []string, gone, kubectl string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kept (--keep-on-failure): namespace %s", ns)
+	if len(namespaced) > 0 {
+		fmt.Fprintf(&b, " with %s", strings.Join(namespaced, ", "))
+	}
+	b.WriteString("\n")
+	if gone != "" {
+		b.WriteString("  " + gone + ": the objects as they were at the failure are in the diagnostics file\n")
+	} else {
+		if kubectl == "" {
+			kubectl = "kubectl"
+		}
+		fmt.Fprintf(&b, "  see it: %s -n %s get all,resourceclaims,resourceclaimtemplates\n", kubectl, ns)
+		fmt.Fprintf(&b, "  remove it: %s delete namespace %s (or draconform cleanup, once the run is over)\n", kubectl, ns)
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(&b, "  not kept (cluster-scoped, removed for the cases after it): %s\n", strings.Join(removed, ", "))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
