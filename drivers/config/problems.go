@@ -327,6 +327,8 @@ func foldedKey(root *yamlv3.Node) (line int, key, field string) {
 type locator struct {
 	root *yamlv3.Node
 	keys map[*yamlv3.Node]map[string]int // a map node's keys, to their index in Content
+	// indexed counts the indexes built, which its test holds to one per map.
+	indexed int
 }
 
 func newLocator(root *yamlv3.Node) *locator {
@@ -346,6 +348,7 @@ func (l *locator) key(n *yamlv3.Node, name string) (int, bool) {
 			}
 		}
 		l.keys[n] = idx
+		l.indexed++
 	}
 	i, found := idx[name]
 	return i, found
