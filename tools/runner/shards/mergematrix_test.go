@@ -24,7 +24,9 @@ func TestMergeMatrixJob(t *testing.T) {
 	root := repoRoot(t)
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "draconform")
-	if out, err := exec.Command("go", "build", "-o", bin, "./tools/cmd/draconform").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, "./tools/cmd/draconform")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building draconform: %v\n%s", err, out)
 	}
 	// Each share in a folder of its own, as each job's artifact is.
