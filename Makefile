@@ -18,7 +18,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath '-gcflags=all=-dwarf=false -c=1')
 export CGO_ENABLED := 0
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/cli.version=$(VERSION)" ./tools/cmd/draconform
 
-.PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep node-image node-image-deps docker-check docker-engine docker-engine-down host-check
+.PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep merge-matrix node-image node-image-deps docker-check docker-engine docker-engine-down host-check
 
 # On a machine that has not built them, the modules of the Kubernetes
 # binaries and of the node's container runtime (about 1.2 GB) download while
@@ -101,6 +101,14 @@ gate-matrix: docker-engine node-image-deps
 gate-matrix-kep: docker-engine node-image-deps
 	$(DRACONFORM) binaries --provider prototype-static
 	$(DRACONFORM) run --provider kind --kind-image "$$($(DRACONFORM) node-image)" --kind-kep-bin-dir "$$($(GO) run ./tools/build/prototype build -static)" --cells $(KEP_CELLS) --golden docs/golden-outcomes.json --golden-as kind=kind-kep $(ARGS)
+
+## merge-matrix: the CI merge job: join the shard folders (holding shard.json) found under DIRS, e.g. the jobs' downloaded artifacts, into one run in MERGED (default _output/merged), compared with the golden outcomes; fails on a missing, overlapping or foreign shard, a failed case, a golden difference, or no shard found
+MERGED ?= _output/merged
+merge-matrix:
+	@dirs=$$(find $(DIRS) -name shard.json -printf '%h\n' | sort); \
+	if [ -z "$$dirs" ]; then echo "make merge-matrix: no shard folder (shard.json) under $(DIRS): no job wrote its share"; exit 1; fi; \
+	echo "make merge-matrix: merging" $$dirs; \
+	$(DRACONFORM) merge --out $(MERGED) --golden docs/golden-outcomes.json $$dirs
 
 ## node-image: the kind node image the gate matrix runs: kind's published one where its registry serves it, else one built (or found) offline from Debian packages and Go modules (tools/host/nodeimage; draconform node-image --offline always builds)
 node-image: docker-engine node-image-deps

@@ -39,6 +39,7 @@ func certifyCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.out, "out", "", "directory for the run's reports and logs (default: _output/certify-<run id>)")
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
+	fs.StringVar(&r.shard, "shard", "", "run share i of n of the plan, e.g. 2/3, on the embedded providers, and write a part bundle; draconform merge --bundle joins every share's part into one bundle")
 	fs.StringVar(&r.profile, "driver-profile", "", "a DriverProfile file naming your DRA driver, its shareable devices and what one share takes (default: draconform's test driver)")
 	refused := refuseFlags(fs, "certify runs every case of every suite, as shipped: a narrowed or edited run supports no claim",
 		"focus", "label-filter", "suite", "cells", "suites", "fixtures", "golden", "update-golden")
@@ -84,15 +85,18 @@ func certifyCmd(fs *pflag.FlagSet) action {
 			// Refused before any case ran (the preflight, a usage error).
 			return 2
 		}
+		if *bundleDir == "" {
+			*bundleDir = filepath.Join(runDir, "bundle")
+		}
+		if r.shard != "" {
+			return certifyPart(ctx, *bundleDir, bundle.PartInputs{RunDir: runDir, Log: logPath, Product: *p, Claim: claim.Name, Command: command, Version: v}, s)
+		}
 		verdict, err := certifiedVerdict(ctx, runDir, claim.Name)
 		if err != nil {
 			fmt.Fprintf(s.Err, "draconform certify: %v; no bundle is written\n", err)
 			return 1
 		}
 		p.KubernetesVersion = serverVersion(runDir)
-		if *bundleDir == "" {
-			*bundleDir = filepath.Join(runDir, "bundle")
-		}
 		check, err := bundle.WriteSigned(*bundleDir, bundle.Inputs{RunDir: runDir, Log: logPath, Product: *p, Command: command, Version: v, Verdict: verdict}, *signKey)
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
@@ -100,6 +104,45 @@ func certifyCmd(fs *pflag.FlagSet) action {
 		}
 		return printVerdict(verdict, *bundleDir, check, s)
 	}
+}
+
+// certifyPart writes the part bundle of a share (certify --shard) that
+// ran whole: its verdict is the merge's, of every share.
+func certifyPart(ctx context.Context, dir string, in bundle.PartInputs, s Streams) int {
+	rec, err := shards.ReadRecord(in.RunDir)
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("the share was interrupted (%v)", context.Cause(ctx))
+	}
+	if err == nil {
+		err = shareProblems(in.RunDir, rec)
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "draconform certify: %v; no part bundle is written\n", err)
+		return 1
+	}
+	in.Product.KubernetesVersion = serverVersion(in.RunDir)
+	if err := bundle.WritePart(dir, in); err != nil {
+		fmt.Fprintln(s.Err, "draconform certify:", err)
+		return 1
+	}
+	fmt.Fprintf(s.Out, "\nshard %s of the plan of %s: part bundle %s\nno verdict yet: when every share has its part, join them into one bundle with\n  draconform merge --out DIR --bundle BUNDLE_DIR PART_DIR...\n", rec.Share, in.Claim, dir)
+	return 0
+}
+
+// shareProblems says why a share's run cannot stand for its part of the
+// plan: a process that wrote nothing, a setup or teardown that failed.
+func shareProblems(runDir string, rec shards.Record) error {
+	var problems []string
+	for _, p := range rec.Processes {
+		if p.Err != "" {
+			problems = append(problems, fmt.Sprintf("%s: %s", p.Shard.Name(), p.Err))
+		}
+	}
+	problems = append(problems, report.RunProblems(runDir)...)
+	if len(problems) > 0 {
+		return fmt.Errorf("the share did not finish cleanly: %s", strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // printVerdict says what the bundle in dir certifies and how to check it;
@@ -315,7 +358,7 @@ func verifyBundleCmd(fs *pflag.FlagSet) action {
 		judge := func(name string, outcomes []report.Outcome, facts []byte) (report.Verdict, []string, error) {
 			return judgeBundle(claims, name, outcomes, facts)
 		}
-		err = bundle.Verify(args[0], suiteDigest(), judge)
+		err = bundle.VerifyMerged(args[0], suiteDigest(), judge, checkShares(b, args[0]))
 		var signer string
 		if *allowed != "" {
 			var serr error
@@ -332,7 +375,7 @@ func verifyBundleCmd(fs *pflag.FlagSet) action {
 		v, _ := readVerdicts(args[0])
 		fmt.Fprintf(s.Out, "%s: a complete bundle; its sums match, its JUnit report agrees with its outcomes, every case of its claim has one, and its verdict follows from them:\n  %s %s on %s: %s\n",
 			args[0], strings.ToUpper(string(v[0].State)), v[0].Claim, v[0].Target, v[0].Reason)
-		fmt.Fprint(s.Out, accessLine(args[0]))
+		fmt.Fprint(s.Out, accessLine(args[0]), sharesLine(args[0]))
 		switch {
 		case signer != "":
 			fmt.Fprintf(s.Out, "  signed by %s (a key %s lists)\n", signer, *allowed)
@@ -343,6 +386,48 @@ func verifyBundleCmd(fs *pflag.FlagSet) action {
 		}
 		return 0
 	}
+}
+
+// checkShares holds a merged bundle's shares to the merge's refusals
+// (different plans or suites, a share twice, a missing one) and to the
+// plan certify runs: every case, on the bundle's one implementation.
+func checkShares(b *loader.Bundle, dir string) bundle.CheckShares {
+	return func(parts []bundle.MergedPart) error {
+		names := make([]string, len(parts))
+		sums := make([]shards.Summary, len(parts))
+		for i, p := range parts {
+			names[i] = "shard " + p.Share()
+			sums[i] = shards.Summary{Share: shards.Share{Index: p.Index, Count: p.Count}, PlanDigest: p.PlanDigest, SuitesDigest: p.SuitesDigest, Processes: p.Processes}
+		}
+		if err := shards.CheckSummaries(names, sums); err != nil {
+			return err
+		}
+		vs, err := readVerdicts(dir)
+		if err != nil || len(vs) != 1 {
+			return nil // verify reports the verdicts' problem
+		}
+		want, err := shards.PlanDigest(b, plan.Expand(b, plan.Filter{}), []string{vs[0].Target}, shards.Selection{})
+		if err != nil {
+			return err
+		}
+		if parts[0].PlanDigest != want {
+			return fmt.Errorf("the shares are of plan sha256:%s, not of certify's plan on %s (sha256:%s): a narrowed or edited run supports no claim", parts[0].PlanDigest, vs[0].Target, want)
+		}
+		return nil
+	}
+}
+
+// sharesLine says of which shares a verified merged bundle is made.
+func sharesLine(dir string) string {
+	m, found, err := bundle.ReadMerged(dir)
+	if !found || err != nil {
+		return ""
+	}
+	var shares []string
+	for _, p := range m.Parts {
+		shares = append(shares, p.Share())
+	}
+	return fmt.Sprintf("  MERGED from shards %s of plan sha256:%s (%s records each)\n", strings.Join(shares, ", "), m.Parts[0].PlanDigest, bundle.MergedFile)
 }
 
 // judgeBundle recomputes a bundle's verdict of the claim it names, and

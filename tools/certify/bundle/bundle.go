@@ -6,19 +6,17 @@
 package bundle
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/draconform/draconform/tools/certify/secretscan"
 	"github.com/draconform/draconform/tools/internal/fsutil"
 	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
@@ -56,6 +54,9 @@ type Inputs struct {
 	// Verdict is the run's verdict of the one claim the bundle certifies:
 	// the bundle speaks for it alone.
 	Verdict report.Verdict
+	// Merged, for the bundle of shares joined by `draconform merge
+	// --bundle`, records each share (MergedFile); nil for one run.
+	Merged *Merged
 }
 
 // Write makes dir a bundle from in. The run's kubeconfigs and logs of
@@ -100,20 +101,23 @@ func Write(dir string, in Inputs) error {
 			return fmt.Errorf("bundle: %w", err)
 		}
 	}
+	files := Files
+	if in.Merged != nil {
+		data, err := json.MarshalIndent(in.Merged, "", "  ")
+		if err != nil {
+			return fmt.Errorf("bundle: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, MergedFile), append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("bundle: %w", err)
+		}
+		files = append(slices.Clone(Files), MergedFile)
+	}
 	// A vendor publishes the bundle: a credential that reached a log must
 	// stop it here, not on a web page.
-	leaks, err := secretscan.Scan(dir, time.Time{})
-	if err != nil {
-		return fmt.Errorf("bundle: %w", err)
+	if err := refuseLeaks(dir); err != nil {
+		return err
 	}
-	if len(leaks) > 0 {
-		lines := make([]string, len(leaks))
-		for i, l := range leaks {
-			lines[i] = "  " + l.String()
-		}
-		return fmt.Errorf("bundle: refusing to finish %s, which would publish what looks like a credential (remove it from the run's output, or report a bug if draconform wrote it):\n%s", dir, strings.Join(lines, "\n"))
-	}
-	return writeSums(dir)
+	return writeSumsOf(dir, files)
 }
 
 // productDoc is the Product as PRODUCT.yaml holds it, fields in order.
@@ -148,6 +152,7 @@ func readme(in Inputs, acc Access) string {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n" + accessSection(acc))
+	b.WriteString(mergedSection(in.Merged))
 	b.WriteString("\n## How it was made\n\n```sh\n" + in.Command + "\n```\n\n")
 	b.WriteString("Run it again with the draconform that `version.json` names, on the same cluster, to reproduce it.\n")
 	b.WriteString("Check the bundle as a reviewer would with `draconform verify-bundle DIR`: every file is present, the sums match,\n")
@@ -173,16 +178,14 @@ func readme(in Inputs, acc Access) string {
 	return b.String()
 }
 
+// writeSums writes the sums of a bundle's files, MergedFile among them
+// where the bundle has it.
 func writeSums(dir string) error {
-	var b bytes.Buffer
-	for _, name := range Files {
-		sum, err := fileSum(filepath.Join(dir, name))
-		if err != nil {
-			return fmt.Errorf("bundle: %w", err)
-		}
-		fmt.Fprintf(&b, "%s  %s\n", sum, name)
+	files := Files
+	if _, err := os.Lstat(filepath.Join(dir, MergedFile)); err == nil {
+		files = append(slices.Clone(Files), MergedFile)
 	}
-	return os.WriteFile(filepath.Join(dir, SumsFile), b.Bytes(), 0o644)
+	return writeSumsOf(dir, files)
 }
 
 func fileSum(path string) (string, error) {

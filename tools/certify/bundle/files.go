@@ -28,7 +28,7 @@ const (
 // covers, the sums, and their signature. No other name (a path, a
 // subfolder, a dot-file) is ever opened.
 func known(name string) bool {
-	return slices.Contains(Files, name) || name == SumsFile || name == SigFile
+	return slices.Contains(Files, name) || slices.Contains(PartFiles, name) || name == MergedFile || name == SumsFile || name == SigFile
 }
 
 // readFile reads the bundle's file name, refusing a name a bundle does not

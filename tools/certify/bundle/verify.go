@@ -30,9 +30,16 @@ type Judge func(claim string, outcomes []report.Outcome, facts []byte) (v report
 // proves nothing), its verdict follows from the outcomes, and PRODUCT.yaml
 // is complete. It returns every problem found, joined.
 func Verify(dir, suiteDigest string, judge Judge) error {
+	return VerifyMerged(dir, suiteDigest, judge, nil)
+}
+
+// VerifyMerged is Verify of a bundle that may be merged from shares
+// (MergedFile): check holds the merge's refusals of shares that are not
+// one plan's, and each outcome must be one share's, as it reported it.
+func VerifyMerged(dir, suiteDigest string, judge Judge, check CheckShares) error {
 	var probs []error
 	add := func(format string, args ...any) { probs = append(probs, fmt.Errorf(format, args...)) }
-	if err := checkSums(dir); err != nil {
+	if err := checkSums(dir, Files, []string{MergedFile}); err != nil {
 		probs = append(probs, err)
 	}
 	var version struct {
@@ -55,6 +62,11 @@ func Verify(dir, suiteDigest string, judge Judge) error {
 	}
 	if errO == nil {
 		probs = append(probs, checkJUnit(dir, outcomes)...)
+	}
+	if m, found, err := ReadMerged(dir); err != nil {
+		probs = append(probs, err)
+	} else if found && errO == nil {
+		probs = append(probs, verifyMerged(m, outcomes, suiteDigest, check)...)
 	}
 	switch {
 	case errV == nil && len(verdicts) != 1:
@@ -90,10 +102,11 @@ func Verify(dir, suiteDigest string, judge Judge) error {
 	return errors.Join(probs...)
 }
 
-// checkSums compares SHA256SUMS with the files, and refuses files it does
-// not list, files it lists that are gone, and names that are not a
-// bundle's (a path out of the folder, a subfolder): those are never opened.
-func checkSums(dir string) error {
+// checkSums compares SHA256SUMS with the files, required each and
+// optional where listed, and refuses files it does not list, files it
+// lists that are gone, and other names (a path out of the folder, a
+// subfolder, a file of another kind of bundle): those are never opened.
+func checkSums(dir string, required, optional []string) error {
 	data, err := readFile(dir, SumsFile)
 	if err != nil {
 		return err
@@ -106,7 +119,7 @@ func checkSums(dir string) error {
 			probs = append(probs, fmt.Errorf("%s: malformed line %q", SumsFile, line))
 			continue
 		}
-		if !slices.Contains(Files, name) {
+		if !slices.Contains(required, name) && !slices.Contains(optional, name) {
 			probs = append(probs, fmt.Errorf("%s lists %q, which is not a file of a bundle: refused unread", SumsFile, name))
 			continue
 		}
@@ -128,7 +141,7 @@ func checkSums(dir string) error {
 			probs = append(probs, fmt.Errorf("%s was changed after the bundle was made: its sha256 is %s, %s says %s", name, got, SumsFile, sum))
 		}
 	}
-	for _, name := range Files {
+	for _, name := range required {
 		if !listed[name] {
 			probs = append(probs, fmt.Errorf("%s does not list %s", SumsFile, name))
 		}

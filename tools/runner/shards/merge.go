@@ -32,6 +32,9 @@ type MergeConfig struct {
 	Command []string
 	// Out gets the reports' summary, Err problems.
 	Stdout, Stderr io.Writer
+	// Whole prints the run's whole text (matrix, every list, verdicts), as
+	// a certification bundle's log holds it.
+	Whole bool
 }
 
 // errBadInput marks shares that do not make one run: exit 2, as for any
@@ -147,24 +150,37 @@ func (c MergeConfig) prepare() ([]Record, runner.Options, error) {
 	}
 	return recs, runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: out, RunID: runner.NewRunID(), Log: c.Stdout,
 		Golden: c.Golden, Complete: first.Complete, CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"},
-		Focus: sel.Focus, LabelFilter: sel.LabelFilter, Version: c.Version, Command: c.Command}, nil
+		Focus: sel.Focus, LabelFilter: sel.LabelFilter, Version: c.Version, Command: c.Command, Verbose: c.Whole}, nil
 }
 
 // CheckShares says why the records of dirs are not the shares of one plan,
 // each once and none missing, or nil.
 func CheckShares(dirs []string, recs []Record) error {
+	facts := make([]Summary, len(recs))
+	for i, r := range recs {
+		facts[i] = Summary{Share: r.Share, PlanDigest: r.PlanDigest, SuitesDigest: r.SuitesDigest}
+		for _, p := range r.Processes {
+			facts[i].Processes = append(facts[i].Processes, p.Shard.Name())
+		}
+	}
+	return CheckSummaries(dirs, facts)
+}
+
+// CheckSummaries is CheckShares of what a merged bundle recorded of its
+// shares, names saying where each is.
+func CheckSummaries(names []string, recs []Summary) error {
 	first := recs[0]
 	byIndex := map[int]string{}
 	ranBy := map[string]string{}
 	for i, r := range recs {
-		d := dirs[i]
+		d := names[i]
 		switch {
 		case r.SuitesDigest != first.SuitesDigest:
-			return refuse("shards of different suites: %s ran suites sha256:%s, %s sha256:%s", dirs[0], first.SuitesDigest, d, r.SuitesDigest)
+			return refuse("shards of different suites: %s ran suites sha256:%s, %s sha256:%s", names[0], first.SuitesDigest, d, r.SuitesDigest)
 		case r.PlanDigest != first.PlanDigest:
-			return refuse("shards of different plans: %s is of plan sha256:%s, %s of sha256:%s", dirs[0], first.PlanDigest, d, r.PlanDigest)
+			return refuse("shards of different plans: %s is of plan sha256:%s, %s of sha256:%s", names[0], first.PlanDigest, d, r.PlanDigest)
 		case r.Share.Count != first.Share.Count:
-			return refuse("shards of different splits: %s is shard %s, %s shard %s", dirs[0], first.Share, d, r.Share)
+			return refuse("shards of different splits: %s is shard %s, %s shard %s", names[0], first.Share, d, r.Share)
 		case r.Share.Index < 1 || r.Share.Index > r.Share.Count:
 			return refuse("%s is shard %s, which no split has", d, r.Share)
 		}
@@ -172,8 +188,7 @@ func CheckShares(dirs []string, recs []Record) error {
 			return refuse("overlapping shards: %s and %s are both shard %s", other, d, r.Share)
 		}
 		byIndex[r.Share.Index] = d
-		for _, p := range r.Processes {
-			name := p.Shard.Name()
+		for _, name := range r.Processes {
 			if other, ok := ranBy[name]; ok {
 				return refuse("overlapping shards: %s and %s both ran %s", other, d, name)
 			}
