@@ -30,6 +30,9 @@ func benchCmd(fs *pflag.FlagSet) action {
 	cold := fs.Bool("cold", false, "measure a newcomer's first `make conformance` instead: a clean clone of the committed HEAD with empty Go module, Go build and binary caches, with the CPU use over time")
 	startPairs := fs.Int("start-pairs", 3, "cell starts measured against a bare kube-apiserver and etcd, in turns, for the start ratio (0: none)")
 	vendorTests := fs.Int("vendor-tests", 5, "e2e-framework tests' overhead measured after certify on a running cluster, for the vendor ratio (0: no vendor path)")
+	vendorProvider := fs.String("vendor-provider", "prototype", "the embedded provider `up --node` runs for the vendor ratio")
+	vendorCell := fs.String("vendor-cell", "capacity-on", "the cell `up --node` starts and certify claims for the vendor ratio")
+	vendorClaim := fs.String("vendor-claim", "kep6406-gates-on", "the claim certify checks for the vendor ratio")
 	var cost costFlags
 	cost.register(fs)
 	return func(ctx context.Context, args []string, s Streams) int {
@@ -62,7 +65,7 @@ func benchCmd(fs *pflag.FlagSet) action {
 			if *runs > 0 {
 				w, code = warmBench(ctx, dir, *runs, *golden, args, s)
 			}
-			rat = ratiosBench(ctx, dir, w, ratioCounts{*startPairs, *vendorTests, load}, &cost, s)
+			rat = ratiosBench(ctx, dir, w, ratioCounts{*startPairs, *vendorTests, *vendorProvider, *vendorCell, *vendorClaim, load}, &cost, s)
 		}
 		if w == nil && c == nil && rat == nil {
 			return max(code, 1)

@@ -83,13 +83,15 @@ func (f *costFlags) measure(ctx context.Context, dir string, s Streams) (*bench.
 // ratioCounts size the ratios' measurements; load is the machine's load
 // average when the bench began.
 type ratioCounts struct {
-	startPairs, vendorTests int
-	load                    float64
+	startPairs, vendorTests                 int
+	vendorProvider, vendorCell, vendorClaim string
+	load                                    float64
 }
 
 // ratiosBench measures the speed ratios side by side: the case ratio from
 // the warm runs, the start ratio on the local provider's defaults cell,
-// the vendor ratio on a prototype capacity-on cluster. A ratio that cannot
+// the vendor ratio on an up --node cluster (prototype, capacity-on by
+// default). A ratio that cannot
 // be measured is said and left out.
 func ratiosBench(ctx context.Context, dir string, w *bench.Warm, n ratioCounts, cost *costFlags, s Streams) *bench.Ratios {
 	r := &bench.Ratios{Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Load: n.load, Cores: runtime.NumCPU()}
@@ -107,8 +109,8 @@ func ratiosBench(ctx context.Context, dir string, w *bench.Warm, n ratioCounts, 
 		if err == nil {
 			vdir := filepath.Join(dir, "vendor")
 			if err = os.MkdirAll(vdir, 0o755); err == nil {
-				r.Vendor, r.Overhead, err = bench.MeasureVendor(ctx, bench.VendorOptions{Self: self, Dir: vdir, Provider: "prototype", Cell: "capacity-on",
-					Claim: "kep6406-gates-on", Tests: n.vendorTests, Log: s.Out, UpWithin: 10 * time.Minute})
+				r.Vendor, r.Overhead, err = bench.MeasureVendor(ctx, bench.VendorOptions{Self: self, Dir: vdir, Provider: n.vendorProvider, Cell: n.vendorCell,
+					Claim: n.vendorClaim, Tests: n.vendorTests, Log: s.Out, UpWithin: 10 * time.Minute})
 			}
 		}
 		if err != nil {
