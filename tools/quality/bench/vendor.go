@@ -12,6 +12,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/draconform/draconform/tools/cluster/probe"
 	"github.com/draconform/draconform/tools/report"
 	"github.com/draconform/draconform/tools/runner"
 )
@@ -42,6 +43,18 @@ type Certified struct {
 	Namespace, Cleanup float64
 }
 
+// benchProduct is what the bench certifies: draconform's test driver,
+// which up --node runs on its node.
+var benchProduct = `apiVersion: draconform.dev/v1alpha1
+kind: Product
+vendor: draconform (make bench)
+name: draconform test driver
+version: bench
+driver: ` + probe.TestDriverName + `
+image: draconform.dev/testdriver:bench
+contact: https://github.com/draconform/draconform/issues
+`
+
 // MeasureVendor runs the vendor's path and the e2e framework's overhead on
 // the same cluster, and stops the cluster.
 func MeasureVendor(ctx context.Context, o VendorOptions) (vendor, overhead *SpeedRatio, err error) {
@@ -51,8 +64,12 @@ func MeasureVendor(ctx context.Context, o VendorOptions) (vendor, overhead *Spee
 	}
 	defer stop()
 	certDir := filepath.Join(o.Dir, "certify")
+	product := filepath.Join(o.Dir, "product.yaml")
+	if err := os.WriteFile(product, []byte(benchProduct), 0o644); err != nil {
+		return nil, nil, err
+	}
 	args := append([]string{"certify", "--claim", o.Claim, "--provider", "kubeconfig", "--kubeconfig", kubeconfig, "--as-cell", o.Cell,
-		"--allow-fake-nodes", "--allow-unconfined", "--out", certDir, "--bundle", filepath.Join(o.Dir, "bundle")}, o.CertifyExtraArg...)
+		"--allow-fake-nodes", "--allow-unconfined", "--product", product, "--out", certDir, "--bundle", filepath.Join(o.Dir, "bundle")}, o.CertifyExtraArg...)
 	c, err := certify(ctx, o.Self, filepath.Join(o.Dir, "certify.log"), args)
 	if err != nil {
 		return nil, nil, err
