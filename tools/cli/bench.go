@@ -33,6 +33,7 @@ func benchCmd(fs *pflag.FlagSet) action {
 	vendorProvider := fs.String("vendor-provider", "prototype", "the embedded provider `up --node` runs for the vendor ratio")
 	vendorCell := fs.String("vendor-cell", "capacity-on", "the cell `up --node` starts and certify claims for the vendor ratio")
 	vendorClaim := fs.String("vendor-claim", "kep6406-gates-on", "the claim certify checks for the vendor ratio")
+	warmRecord := fs.Bool("warm-record", true, "record the warm runs' figures (false: only the ratios, the case ratio among them, e.g. from a matrix narrowed by arguments after --)")
 	var cost costFlags
 	cost.register(fs)
 	return func(ctx context.Context, args []string, s Streams) int {
@@ -71,6 +72,9 @@ func benchCmd(fs *pflag.FlagSet) action {
 			return max(code, 1)
 		}
 		res := prev
+		if !*warmRecord {
+			w = nil
+		}
 		if w != nil || c != nil {
 			res = res.With(machine(), w, c)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -97,6 +98,10 @@ func ratiosBench(ctx context.Context, dir string, w *bench.Warm, n ratioCounts, 
 	r := &bench.Ratios{Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Load: n.load, Cores: runtime.NumCPU()}
 	if w != nil {
 		r.Case = bench.CaseRatio(w.Runs)
+		r.Ran = fmt.Sprintf("the matrix %d times (`draconform run %s`)", len(w.Runs), strings.Join(w.Args, " "))
+	}
+	if n.vendorTests > 0 {
+		r.Ran = strings.TrimPrefix(fmt.Sprintf("%s; the vendor path on %s/%s, claim %s", r.Ran, n.vendorProvider, n.vendorCell, n.vendorClaim), "; ")
 	}
 	if n.startPairs > 0 {
 		var err error

@@ -18,6 +18,9 @@ type Ratios struct {
 	// measured beside other work.
 	Load  float64 `json:"loadAverage"`
 	Cores int     `json:"cores"`
+	// Ran says what was measured: the matrix's arguments, the vendor
+	// path's provider, cell and claim.
+	Ran string `json:"ran,omitempty"`
 	// Case, Start and Vendor are nil where the run did not measure them.
 	Case   *SpeedRatio `json:"case,omitempty"`
 	Start  *SpeedRatio `json:"start,omitempty"`

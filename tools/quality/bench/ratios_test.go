@@ -100,7 +100,7 @@ func TestCaseRatioLeavesHoldsOutAndSplitsTheRest(t *testing.T) {
 	}
 	// The rest of the first run: 4 - (0.5 + 0.3 + 1 + 0.5 + 0.2) = 1.5;
 	// of the second: 2 - 0.5 = 1.5.
-	if !near(parts[partRest], 1.5) || !near(parts[runner.PhaseNamespace], 0.5) || !near(parts[runner.PhaseHolds], 0.5) {
+	if !near(parts[partRest], 1.5) || !near(parts[runner.PhaseNamespace], 0.5) || !near(parts[partHolds], 0.5) {
 		t.Errorf("parts %v", parts)
 	}
 	if CaseRatio([]Run{{SchedulerPerPod: 1}}) != nil {
@@ -167,5 +167,17 @@ func TestVendorRatiosPerCase(t *testing.T) {
 	}
 	if !strings.Contains(vendor.Note, "one test took 5.2 s") {
 		t.Errorf("note %q does not give the framework's default polling", vendor.Note)
+	}
+}
+
+func TestARatioAboveItsGoalSaysWhatStandsInTheWay(t *testing.T) {
+	r := Ratios{Case: &SpeedRatio{Goal: 2, Samples: []Pair{{Num: 3, Den: 1}}, Parts: []Part{{"namespace", 0.5}, {"the rest", 2}, {"barriers", 0}, {partHolds, 9}}}}
+	md := Markdown(Results{Ratios: &r})
+	if !strings.Contains(md, "Above its goal of 2.0×: what stands in the way, largest first: the rest 2.0 s, namespace 500 ms.") {
+		t.Errorf("no parts, largest first, for a ratio above its goal:\n%s", md)
+	}
+	r.Case.Samples[0].Num = 1.5
+	if strings.Contains(Markdown(Results{Ratios: &r}), "Above its goal") {
+		t.Errorf("a ratio within its goal said to be above it")
 	}
 }

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -13,6 +15,9 @@ func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
 		fmt.Fprintf(b, "**Measured under load**: the load average was %.1f on %d cores when the measurement began (other work ran beside it).", r.Load, r.Cores)
 	} else if r.Cores > 0 {
 		fmt.Fprintf(b, "The load average was %.1f on %d cores when the measurement began.", r.Load, r.Cores)
+	}
+	if r.Ran != "" {
+		fmt.Fprintf(b, " Ran: %s.", r.Ran)
 	}
 	b.WriteString("\n\n")
 	if len(r.Worse) > 0 {
@@ -61,6 +66,9 @@ func ratioParts(b *strings.Builder, name string, r SpeedRatio) {
 	for _, p := range r.Parts {
 		fmt.Fprintf(b, "| %s | %s |\n", p.What, secs(p.Seconds))
 	}
+	if r.Goal > 0 && r.Value() > r.Goal {
+		fmt.Fprintf(b, "\nAbove its goal of %.1f×: what stands in the way, largest first: %s.\n", r.Goal, largestFirst(r.Parts))
+	}
 	if len(r.Floor) > 0 {
 		b.WriteString("\nThe other side:\n\n| part | seconds |\n|---|---|\n")
 		for _, p := range r.Floor {
@@ -94,4 +102,17 @@ func beforeOf(r *SpeedRatio) string {
 		return "-"
 	}
 	return times(r.Value())
+}
+
+// largestFirst lists parts by their seconds, largest first.
+func largestFirst(parts []Part) string {
+	s := slices.Clone(parts)
+	slices.SortStableFunc(s, func(a, b Part) int { return cmp.Compare(b.Seconds, a.Seconds) })
+	var out []string
+	for _, p := range s {
+		if p.Seconds > 0 && !strings.HasSuffix(p.What, leftOut) {
+			out = append(out, p.What+" "+secs(p.Seconds))
+		}
+	}
+	return strings.Join(out, ", ")
 }
