@@ -153,10 +153,12 @@ mutation:
 flake-check:
 	$(DRACONFORM) flake-check --runs $(RUNS) --summary docs/flake-check.md $(ARGS)
 
-## bench: the whole matrix BENCH_RUNS times (default 5) with the binaries built, each run compared with the golden outcomes; writes docs/bench.md and docs/bench.json (ARGS go to draconform run, e.g. ARGS="--parallel 3")
+## bench: the whole matrix BENCH_RUNS times (default 5) with the binaries built, each run compared with the golden outcomes, then the speed ratios side by side (case against the scheduler, BENCH_PAIRS cell starts against a bare API server, certify on a running cluster against BENCH_TESTS e2e-framework tests); writes docs/bench.md and docs/bench.json (ARGS go to draconform run, e.g. ARGS="--parallel 3")
 BENCH_RUNS ?= 5
+BENCH_PAIRS ?= 3
+BENCH_TESTS ?= 5
 bench: binaries
-	$(DRACONFORM) bench --runs $(BENCH_RUNS) -- $(ARGS)
+	$(DRACONFORM) bench --runs $(BENCH_RUNS) --start-pairs $(BENCH_PAIRS) --vendor-tests $(BENCH_TESTS) -- $(ARGS)
 
 ## bench-cold: a newcomer's first make conformance: a clean clone of the committed HEAD, empty Go and binary caches, CPU use over time; updates docs/bench.md
 bench-cold:

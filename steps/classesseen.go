@@ -40,6 +40,8 @@ func (s *SchedulerSeesClasses) Describe() string {
 
 // Run implements Step.
 func (s *SchedulerSeesClasses) Run(ctx context.Context, env *Env) error {
+	defer func(began time.Time) { AddPhase(ctx, PhaseBarriers, time.Since(began)) }(time.Now())
+	ctx = WithPhases(ctx, nil)
 	local := fmt.Sprintf("draconform-seen-%d", env.nextProbe())
 	uses, err := probeUses(local)
 	if err != nil {

@@ -45,6 +45,7 @@ func (s *ExpectEvent) Run(ctx context.Context, env *Env) error {
 	sel := fields.Set{"involvedObject.name": name, "reason": s.Spec.Reason}.String()
 	var seen []string
 	count := 0
+	defer func(began time.Time) { AddPhase(ctx, PhaseWaiting, time.Since(began)) }(time.Now())
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, s.Spec.Within.Or(defaultScheduleWithin), true, func(ctx context.Context) (bool, error) {
 		list, err := env.Clients.Kube.CoreV1().Events(env.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
 		if err != nil {

@@ -123,6 +123,7 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	var last error
 	var printed map[string]string
 	within := time.Duration(s.Spec.Within.Or(defaultRunningWithin))
+	defer func(began time.Time) { AddPhase(ctx, PhaseWaiting, time.Since(began)) }(time.Now())
 	err = wait.PollUntilContextTimeout(ctx, time.Second, within, true, func(ctx context.Context) (bool, error) {
 		text, err := env.containerLog(ctx, name, container)
 		if err != nil {

@@ -52,7 +52,26 @@ func watchObjects(ctx context.Context, ri dynamic.ResourceInterface, name string
 	lw := w.listWatch(ri)
 	w.began = time.Now()
 	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, w.precondition, w.condition)
+	w.addPhases(parent)
 	return w.verdict(parent, ctx, err)
+}
+
+// addPhases splits the watch's time for the case's benchmark: its list
+// and sync, then the wait (or hold) on a synced view.
+func (w *objectWatch) addPhases(ctx context.Context) {
+	w.mu.Lock()
+	syncedAt := w.syncedAt
+	w.mu.Unlock()
+	if syncedAt.IsZero() {
+		AddPhase(ctx, PhaseWatchSetup, time.Since(w.began))
+		return
+	}
+	AddPhase(ctx, PhaseWatchSetup, syncedAt.Sub(w.began))
+	part := PhaseWaiting
+	if w.timeoutIsSuccess {
+		part = PhaseHolds
+	}
+	AddPhase(ctx, part, time.Since(syncedAt))
 }
 
 // objectWatch is one watchObjects: what it watches for, and what its list,
@@ -73,7 +92,8 @@ type objectWatch struct {
 	listErr error
 	// The informer syncs before any condition runs: a hold whose initial
 	// state never arrived saw nothing, and must not pass for one that held.
-	synced bool
+	synced   bool
+	syncedAt time.Time
 }
 
 // namedHold: a hold on one object, which must exist throughout.
@@ -111,7 +131,7 @@ func (w *objectWatch) listWatch(ri dynamic.ResourceInterface) *cache.ListWatch {
 func (w *objectWatch) precondition(store cache.Store) (bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.synced = true
+	w.synced, w.syncedAt = true, time.Now()
 	if !w.namedHold() {
 		return false, nil
 	}
@@ -206,9 +226,15 @@ func watchUntilNone(ctx context.Context, ri dynamic.ResourceInterface, within ti
 			return ri.Watch(ctx, o)
 		},
 	}
+	began, synced := time.Now(), time.Time{}
 	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{},
-		func(s cache.Store) (bool, error) { store = s; return none(), nil },
+		func(s cache.Store) (bool, error) { store, synced = s, time.Now(); return none(), nil },
 		func(watch.Event) (bool, error) { return none(), nil })
+	if synced.IsZero() {
+		synced = time.Now()
+	}
+	AddPhase(parent, PhaseWatchSetup, synced.Sub(began))
+	AddPhase(parent, PhaseWaiting, time.Since(synced))
 	switch {
 	case err == nil:
 		return nil

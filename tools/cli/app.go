@@ -148,7 +148,7 @@ func newRoot(s Streams, code *int) *cobra.Command {
 
 // takesArgs are the verbs with arguments (a subcommand, a folder), which
 // check them themselves; every other verb refuses any.
-var takesArgs = map[string]bool{"engine": true, "verify-bundle": true, "results": true, "merge": true}
+var takesArgs = map[string]bool{"engine": true, "verify-bundle": true, "results": true, "merge": true, "bench": true}
 
 // specFlags are the flags every verb that loads specs shares.
 type specFlags struct {

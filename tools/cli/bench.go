@@ -28,6 +28,12 @@ func benchCmd(fs *pflag.FlagSet) action {
 	dataPath := fs.String("data", "docs/bench.json", "figures to write, and read for the comparison")
 	out := fs.String("out", "", "directory for each run's output (default: _output/bench-<id>)")
 	cold := fs.Bool("cold", false, "measure a newcomer's first `make conformance` instead: a clean clone of the committed HEAD with empty Go module, Go build and binary caches, with the CPU use over time")
+	startPairs := fs.Int("start-pairs", 3, "cell starts measured against a bare kube-apiserver and etcd, in turns, for the start ratio (0: none)")
+	vendorTests := fs.Int("vendor-tests", 5, "e2e-framework tests' overhead measured after certify on a running cluster, for the vendor ratio (0: no vendor path)")
+	vendorProvider := fs.String("vendor-provider", "prototype", "the embedded provider `up --node` runs for the vendor ratio")
+	vendorCell := fs.String("vendor-cell", "capacity-on", "the cell `up --node` starts and certify claims for the vendor ratio")
+	vendorClaim := fs.String("vendor-claim", "kep6406-gates-on", "the claim certify checks for the vendor ratio")
+	warmRecord := fs.Bool("warm-record", true, "record the warm runs' figures (false: only the ratios, the case ratio among them, e.g. from a matrix narrowed by arguments after --)")
 	var cost costFlags
 	cost.register(fs)
 	return func(ctx context.Context, args []string, s Streams) int {
@@ -51,16 +57,31 @@ func benchCmd(fs *pflag.FlagSet) action {
 		}
 		var w *bench.Warm
 		var c *bench.Cold
+		var rat *bench.Ratios
 		code := 0
 		if *cold {
 			c, code = coldBench(ctx, dir, s)
 		} else {
-			w, code = warmBench(ctx, dir, *runs, *golden, args, s)
+			load := bench.LoadAverage()
+			if *runs > 0 {
+				w, code = warmBench(ctx, dir, *runs, *golden, args, s)
+			}
+			rat = ratiosBench(ctx, dir, w, ratioCounts{*startPairs, *vendorTests, *vendorProvider, *vendorCell, *vendorClaim, load}, &cost, s)
 		}
-		if w == nil && c == nil {
+		if w == nil && c == nil && rat == nil {
 			return max(code, 1)
 		}
-		if wrote := writeBench(prev.With(machine(), w, c), *mdPath, *dataPath, s); wrote != 0 {
+		res := prev
+		if !*warmRecord {
+			w = nil
+		}
+		if w != nil || c != nil {
+			res = res.With(machine(), w, c)
+		}
+		if rat != nil {
+			res = res.WithRatios(machine(), rat)
+		}
+		if wrote := writeBench(res, *mdPath, *dataPath, s); wrote != 0 {
 			return wrote
 		}
 		return code

@@ -3,11 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/quality/bench"
@@ -74,4 +79,74 @@ func (f *costFlags) measure(ctx context.Context, dir string, s Streams) (*bench.
 	}
 	return &bench.SchedCost{Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Provider: f.provider, Cell: f.cell,
 		Batch: f.batch, Devices: f.nodes * f.devicesPerNode, With: with, Without: without}, nil
+}
+
+// ratioCounts size the ratios' measurements; load is the machine's load
+// average when the bench began.
+type ratioCounts struct {
+	startPairs, vendorTests                 int
+	vendorProvider, vendorCell, vendorClaim string
+	load                                    float64
+}
+
+// ratiosBench measures the speed ratios side by side: the case ratio from
+// the warm runs, the start ratio on the local provider's defaults cell,
+// the vendor ratio on an up --node cluster (prototype, capacity-on by
+// default). A ratio that cannot
+// be measured is said and left out.
+func ratiosBench(ctx context.Context, dir string, w *bench.Warm, n ratioCounts, cost *costFlags, s Streams) *bench.Ratios {
+	r := &bench.Ratios{Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Load: n.load, Cores: runtime.NumCPU()}
+	if w != nil {
+		r.Case = bench.CaseRatio(w.Runs)
+		r.Ran = fmt.Sprintf("the matrix %d times (`draconform run %s`)", len(w.Runs), strings.Join(w.Args, " "))
+	}
+	if n.vendorTests > 0 {
+		r.Ran = strings.TrimPrefix(fmt.Sprintf("%s; the vendor path on %s/%s, claim %s", r.Ran, n.vendorProvider, n.vendorCell, n.vendorClaim), "; ")
+	}
+	if n.startPairs > 0 {
+		var err error
+		if r.Start, err = startRatio(ctx, filepath.Join(dir, "start"), n.startPairs, cost, s); err != nil {
+			fmt.Fprintln(s.Err, "draconform bench: start ratio:", err)
+		}
+	}
+	if n.vendorTests > 0 {
+		self, err := os.Executable()
+		if err == nil {
+			vdir := filepath.Join(dir, "vendor")
+			if err = os.MkdirAll(vdir, 0o755); err == nil {
+				r.Vendor, r.Overhead, err = bench.MeasureVendor(ctx, bench.VendorOptions{Self: self, Dir: vdir, Provider: n.vendorProvider, Cell: n.vendorCell,
+					Claim: n.vendorClaim, Tests: n.vendorTests, Log: s.Out, UpWithin: 10 * time.Minute})
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform bench: vendor ratio:", err)
+		}
+	}
+	return r
+}
+
+// startRatio starts the local provider's defaults cell against a bare
+// kube-apiserver and etcd from the same binaries.
+func startRatio(ctx context.Context, dir string, pairs int, cost *costFlags, s Streams) (*bench.SpeedRatio, error) {
+	_, cacheDir, err := k8sbuild.Dirs("", cost.cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := (&specFlags{}).load()
+	if err != nil {
+		return nil, err
+	}
+	cell, ok := b.Cells["defaults"]
+	if !ok {
+		return nil, fmt.Errorf("no cell defaults")
+	}
+	lines := bench.NewLineTimes()
+	p, err := providers.New(ctx, providers.Config{Name: "local", OutDir: dir, Log: io.MultiWriter(s.Out, lines),
+		Local: providers.LocalOptions{Version: cost.version, CacheDir: cost.cacheDir}})
+	if err != nil {
+		return nil, err
+	}
+	defer providers.Closer(p, s.Err)()
+	return bench.MeasureStart(ctx, bench.StartOptions{Provider: p, Cell: cell.Name, Gates: cluster.CellGates(cell), Lines: lines,
+		BinDir: filepath.Join(cacheDir, cost.version, "bin"), Dir: dir, Pairs: pairs, Log: s.Out})
 }

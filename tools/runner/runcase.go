@@ -97,8 +97,11 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	if err != nil {
 		return r.fail(err.Error())
 	}
-	defer finishCase(ctx, s, c, env, r, st.Discarded)
-	caseCtx, cancel := context.WithTimeout(ctx, s.opts.CaseTimeout)
+	ph := &steps.Phases{}
+	// Recorded after the clean-up, which is one of the parts.
+	defer recordPhases(r, env, ph)
+	defer finishCase(steps.WithPhases(ctx, ph), s, c, env, r, st.Discarded)
+	caseCtx, cancel := context.WithTimeout(steps.WithPhases(ctx, ph), s.opts.CaseTimeout)
 	defer cancel()
 	if err := caseSteps(caseCtx, env, c, st.Discarded, r); err != nil {
 		if no := gatesNotOffered(err); no != nil {
@@ -122,7 +125,7 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 // the capacity invariant. discarded says the cluster goes with the run
 // (cluster.Info.Discards).
 func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, discarded bool, r *caseResult) error {
-	if err := createNamespace(ctx, env, discarded); err != nil {
+	if err := timedPhase(ctx, steps.PhaseNamespace, func(ctx context.Context) error { return createNamespace(ctx, env, discarded) }); err != nil {
 		return err
 	}
 	for i := range c.Case.Given {
@@ -161,7 +164,7 @@ func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r 
 			r.printf("diagnostics of %s: %s\n", c.Title(), path)
 		}
 	}
-	if err := cleanUp(cctx, s.opts, c, env, r, discarded); err != nil {
+	if err := timedPhase(cctx, steps.PhaseCleanup, func(ctx context.Context) error { return cleanUp(ctx, s.opts, c, env, r, discarded) }); err != nil {
 		r.printf("cleanup of %s: %v\n", c.ID, err)
 	}
 	// After the clean-up, which measures the restores of restarts.

@@ -48,6 +48,9 @@ type Run struct {
 	BusyCPUSeconds float64 `json:"busyCPUSeconds,omitempty"`
 	// Programs is where the run's own CPU time went (Sampler.Programs).
 	Programs []ProgramCPU `json:"cpuByProgram,omitempty"`
+	// PodCases are the cases that restart nothing and wrote pods, with
+	// their time by part (runner.CasePhases), for the case ratio.
+	PodCases PodCases `json:"podCases,omitzero"`
 }
 
 // CellStart is one cell's start.
@@ -118,6 +121,7 @@ func ReadRun(dir string, began time.Time, wall time.Duration, samples []Sample) 
 				r.RestartCases = append(r.RestartCases, report.CaseSeconds(sp))
 			} else {
 				plain = append(plain, report.CaseSeconds(sp))
+				r.PodCases.add(sp)
 			}
 		}
 	}

@@ -21,6 +21,9 @@ type Results struct {
 	// SchedCost is the last --scheduler-cost measurement; it compares
 	// within itself, so no previous one is kept.
 	SchedCost *SchedCost `json:"schedulerCost,omitempty"`
+	// Ratios are the last `make bench`'s ratios, flagged against the
+	// ones before (kept in Previous).
+	Ratios *Ratios `json:"ratios,omitempty"`
 	// Previous are the figures these replaced (their own Previous dropped).
 	Previous *Results `json:"previous,omitempty"`
 }

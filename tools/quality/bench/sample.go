@@ -290,3 +290,18 @@ func (l *LineTimes) First(s string) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// LoadAverage is the machine's one-minute load average; 0 where it cannot
+// be read.
+func LoadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}

@@ -1,0 +1,118 @@
+package bench
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ratiosMarkdown renders the ratios, each with its parts, beside the
+// previous record's.
+func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
+	fmt.Fprintf(b, "## Speed as ratios (`make bench`)\n\n%s, commit %s. Each ratio is of two things measured side by side in the same run on this machine, so that a slow or busy machine slows both; nothing fails on a slow machine. ", r.Date, r.Commit)
+	if r.Cores > 0 && r.Load >= float64(r.Cores)/2 {
+		fmt.Fprintf(b, "**Measured under load**: the load average was %.1f on %d cores when the measurement began (other work ran beside it).", r.Load, r.Cores)
+	} else if r.Cores > 0 {
+		fmt.Fprintf(b, "The load average was %.1f on %d cores when the measurement began.", r.Load, r.Cores)
+	}
+	if r.Ran != "" {
+		fmt.Fprintf(b, " Ran: %s.", r.Ran)
+	}
+	b.WriteString("\n\n")
+	if len(r.Worse) > 0 {
+		b.WriteString("**Worse than the previous record by more than the noise:**\n\n")
+		for _, w := range r.Worse {
+			fmt.Fprintf(b, "- %s\n", w)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("| ratio | now | goal | noise (half the samples' spread) | samples | before |\n|---|---|---|---|---|---|\n")
+	var p Ratios
+	if prev != nil {
+		p = *prev
+	}
+	for _, x := range namedRatios(r, p) {
+		if x.now == nil {
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | ±%.2f× | %d | %s |\n", x.name, times(x.now.Value()), goal(x.now.Goal), x.now.Noise(), len(x.now.Samples), beforeOf(x.then))
+	}
+	b.WriteString("\n")
+	for _, x := range namedRatios(r, p) {
+		if x.now != nil {
+			ratioParts(b, x.name, *x.now)
+		}
+	}
+}
+
+type namedRatio struct {
+	name      string
+	now, then *SpeedRatio
+}
+
+func namedRatios(r, p Ratios) []namedRatio {
+	return []namedRatio{
+		{"case: a case against the scheduler's own time for its pods", r.Case, p.Case},
+		{"start: a cell's cluster start against a bare kube-apiserver and etcd", r.Start, p.Start},
+		{"vendor: certify on a running cluster, per case, against the e2e framework's per-test overhead", r.Vendor, p.Vendor},
+		{"overhead: a certify case's namespace and clean-up against the e2e framework's per-test overhead", r.Overhead, p.Overhead},
+	}
+}
+
+func ratioParts(b *strings.Builder, name string, r SpeedRatio) {
+	num, den := r.Medians()
+	fmt.Fprintf(b, "### %s\n\n%s.\n\nMedian of the samples: %s against %s.\n\n| part | seconds |\n|---|---|\n", name, r.Note, secs(num), secs(den))
+	for _, p := range r.Parts {
+		fmt.Fprintf(b, "| %s | %s |\n", p.What, secs(p.Seconds))
+	}
+	if r.Goal > 0 && r.Value() > r.Goal {
+		fmt.Fprintf(b, "\nAbove its goal of %.1f×: what stands in the way, largest first: %s.\n", r.Goal, largestFirst(r.Parts))
+	}
+	if len(r.Floor) > 0 {
+		b.WriteString("\nThe other side:\n\n| part | seconds |\n|---|---|\n")
+		for _, p := range r.Floor {
+			fmt.Fprintf(b, "| %s | %s |\n", p.What, secs(p.Seconds))
+		}
+	}
+	b.WriteString("\nSamples (this / the other side): ")
+	var xs []string
+	for _, s := range r.Samples {
+		xs = append(xs, fmt.Sprintf("%s / %s", secs(s.Num), secs(s.Den)))
+	}
+	b.WriteString(strings.Join(xs, ", ") + ".\n\n")
+}
+
+func times(v float64) string {
+	if v <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f×", v)
+}
+
+func goal(g float64) string {
+	if g <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("≤ %.1f×", g)
+}
+
+func beforeOf(r *SpeedRatio) string {
+	if r == nil {
+		return "-"
+	}
+	return times(r.Value())
+}
+
+// largestFirst lists parts by their seconds, largest first.
+func largestFirst(parts []Part) string {
+	s := slices.Clone(parts)
+	slices.SortStableFunc(s, func(a, b Part) int { return cmp.Compare(b.Seconds, a.Seconds) })
+	var out []string
+	for _, p := range s {
+		if p.Seconds > 0 && !strings.HasSuffix(p.What, leftOut) {
+			out = append(out, p.What+" "+secs(p.Seconds))
+		}
+	}
+	return strings.Join(out, ", ")
+}
