@@ -1,19 +1,5 @@
 package cli
 
-// keepInProcess makes a --keep-on-failure run one process: the shard
-// processes' requests do not carry it, and a kept namespace is reached on
-// the cluster of the process that made it.
-func (r *runRequest) keepInProcess() *refusal {
-	if !r.keepOnFailure {
-		return nil
-	}
-	if r.shard != "" || r.parallel > 1 {
-		return refuse("--keep-on-failure runs the cells in this process, one after another: leave out --parallel and --shard")
-	}
-	r.parallel = 1
-	return nil
-}
-
 // kubectl gives, by target, the kubectl command that reaches the cluster a
 // --keep-on-failure run kept a namespace on: the run's own kubeconfig and
 // context for --provider kubeconfig (the embedded providers' clusters stop

@@ -232,7 +232,7 @@ func runCmd(fs *pflag.FlagSet) action {
 	fs.BoolVarP(&r.verbose, "verbose", "v", false, "print every step as it runs")
 	rerunDir := fs.String("rerun-failed", "", "run only the cases that failed in the run whose output folder this is (on the implementations they failed on, unless --provider is given)")
 	fs.BoolVar(&r.failFast, "fail-fast", false, "stop after the first blocking failure: no case (or cell) begins after it, those left are reported as not run, and the run exits 1")
-	fs.BoolVar(&r.keepOnFailure, "keep-on-failure", false, "leave a failed case's namespace and the objects in it on the cluster, and say how to reach them (its cluster-scoped objects are still removed and gates restored; the embedded providers' clusters still stop with the run); runs the cells in this process")
+	fs.BoolVar(&r.keepOnFailure, "keep-on-failure", false, "leave a failed case's namespace and the objects in it on the cluster, and say how to reach them (its cluster-scoped objects are still removed and gates restored; the embedded providers' clusters still stop with the run)")
 	fs.DurationVar(&r.caseTimeout, "case-timeout", 5*time.Minute, "bound on one case, cleanup included")
 	fs.StringVar(&r.golden, "golden", "", "table of expected outcomes (implementation, cell, case) the run must match, e.g. docs/golden-outcomes.json")
 	fs.BoolVar(&r.updateGolden, "update-golden", false, "merge this run's outcomes into the --golden table instead of comparing")
@@ -257,9 +257,6 @@ func runCmd(fs *pflag.FlagSet) action {
 		if r.updateGolden && r.golden == "" {
 			fmt.Fprintln(s.Err, "draconform: --update-golden needs --golden, the table it writes")
 			return 2
-		}
-		if rf := r.keepInProcess(); rf != nil {
-			return printRefusal(s, rf)
 		}
 		if *rerunDir != "" {
 			if rf := r.rerunFailed(*rerunDir, fs.Changed("provider")); rf != nil {

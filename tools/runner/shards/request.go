@@ -65,6 +65,9 @@ type Request struct {
 	// commands carry).
 	FailFast bool              `json:"failFast,omitempty"`
 	Rerun    report.RerunFlags `json:"rerun,omitempty"`
+	// KeepOnFailure is --keep-on-failure: the shard's cluster is its own
+	// and stops with it, which the kept text says.
+	KeepOnFailure bool `json:"keepOnFailure,omitempty"`
 }
 
 // request is the Request of shard sh of c's run, writing its report to
@@ -74,7 +77,7 @@ func (c *Config) request(sh Shard, shardOut string, nodeBuilt bool) Request {
 	return Request{Common: c.Common, Provider: sh.Provider, Target: sh.Target, Cell: sh.Cell, IDs: sh.IDs, Part: sh.Part, Parts: sh.Parts,
 		NodeBuilt: nodeBuilt, OutDir: o.OutDir, ShardOut: shardOut, RunID: o.RunID, Focus: o.Focus, LabelFilter: o.LabelFilter,
 		CaseTimeout: o.CaseTimeout, CaseParallel: o.CaseParallel, Version: o.Version, Command: o.Command,
-		FailFast: o.FailFast, Rerun: o.Rerun}
+		FailFast: o.FailFast, Rerun: o.Rerun, KeepOnFailure: o.KeepOnFailure}
 }
 
 func writeRequest(path string, q Request) error {
@@ -167,7 +170,7 @@ func (q Request) options() (runner.Options, error) {
 	opts := runner.Options{Bundle: b, Plan: cases, OutDir: q.OutDir, RunID: q.RunID, CaseTimeout: q.CaseTimeout,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, ShardOut: q.ShardOut,
 		Focus: q.Focus, LabelFilter: q.LabelFilter, CaseParallel: q.CaseParallel, Version: q.Version, Command: q.Command,
-		FailFast: q.FailFast, Rerun: q.Rerun, Verbose: q.Verbose}
+		FailFast: q.FailFast, Rerun: q.Rerun, Verbose: q.Verbose, KeepOnFailure: q.KeepOnFailure}
 	if q.Profile != "" {
 		if opts.Profile, err = loader.LoadProfile(q.Profile); err != nil {
 			return runner.Options{}, err

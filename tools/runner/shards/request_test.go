@@ -20,7 +20,7 @@ func TestARequestRunsItsShareOfThePlanAndNoMore(t *testing.T) {
 	c := Config{
 		Options: runner.Options{OutDir: "/out", RunID: "r1", Focus: "rejected", LabelFilter: "!restart", CaseTimeout: 3 * time.Minute,
 			CaseParallel: 2, Golden: "golden.json", Complete: true, Version: "v", Command: []string{"draconform", "run"},
-			FailFast: true, Rerun: report.RerunFlags{"local-bin": "--provider local --bin-dir /bins"}},
+			FailFast: true, Rerun: report.RerunFlags{"local-bin": "--provider local --bin-dir /bins"}, KeepOnFailure: true},
 		Common: Common{Suites: []string{"kep6406-api"}, Local: providers.LocalOptions{Version: "v1.37.2", BinDir: "/bins"}, Verbose: true},
 	}
 	ids := []string{"kep6406-api/empty-requests-rejected@capacity-on", "kep6406-api/quantity-must-not-be-negative@capacity-on"}
@@ -53,7 +53,7 @@ func TestARequestRunsItsShareOfThePlanAndNoMore(t *testing.T) {
 	}
 	if opts.Focus != "rejected" || opts.LabelFilter != "!restart" || opts.CaseTimeout != 3*time.Minute || opts.CaseParallel != 2 ||
 		opts.RunID != "r1" || opts.OutDir != "/out" || opts.ShardOut != "/out/shards/x.json" || opts.Version != "v" ||
-		!opts.FailFast || !opts.Verbose || opts.Rerun["local-bin"] != "--provider local --bin-dir /bins" {
+		!opts.FailFast || !opts.Verbose || !opts.KeepOnFailure || opts.Rerun["local-bin"] != "--provider local --bin-dir /bins" {
 		t.Errorf("the shard's options lost the run's: %+v", opts)
 	}
 

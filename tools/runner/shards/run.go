@@ -95,7 +95,7 @@ func Run(ctx context.Context, c Config) int {
 		return runOne(ctx, self, c.request(sh, filepath.Join(dir, sh.Slug()+".json"), nodeBuilt), env, sh, dir)
 	})
 	merged, code := c.merge(results, began, n, rec)
-	fmt.Fprintf(c.Out, "draconform: %s in %.1fs (%d processes for %d cells, %d at a time)\n", tally(merged), time.Since(began).Seconds(), len(shards), len(cells), n)
+	fmt.Fprintf(c.Out, "draconform: %s in %.1fs (%s for %s, %d at a time)\n", tally(merged), time.Since(began).Seconds(), textline.Count(len(shards), "process"), textline.Count(len(cells), "cell"), n)
 	return code
 }
 
