@@ -16,6 +16,11 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # they have in common in the build cache instead of compiling them twice.
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath '-gcflags=all=-dwarf=false -c=1')
 export CGO_ENABLED := 0
+# kind, docker and draconform reach draconform's own Docker engine through
+# its socket (tools/host/engine), unless DOCKER_HOST names another engine:
+# the person's, used only when they say so.
+DOCKER_HOST ?= unix:///run/draconform/docker.sock
+export DOCKER_HOST
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/cli.version=$(VERSION)" ./tools/cmd/draconform
 
 .PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep merge-matrix node-image node-image-deps docker-check docker-engine docker-engine-down host-check
@@ -124,11 +129,11 @@ docker-check:
 	  echo "make docker-engine installs and starts one (as root, on Debian); the embedded default, make conformance, runs without Docker."; \
 	  exit 1; }
 
-## docker-engine: a Docker engine that runs kind's privileged nodes: the running one, or one draconform installs (docker.io) and starts, with a capability-dropping runtime only where privileged containers fail
+## docker-engine: a Docker engine that runs kind's privileged nodes: draconform's own (docker.io installed where missing, its own data root and socket, a capability-dropping runtime only where privileged containers fail), or the one DOCKER_HOST names
 docker-engine:
 	$(DRACONFORM) engine up --install
 
-## docker-engine-down: stop the engine docker-engine started (any other engine is left alone)
+## docker-engine-down: stop the engine docker-engine started and remove what it made, its data root (and node image) included (any other engine is left alone)
 docker-engine-down:
 	$(DRACONFORM) engine down
 

@@ -16,7 +16,7 @@ import (
 // down stops what up started.
 func engineCmd(fs *pflag.FlagSet) action {
 	install := fs.Bool("install", false, "with up: install docker.io from Debian packages when no engine is installed (root)")
-	stateDir := fs.String("state-dir", "", "where draconform keeps its engine's runtime wrapper, log and pid (default /var/lib/draconform/engine)")
+	stateDir := fs.String("state-dir", "", "where draconform keeps its engine's runtime wrapper, log, pid and configuration (default "+engine.DefaultStateDir+")")
 	return func(ctx context.Context, args []string, s Streams) int {
 		if len(args) != 1 {
 			fmt.Fprintln(s.Err, "usage: draconform engine up [--install] | install | down")
@@ -35,8 +35,8 @@ func engineCmd(fs *pflag.FlagSet) action {
 				fmt.Fprintln(s.Err, "draconform engine up:", err)
 				return 1
 			}
-			if e.Started {
-				fmt.Fprintln(s.Out, "engine: draconform's dockerd runs; `draconform engine down` stops it")
+			if e.Host == engine.OwnHost() || e.Started {
+				fmt.Fprintf(s.Out, "engine: draconform's dockerd runs; reach it with DOCKER_HOST=%s (make's targets and draconform set it); `draconform engine down` stops it and removes what it made\n", e.Host)
 			}
 		case "install":
 			err = engine.Install(ctx, o)

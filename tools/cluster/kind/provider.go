@@ -39,6 +39,7 @@ import (
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kind/kindconfig"
+	"github.com/draconform/draconform/tools/host/engine"
 	"github.com/draconform/draconform/tools/host/nodeimage"
 	"github.com/draconform/draconform/tools/internal/privdir"
 )
@@ -111,6 +112,10 @@ var (
 
 // New checks opts and returns a provider; nothing runs until Start.
 func New(opts Options) (*Provider, error) {
+	// kind's library runs the docker CLI, which finds the engine through
+	// DOCKER_HOST: draconform's own engine, where it runs and the person
+	// named none.
+	engine.PointDockerHost()
 	return newProvider(opts, newKindAPI())
 }
 

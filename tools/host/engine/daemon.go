@@ -19,7 +19,8 @@ import (
 
 // daemon starts and stops the dockerd draconform runs.
 type daemon interface {
-	start(ctx context.Context, stateDir string, extraArgs []string) error
+	// start runs dockerd with args and waits until it answers at host.
+	start(ctx context.Context, stateDir, host string, args []string) error
 	stop(ctx context.Context, stateDir string) error
 	running(stateDir string) (bool, int)
 	pidFile(stateDir string) string
@@ -32,8 +33,11 @@ type processDaemon struct{ log io.Writer }
 
 func (processDaemon) pidFile(stateDir string) string { return filepath.Join(stateDir, "dockerd.pid") }
 
-func (d processDaemon) start(ctx context.Context, stateDir string, extraArgs []string) error {
+func (d processDaemon) start(ctx context.Context, stateDir, host string, args []string) error {
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(strings.TrimPrefix(host, "unix://")), 0o755); err != nil {
 		return err
 	}
 	logFile, err := os.OpenFile(filepath.Join(stateDir, "dockerd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -41,10 +45,10 @@ func (d processDaemon) start(ctx context.Context, stateDir string, extraArgs []s
 		return err
 	}
 	defer logFile.Close()
-	fmt.Fprintf(logFile, "\n=== draconform starts dockerd at %s, extra args %v ===\n", time.Now().Format(time.RFC3339), extraArgs)
-	// A pid file of our own: dockerd's --pidfile is removed by dockerd on
-	// exit, and ours must say whether the engine that runs is draconform's.
-	args := append([]string{"--pidfile", filepath.Join(stateDir, "dockerd.own.pid")}, extraArgs...)
+	fmt.Fprintf(logFile, "\n=== draconform starts dockerd at %s, args %v ===\n", time.Now().Format(time.RFC3339), args)
+	// A pid file of our own beside dockerd's --pidfile, which dockerd
+	// removes on exit: ours must say whether the engine that runs is
+	// draconform's.
 	cmd := exec.Command("dockerd", args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -65,7 +69,7 @@ func (d processDaemon) start(ctx context.Context, stateDir string, extraArgs []s
 			return false, errExited
 		default:
 		}
-		return exec.CommandContext(ctx, "docker", "info", "--format", "{{.ServerVersion}}").Run() == nil, nil
+		return exec.CommandContext(ctx, "docker", "--host", host, "info", "--format", "{{.ServerVersion}}").Run() == nil, nil
 	})
 	switch {
 	case err == nil:

@@ -35,9 +35,17 @@ func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, error
 // Options configure Ensure.
 type Options struct {
 	// StateDir holds what draconform adds to an engine it starts: the
-	// runtime wrapper, the daemon's log and pid. Default
-	// /var/lib/draconform/engine.
+	// runtime wrapper, the daemon's log, pid, configuration and key, and
+	// the record of the machine before it started. Default
+	// DefaultStateDir.
 	StateDir string
+	// DataRoot and RunDir are the engine's own data root and the folder
+	// of its socket and exec root; default DefaultDataRoot and
+	// DefaultRunDir.
+	DataRoot, RunDir string
+	// Host is the engine to use: DOCKER_HOST where the person set it
+	// (an engine of theirs, used as it is), else draconform's own.
+	Host string
 	// RepoRoot is where the wrapper and the probe image's program are
 	// built from.
 	RepoRoot string
@@ -54,6 +62,7 @@ type Options struct {
 	daemon   daemon
 	lookPath func(string) (string, error)
 	wrapper  func(context.Context) (string, error)
+	host     hostPlaces
 }
 
 // Engine is a usable Docker engine.
@@ -62,7 +71,9 @@ type Engine struct {
 	Started bool
 	// Runtime is the default runtime draconform gave it ("" for runc).
 	Runtime string
-	opts    Options
+	// Host is the DOCKER_HOST that reaches it.
+	Host string
+	opts Options
 }
 
 // runtimeName is the runtime an engine draconform starts gets, where it
@@ -74,18 +85,31 @@ const runtimeName = "draconform-runc"
 // it.
 func Ensure(ctx context.Context, o Options) (*Engine, error) {
 	o = o.withDefaults()
-	if _, err := o.Run(ctx, "docker", "info", "--format", "{{.ServerVersion}}"); err == nil {
-		return o.adopt(ctx)
+	if o.Host != o.OwnHost() {
+		o.logf("DOCKER_HOST names the engine to use (%s): draconform uses it as it is", o.Host)
+		return o.adopt(ctx, false)
 	}
 	if running, _ := o.daemon.running(o.StateDir); running {
-		return nil, fmt.Errorf("the engine draconform started earlier (pid file %s) does not answer `docker info`; stop it with `draconform engine down` and try again", o.daemon.pidFile(o.StateDir))
+		if o.answers(ctx) {
+			return o.adopt(ctx, true)
+		}
+		return nil, fmt.Errorf("the engine draconform started earlier (pid file %s) does not answer `docker --host %s info`; stop it with `draconform engine down` and try again", o.daemon.pidFile(o.StateDir), o.Host)
+	}
+	if _, err := o.Run(ctx, "docker", "--host", MachineHost, "info", "--format", "{{.ServerVersion}}"); err == nil {
+		return nil, fmt.Errorf("this machine's own Docker engine answers at %s: draconform neither touches it nor starts a second engine beside it; to run kind's nodes in it, say so: DOCKER_HOST=%s (make gate-matrix passes it on); or stop it, and draconform starts its own", MachineHost, MachineHost)
 	}
 	if err := o.install(ctx); err != nil {
 		return nil, err
 	}
-	e := &Engine{Started: true, opts: o}
-	o.logf("starting dockerd (log %s)", filepath.Join(o.StateDir, "dockerd.log"))
-	if err := o.daemon.start(ctx, o.StateDir, nil); err != nil {
+	if err := o.recordMachine(); err != nil {
+		return nil, err
+	}
+	if err := o.writeDaemonConfig(); err != nil {
+		return nil, err
+	}
+	e := &Engine{Started: true, Host: o.Host, opts: o}
+	o.logf("starting dockerd with its own data root %s and socket %s (log %s)", o.DataRoot, o.socket(), filepath.Join(o.StateDir, "dockerd.log"))
+	if err := o.daemon.start(ctx, o.StateDir, o.Host, o.dockerdArgs()); err != nil {
 		return nil, err
 	}
 	err := o.probe(ctx)
@@ -110,7 +134,7 @@ func Ensure(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := o.daemon.start(ctx, o.StateDir, []string{"--add-runtime", runtimeName + "=" + wrapper, "--default-runtime", runtimeName}); err != nil {
+	if err := o.daemon.start(ctx, o.StateDir, o.Host, append(o.dockerdArgs(), "--add-runtime", runtimeName+"="+wrapper, "--default-runtime", runtimeName)); err != nil {
 		return nil, err
 	}
 	e.Runtime = runtimeName
@@ -125,22 +149,30 @@ func Ensure(ctx context.Context, o Options) (*Engine, error) {
 // adopt checks an engine that runs already. One that cannot run
 // privileged containers is not draconform's to reconfigure, unless
 // draconform started it.
-func (o Options) adopt(ctx context.Context) (*Engine, error) {
-	mine, _ := o.daemon.running(o.StateDir)
+func (o Options) adopt(ctx context.Context, mine bool) (*Engine, error) {
+	if !mine && !o.answers(ctx) {
+		return nil, fmt.Errorf("no Docker engine answers at DOCKER_HOST=%s; unset DOCKER_HOST and draconform starts its own", o.Host)
+	}
 	err := o.probe(ctx)
 	if err == nil {
 		if mine {
-			o.logf("using the Docker engine draconform started earlier")
+			o.logf("using the Docker engine draconform started earlier (DOCKER_HOST=%s)", o.Host)
 		} else {
-			o.logf("using the running Docker engine, which runs privileged containers; draconform leaves its configuration alone")
+			o.logf("using the Docker engine at %s, which runs privileged containers; draconform leaves its configuration alone", o.Host)
 		}
-		return &Engine{Started: false, opts: o}, nil
+		return &Engine{Started: false, Host: o.Host, opts: o}, nil
 	}
-	hint := "draconform does not reconfigure an engine it did not start: stop it (e.g. `systemctl stop docker docker.socket`), and `make docker-engine` starts one that can"
+	hint := "draconform does not reconfigure an engine it did not start: unset DOCKER_HOST, and `make docker-engine` starts one of its own that can"
 	if mine {
 		hint = "it is the engine draconform started earlier: `draconform engine down`, then try again"
 	}
-	return nil, fmt.Errorf("the running Docker engine cannot run kind's privileged nodes: %w; %s", err, hint)
+	return nil, fmt.Errorf("the Docker engine at %s cannot run kind's privileged nodes: %w; %s", o.Host, err, hint)
+}
+
+// answers says whether the engine at o.Host answers `docker info`.
+func (o Options) answers(ctx context.Context) bool {
+	_, err := o.Run(ctx, "docker", o.dockerArgs("info", "--format", "{{.ServerVersion}}")...)
+	return err == nil
 }
 
 // Stop stops the engine if draconform started it, and leaves it alone
@@ -155,7 +187,22 @@ func (e *Engine) Stop(ctx context.Context) error {
 
 func (o Options) withDefaults() Options {
 	if o.StateDir == "" {
-		o.StateDir = "/var/lib/draconform/engine"
+		o.StateDir = DefaultStateDir
+	}
+	if o.DataRoot == "" {
+		o.DataRoot = DefaultDataRoot
+	}
+	if o.RunDir == "" {
+		o.RunDir = DefaultRunDir
+	}
+	if o.Host == "" {
+		o.Host = os.Getenv("DOCKER_HOST")
+	}
+	if o.Host == "" {
+		o.Host = "unix://" + o.socket()
+	}
+	if o.host.NetClass == "" {
+		o.host = defaultHostPlaces(o)
 	}
 	if o.Run == nil {
 		o.Run = ExecRunner
@@ -180,16 +227,30 @@ func Install(ctx context.Context, o Options) error {
 	return o.install(ctx)
 }
 
-// Down stops the engine draconform started (its pid file says which), and
-// says so; any other engine is left alone.
+// Down stops the engine draconform started (its pid file says which) and
+// removes what it made: its data root (the node image with it), exec
+// root, socket and state, and the bridges, cgroups and folders that were
+// not on the machine before it first started. Any other engine is left
+// alone.
 func Down(ctx context.Context, o Options) error {
 	o = o.withDefaults()
 	if running, pid := o.daemon.running(o.StateDir); running {
 		o.logf("stopping the dockerd draconform started (pid %d)", pid)
-		return o.daemon.stop(ctx, o.StateDir)
+		if err := o.daemon.stop(ctx, o.StateDir); err != nil {
+			return err
+		}
+	} else {
+		o.logf("no engine draconform started is running")
 	}
-	o.logf("no engine draconform started is running; nothing to stop")
-	return nil
+	if _, err := os.Stat(o.beforeFile()); err != nil {
+		o.logf("nothing of draconform's engine is left to remove")
+		return nil
+	}
+	removed, err := o.removeLeftovers(ctx)
+	for _, r := range removed {
+		o.logf("removed %s", r)
+	}
+	return err
 }
 
 // install puts docker.io in place where no engine is installed, if allowed.

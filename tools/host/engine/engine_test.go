@@ -11,7 +11,9 @@ import (
 // it runs, and privileged containers start only with the wrapper runtime
 // when caps fail.
 type fakeDocker struct {
-	running, ours  bool
+	running, ours bool
+	// machine is an engine of the machine's own at its default socket.
+	machine        bool
 	capsFail       bool
 	runtimeArgs    []string
 	calls, starts  []string
@@ -22,10 +24,17 @@ type fakeDocker struct {
 func (f *fakeDocker) run(_ context.Context, name string, args ...string) ([]byte, error) {
 	call := name + " " + strings.Join(args, " ")
 	f.calls = append(f.calls, call)
-	if name != "docker" || !f.running {
+	if name != "docker" || len(args) < 3 || args[0] != "--host" {
+		return []byte("not a docker command with its host"), errors.New("exit status 2")
+	}
+	up := f.running
+	if args[1] == MachineHost {
+		up = f.machine
+	}
+	if !up {
 		return []byte("Cannot connect to the Docker daemon"), errors.New("exit status 1")
 	}
-	switch args[0] {
+	switch args[2] {
 	case "run":
 		if f.capsFail && len(f.runtimeArgs) == 0 {
 			return []byte("docker: Error response from daemon: OCI runtime create failed: unable to apply caps: operation not permitted"), errors.New("exit status 125")
@@ -34,7 +43,10 @@ func (f *fakeDocker) run(_ context.Context, name string, args ...string) ([]byte
 	return nil, nil
 }
 
-func (f *fakeDocker) start(_ context.Context, _ string, extra []string) error {
+func (f *fakeDocker) start(_ context.Context, _, host string, args []string) error {
+	// The arguments every start gets are held to their places by
+	// TestEngineKeepsToItsOwnFolders; here only what is added.
+	extra := args[len(ownArgs):]
 	f.starts = append(f.starts, strings.Join(extra, " "))
 	if f.startErr != nil {
 		return f.startErr
@@ -59,19 +71,31 @@ type fakeDaemon struct{ *fakeDocker }
 
 func (d fakeDaemon) running(string) (bool, int) { return d.running_(), 42 }
 
-// options give Ensure a fake engine on a host where dockerd is installed.
-func options(f *fakeDocker, log *strings.Builder) Options {
-	return Options{StateDir: "/state", Run: f.run, Log: log, daemon: fakeDaemon{f},
+// ownArgs are the arguments every start of the fake engine gets.
+var ownArgs = Options{}.withDefaults().dockerdArgs()
+
+// options give Ensure a fake engine on a host where dockerd is installed;
+// its own folders are under a temporary one, and its socket is the
+// default one, as on a machine.
+func options(t *testing.T, f *fakeDocker, log *strings.Builder) Options {
+	state := t.TempDir()
+	return Options{StateDir: state, Run: f.run, Log: log, daemon: fakeDaemon{f}, host: fakeHost(t),
+		Host:     OwnHost(),
 		lookPath: func(name string) (string, error) { return "/usr/sbin/" + name, nil },
-		wrapper:  func(context.Context) (string, error) { return "/state/bin/draconform-runc", nil },
+		wrapper:  func(context.Context) (string, error) { return state + "/bin/draconform-runc", nil },
 	}
 }
 
-func TestEnsureUsesAWorkingEngineAsItIs(t *testing.T) {
+// personsHost is an engine the person names with DOCKER_HOST.
+const personsHost = "unix:///home/someone/docker.sock"
+
+func TestEnsureUsesTheEngineDockerHostNamesAsItIs(t *testing.T) {
 	f := &fakeDocker{running: true}
 	var log strings.Builder
+	o := options(t, f, &log)
+	o.Host = personsHost
 	// The probe image is present (inspect succeeds), so nothing is built.
-	e, err := Ensure(context.Background(), options(f, &log))
+	e, err := Ensure(context.Background(), o)
 	if err != nil || e.Started || len(f.starts) != 0 {
 		t.Fatalf("engine %+v, err %v, starts %v", e, err, f.starts)
 	}
@@ -86,7 +110,9 @@ func TestEnsureUsesAWorkingEngineAsItIs(t *testing.T) {
 func TestEnsureLeavesAForeignEngineThatCannotRunPrivileged(t *testing.T) {
 	f := &fakeDocker{running: true, capsFail: true}
 	var log strings.Builder
-	_, err := Ensure(context.Background(), options(f, &log))
+	o := options(t, f, &log)
+	o.Host = personsHost
+	_, err := Ensure(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "does not reconfigure an engine it did not start") || !strings.Contains(err.Error(), "apply caps") {
 		t.Fatalf("err %v", err)
 	}
@@ -98,7 +124,7 @@ func TestEnsureLeavesAForeignEngineThatCannotRunPrivileged(t *testing.T) {
 func TestEnsureStartsAPlainEngineWherePrivilegedWorks(t *testing.T) {
 	f := &fakeDocker{}
 	var log strings.Builder
-	e, err := Ensure(context.Background(), options(f, &log))
+	e, err := Ensure(context.Background(), options(t, f, &log))
 	if err != nil || !e.Started || e.Runtime != "" || len(f.starts) != 1 || f.starts[0] != "" {
 		t.Fatalf("engine %+v, err %v, starts %q", e, err, f.starts)
 	}
@@ -112,11 +138,11 @@ func TestEnsureStartsAPlainEngineWherePrivilegedWorks(t *testing.T) {
 func TestEnsureRestartsItsEngineWithTheWrapperWhereCapsFail(t *testing.T) {
 	f := &fakeDocker{capsFail: true}
 	var log strings.Builder
-	e, err := Ensure(context.Background(), options(f, &log))
+	e, err := Ensure(context.Background(), options(t, f, &log))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"", "--add-runtime draconform-runc=/state/bin/draconform-runc --default-runtime draconform-runc"}
+	want := []string{"", "--add-runtime draconform-runc=" + e.opts.StateDir + "/bin/draconform-runc --default-runtime draconform-runc"}
 	if !e.Started || e.Runtime != runtimeName || strings.Join(f.starts, "|") != strings.Join(want, "|") || f.stopped != 1 {
 		t.Fatalf("engine %+v, starts %q, stops %d", e, f.starts, f.stopped)
 	}
@@ -128,7 +154,7 @@ func TestEnsureRestartsItsEngineWithTheWrapperWhereCapsFail(t *testing.T) {
 func TestEnsureRefusesToInstallUnlessAllowed(t *testing.T) {
 	f := &fakeDocker{}
 	var log strings.Builder
-	o := options(f, &log)
+	o := options(t, f, &log)
 	o.lookPath = func(name string) (string, error) { return "", errors.New("not found") }
 	_, err := Ensure(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "--install") || len(f.calls) != 1 {
@@ -139,7 +165,7 @@ func TestEnsureRefusesToInstallUnlessAllowed(t *testing.T) {
 func TestEnsureSaysWhenItsOwnEngineHangs(t *testing.T) {
 	f := &fakeDocker{running: false, ours: true}
 	var log strings.Builder
-	o := options(f, &log)
+	o := options(t, f, &log)
 	o.daemon = stuckDaemon{fakeDaemon{f}}
 	_, err := Ensure(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "draconform engine down") {

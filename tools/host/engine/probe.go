@@ -21,14 +21,14 @@ const probeImage = "draconform.dev/engine-probe:1"
 func (o Options) probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := o.Run(ctx, "docker", "image", "inspect", probeImage); err != nil {
+	if _, err := o.Run(ctx, "docker", o.dockerArgs("image", "inspect", probeImage)...); err != nil {
 		if err := o.loadProbeImage(ctx); err != nil {
 			return err
 		}
 	}
 	name := fmt.Sprintf("draconform-engine-probe-%d", os.Getpid())
-	out, err := o.Run(ctx, "docker", "run", "-d", "--privileged", "--name", name, "--label", "draconform.dev/engine-probe=true", probeImage)
-	defer o.Run(context.Background(), "docker", "rm", "-f", name) //nolint:errcheck // best effort; a leftover is named and labelled
+	out, err := o.Run(ctx, "docker", o.dockerArgs("run", "-d", "--privileged", "--name", name, "--label", "draconform.dev/engine-probe=true", probeImage)...)
+	defer o.Run(context.Background(), "docker", o.dockerArgs("rm", "-f", name)...) //nolint:errcheck // best effort; a leftover is named and labelled
 	if err != nil {
 		return fmt.Errorf("a privileged container does not start: %s", logtail.Lines(string(out), 3))
 	}
@@ -49,7 +49,7 @@ func (o Options) loadProbeImage(ctx context.Context) error {
 	if err := ociarchive.Write(archive, ociarchive.Image{Ref: probeImage, Files: map[string]string{"/pause": bin}, Entrypoint: []string{"/pause"}}); err != nil {
 		return err
 	}
-	if out, err := o.Run(ctx, "docker", "load", "-i", archive); err != nil {
+	if out, err := o.Run(ctx, "docker", o.dockerArgs("load", "-i", archive)...); err != nil {
 		return fmt.Errorf("docker load %s: %w\n%s", archive, err, logtail.Lines(string(out), 5))
 	}
 	return nil

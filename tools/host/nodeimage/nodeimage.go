@@ -30,6 +30,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/draconform/draconform/tools/host/engine"
 	"io"
 	"io/fs"
 	"os"
@@ -106,6 +107,9 @@ func (o Options) withDefaults() Options {
 		o.Log = io.Discard
 	}
 	if o.Docker == nil {
+		// The image is built in draconform's own engine where it runs
+		// and DOCKER_HOST names none.
+		engine.PointDockerHost()
 		o.Docker = execDocker{}
 	}
 	return o
