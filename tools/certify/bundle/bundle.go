@@ -77,16 +77,7 @@ func Write(dir string, in Inputs) error {
 		JUnitFile: filepath.Join(in.RunDir, report.JUnitFile), OutcomesFile: filepath.Join(in.RunDir, report.OutcomesFile),
 		FactsFile: filepath.Join(in.RunDir, report.FactsFile), LogFile: in.Log, AccessFile: filepath.Join(in.RunDir, AccessFile),
 	}
-	for name, from := range copies {
-		if err := fsutil.CopyFile(from, filepath.Join(dir, name), 0o644); err != nil {
-			return fmt.Errorf("bundle: %s: %w", name, err)
-		}
-	}
-	product, err := yaml.Marshal(productDoc(in.Product))
-	if err != nil {
-		return fmt.Errorf("bundle: %w", err)
-	}
-	version, err := json.MarshalIndent(in.Version, "", "  ")
+	docs, err := describe(in.Product, in.Version)
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
@@ -94,12 +85,9 @@ func Write(dir string, in Inputs) error {
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
-	for name, data := range map[string][]byte{
-		ProductFile: product, VersionFile: append(version, '\n'), ReadmeFile: []byte(readme(in, acc)), VerdictsFile: append(verdicts, '\n'),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("bundle: %w", err)
-		}
+	docs[ReadmeFile], docs[VerdictsFile] = []byte(readme(in, acc)), append(verdicts, '\n')
+	if err := lay(dir, copies, docs); err != nil {
+		return fmt.Errorf("bundle: %w", err)
 	}
 	files := Files
 	if in.Merged != nil {
@@ -118,6 +106,36 @@ func Write(dir string, in Inputs) error {
 		return err
 	}
 	return writeSumsOf(dir, files)
+}
+
+// describe makes the documents every bundle and part holds: the product
+// and the version of draconform that made it.
+func describe(product spec.Product, version any) (map[string][]byte, error) {
+	p, err := yaml.Marshal(productDoc(product))
+	if err != nil {
+		return nil, err
+	}
+	v, err := json.MarshalIndent(version, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{ProductFile: p, VersionFile: append(v, '\n')}, nil
+}
+
+// lay copies the run's files into dir, by name in dir, and writes the
+// documents made for it.
+func lay(dir string, copies map[string]string, docs map[string][]byte) error {
+	for name, from := range copies {
+		if err := fsutil.CopyFile(from, filepath.Join(dir, name), 0o644); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	for name, data := range docs {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // productDoc is the Product as PRODUCT.yaml holds it, fields in order.

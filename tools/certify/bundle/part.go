@@ -10,10 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/draconform/draconform/tools/certify/secretscan"
-	"github.com/draconform/draconform/tools/internal/fsutil"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/spec"
 )
@@ -60,16 +57,7 @@ func WritePart(dir string, in PartInputs) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("part bundle: %w", err)
 	}
-	for name, from := range map[string]string{ShardFile: filepath.Join(in.RunDir, ShardFile), AccessFile: filepath.Join(in.RunDir, AccessFile), LogFile: in.Log} {
-		if err := fsutil.CopyFile(from, filepath.Join(dir, name), 0o644); err != nil {
-			return fmt.Errorf("part bundle: %s: %w", name, err)
-		}
-	}
-	product, err := yaml.Marshal(productDoc(in.Product))
-	if err != nil {
-		return fmt.Errorf("part bundle: %w", err)
-	}
-	version, err := json.MarshalIndent(in.Version, "", "  ")
+	docs, err := describe(in.Product, in.Version)
 	if err != nil {
 		return fmt.Errorf("part bundle: %w", err)
 	}
@@ -77,10 +65,10 @@ func WritePart(dir string, in PartInputs) error {
 	if err != nil {
 		return fmt.Errorf("part bundle: %w", err)
 	}
-	for name, data := range map[string][]byte{ProductFile: product, VersionFile: append(version, '\n'), PartFile: append(part, '\n')} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("part bundle: %w", err)
-		}
+	docs[PartFile] = append(part, '\n')
+	copies := map[string]string{ShardFile: filepath.Join(in.RunDir, ShardFile), AccessFile: filepath.Join(in.RunDir, AccessFile), LogFile: in.Log}
+	if err := lay(dir, copies, docs); err != nil {
+		return fmt.Errorf("part bundle: %w", err)
 	}
 	if err := refuseLeaks(dir); err != nil {
 		return err
