@@ -1,7 +1,6 @@
 package localcp
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -89,42 +88,20 @@ func nodeIP() (net.IP, error) {
 // cgroup v1 host one per controller (and the unified one beside them), on a
 // v2 host just the one.
 func cgroupMounts() ([]string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+	entries, _, err := mountinfo.Read("/proc/self/mountinfo")
 	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		mi, ok := mountinfo.Parse(sc.Text())
-		if ok && (mi.FSType == "cgroup" || mi.FSType == "cgroup2") {
+	for _, mi := range entries {
+		if mi.FSType == "cgroup" || mi.FSType == "cgroup2" {
 			out = append(out, mi.MountPoint)
 		}
 	}
-	return out, sc.Err()
+	return out, err
 }
 
-// mountsUnder lists the mount points at or below dir, deepest first, so
-// that unmounting them in order never meets a busy parent.
+// mountsUnder lists the mount points at or below dir, deepest first.
 func mountsUnder(dir string) ([]string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	dir = filepath.Clean(dir)
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		mi, ok := mountinfo.Parse(sc.Text())
-		if ok && (mi.MountPoint == dir || strings.HasPrefix(mi.MountPoint, dir+"/")) {
-			out = append(out, mi.MountPoint)
-		}
-	}
-	// Longer paths are deeper; a path mounted twice is unmounted twice.
-	sortDeepestFirst(out)
-	return out, sc.Err()
+	entries, _, err := mountinfo.Read("/proc/self/mountinfo")
+	return mountinfo.Under(entries, dir), err
 }
 
 func filesystemSupported(fs string) bool {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,27 +196,17 @@ func (o Options) removeFolders(before machine) ([]string, error) {
 
 // unmountUnder unmounts every mount at or below dir, deepest first.
 func (o Options) unmountUnder(dir string) error {
-	f, err := os.Open(o.host.MountInfo)
+	entries, _, err := mountinfo.Read(o.host.MountInfo)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var under []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		e, ok := mountinfo.Parse(sc.Text())
-		if ok && (e.MountPoint == dir || strings.HasPrefix(e.MountPoint, dir+"/")) {
-			under = append(under, e.MountPoint)
-		}
-	}
-	sort.Slice(under, func(i, j int) bool { return len(under[i]) > len(under[j]) })
+	under := mountinfo.Under(entries, dir)
 	for _, m := range under {
 		if err := syscall.Unmount(m, 0); err != nil && !errors.Is(err, syscall.EINVAL) {
 			return fmt.Errorf("unmounting %s before removing %s: %w; left in place", m, dir, err)
 		}
 	}
-	return sc.Err()
+	return nil
 }
 
 // removeCgroup removes a cgroup and its children, deepest first: a cgroup

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,22 +29,21 @@ func kernelSettings(procSys string, names []string) []string {
 // and parent ids are left out, since the same mount made again is no
 // change to the machine; a path mounted twice is two items.
 func mounts(path string) ([]string, error) {
-	f, err := os.Open(path)
+	entries, bad, err := mountinfo.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%s: unreadable line %q", path, bad[0])
+	}
 	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		e, ok := mountinfo.Parse(sc.Text())
-		if !ok || e.Source == "" {
-			return nil, fmt.Errorf("%s: unreadable line %q", path, sc.Text())
+	for _, e := range entries {
+		if e.Source == "" {
+			return nil, fmt.Errorf("%s: a mount of %s without a source", path, e.MountPoint)
 		}
 		out = append(out, fmt.Sprintf("%s (%s from %s)", e.MountPoint, e.FSType, e.Source))
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // tree lists the entries under root, depth levels down, as paths relative

@@ -4,6 +4,11 @@
 package mountinfo
 
 import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -50,4 +55,43 @@ func Unescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// Read reads the mountinfo file at path: its entries, and the lines that
+// are not one (a caller that must account for every mount refuses them).
+func Read(path string) (entries []Entry, bad []string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	// A mount point may be up to PATH_MAX, and options add to it.
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		if e, ok := Parse(sc.Text()); ok {
+			entries = append(entries, e)
+		} else {
+			bad = append(bad, sc.Text())
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return entries, bad, nil
+}
+
+// Under lists the mount points at or below dir, deepest first, so that
+// unmounting them in order never meets a busy parent; a path mounted twice
+// is listed twice.
+func Under(entries []Entry, dir string) []string {
+	dir = filepath.Clean(dir)
+	var out []string
+	for _, e := range entries {
+		if e.MountPoint == dir || strings.HasPrefix(e.MountPoint, dir+"/") {
+			out = append(out, e.MountPoint)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
 }
