@@ -3,12 +3,12 @@ package shards
 import (
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/report"
 )
 
@@ -88,8 +88,13 @@ func failACase(t *testing.T, dir string) string {
 	return ""
 }
 
+// repoRoot is found from the test's folder, not from runtime.Caller, whose
+// file names are module paths under make's -trimpath.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	root, err := k8sbuild.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
