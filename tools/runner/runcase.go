@@ -53,45 +53,8 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	}
 	s.caseBegins(c.Target, c.Cell.Name)
 	st, cl, clients, err := s.cluster(c.Target, c.Cell.Name)
-	switch {
-	case err != nil:
-		r.cause(report.CauseCellStart)
-		return r.fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
-	case st.Unsupported != "":
-		r.cause(report.CauseCellUnsupport)
-		r.inapplicable()
-		return r.skipped(st.Unsupported)
-	case st.Failed != "":
-		if st.FailedCause != "" {
-			r.cause(st.FailedCause)
-		} else {
-			r.cause(report.CauseCellStart)
-		}
-		return r.fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
-	case st.Refused != "":
-		r.cause(report.CauseStartRefused)
-		r.add(report.EntryNote, "the control plane refused to start with this cell's gates (accepted): "+st.Refused, false)
-		r.printf("outcome: the control plane refused to start with these gates: %s\n", st.Refused)
+	if endsBeforeSteps(s, c, st, err, r) {
 		return r
-	case st.Contradicted != "":
-		// Skipping here would hand a green run to a control plane that,
-		// say, loses the field with its gate on.
-		r.cause(report.CauseContradicted)
-		return r.fail("cell " + c.Cell.Name + ": the cluster is not in the state its gates promise, so no case of the cell can pass: " + st.Contradicted)
-	}
-	if c.Case.Requires.Kubelet() && st.NodeFailed != "" {
-		r.cause(report.CauseNodeStart)
-		return r.fail("cell " + c.Cell.Name + ": the kubelet node this case needs failed to start: " + st.NodeFailed)
-	}
-	if u := unmet(c, st, s.opts.Profile); u.reason != "" {
-		if c.Case.Requires.Kubelet() && st.NoNode != "" {
-			u.reason += "; " + st.NoNode
-		}
-		r.cause(u.cause)
-		if u.inapplicable {
-			r.inapplicable()
-		}
-		return r.skipped(u.reason)
 	}
 	env, err := newEnv(s, c, st, cl, clients, r)
 	if err != nil {
@@ -118,6 +81,59 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 		return r.fail(err.Error())
 	}
 	return r
+}
+
+// endsBeforeSteps ends the case, and says so, where its cell's cluster
+// cannot run it: the cluster failed to start, refused or contradicts its
+// gates, the case's node is down, or a requirement is unmet.
+func endsBeforeSteps(s *session, c plan.Case, st *cellState, err error, r *caseResult) bool {
+	switch {
+	case err != nil:
+		r.cause(report.CauseCellStart)
+		r.fail(fmt.Sprintf("cell %s: %v", c.Cell.Name, err))
+		return true
+	case st.Unsupported != "":
+		r.cause(report.CauseCellUnsupport)
+		r.inapplicable()
+		r.skipped(st.Unsupported)
+		return true
+	case st.Failed != "":
+		if st.FailedCause != "" {
+			r.cause(st.FailedCause)
+		} else {
+			r.cause(report.CauseCellStart)
+		}
+		r.fail("cell " + c.Cell.Name + ": the cluster failed to start: " + st.Failed)
+		return true
+	case st.Refused != "":
+		r.cause(report.CauseStartRefused)
+		r.add(report.EntryNote, "the control plane refused to start with this cell's gates (accepted): "+st.Refused, false)
+		r.printf("outcome: the control plane refused to start with these gates: %s\n", st.Refused)
+		return true
+	case st.Contradicted != "":
+		// Skipping here would hand a green run to a control plane that,
+		// say, loses the field with its gate on.
+		r.cause(report.CauseContradicted)
+		r.fail("cell " + c.Cell.Name + ": the cluster is not in the state its gates promise, so no case of the cell can pass: " + st.Contradicted)
+		return true
+	}
+	if c.Case.Requires.Kubelet() && st.NodeFailed != "" {
+		r.cause(report.CauseNodeStart)
+		r.fail("cell " + c.Cell.Name + ": the kubelet node this case needs failed to start: " + st.NodeFailed)
+		return true
+	}
+	if u := unmet(c, st, s.opts.Profile); u.reason != "" {
+		if c.Case.Requires.Kubelet() && st.NoNode != "" {
+			u.reason += "; " + st.NoNode
+		}
+		r.cause(u.cause)
+		if u.inapplicable {
+			r.inapplicable()
+		}
+		r.skipped(u.reason)
+		return true
+	}
+	return false
 }
 
 // caseSteps makes the case's namespace and given objects, runs its steps
