@@ -21,12 +21,16 @@ type progress struct {
 	cells int // cells in the run
 	done  int // cells ended
 	cell  map[string]*cellProgress
+	// startLineAfter holds a cell's start line back until it has run this
+	// long; zero prints it at once.
+	startLineAfter time.Duration
 }
 
 // cellProgress is one cell's processes so far.
 type cellProgress struct {
 	parts, started, ended int
 	began                 time.Time
+	announce              *time.Timer // the start line, until it is printed
 	passed, failed, skip  int
 	startSeconds          []string
 	failures              []string
@@ -62,7 +66,17 @@ func (p *progress) start(sh Shard, now time.Time) {
 	if c.parts > 1 {
 		line += fmt.Sprintf(" (in %d processes)", c.parts)
 	}
-	fmt.Fprintln(p.w, line)
+	if p.startLineAfter <= 0 {
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	c.announce = time.AfterFunc(p.startLineAfter, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if c.ended < c.parts {
+			fmt.Fprintln(p.w, line)
+		}
+	})
 }
 
 // end adds a process's result to its cell, and says the cell's counts,
@@ -88,6 +102,9 @@ func (p *progress) end(res result, now time.Time) {
 	}
 	if c.ended < c.parts {
 		return
+	}
+	if c.announce != nil {
+		c.announce.Stop()
 	}
 	p.done++
 	line := fmt.Sprintf("[%2d/%d] %s: %d passed, %d failed, %d skipped in %.1fs", p.done, p.cells, res.Key(), c.passed, c.failed, c.skip, now.Sub(c.began).Seconds())

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -91,4 +93,50 @@ func TestFailFastStartsNoCellAfterABlockingFailure(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A cell that ends before StartLineAfter is one line; a longer one gets its
+// start line while it runs.
+func TestAQuickCellIsOneLine(t *testing.T) {
+	shards := []Shard{{Target: "local", Cell: "capacity-on", Part: 1, Parts: 1}, {Target: "prototype", Cell: "capacity-on", Part: 1, Parts: 1}}
+	out := &lockedBuffer{}
+	c := Config{Out: out, startLineAfter: time.Second}
+	c.runAll(context.Background(), shards, 1, func(sh Shard) result {
+		if sh.Target == "prototype" {
+			// A long cell: it runs until the progress says it started.
+			deadline := time.Now().Add(20 * time.Second)
+			for !strings.Contains(out.String(), "[start] prototype/capacity-on") && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		return result{Shard: sh, out: runner.Shard{Report: reportOf(types.SpecStateSkipped)}, seconds: 1}
+	})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{"[ 1/2] local/capacity-on: 0 passed", "[start] prototype/capacity-on", "[ 2/2] prototype/capacity-on: 0 passed"}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d is %q, want it to begin %q", i+1, lines[i], w)
+		}
+	}
+}
+
+// lockedBuffer is a buffer the progress writes while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

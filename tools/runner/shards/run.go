@@ -41,7 +41,15 @@ type Config struct {
 	Cells []string
 	// Out gets progress, Err problems.
 	Out, Err io.Writer
+	// startLineAfter is how long a cell runs before its start line is
+	// printed (StartLineAfter in Run; tests print at once).
+	startLineAfter time.Duration
 }
+
+// StartLineAfter is how long a cell runs before the progress says it
+// started: a cell that ends sooner (one its provider cannot run, a short
+// one) is a single line, and a long one is never silent for longer.
+const StartLineAfter = 3 * time.Second
 
 // result is what came back from one shard process.
 type result struct {
@@ -57,6 +65,7 @@ type result struct {
 // and verdicts. It returns the exit code.
 func Run(ctx context.Context, c Config) int {
 	began := time.Now()
+	c.startLineAfter = StartLineAfter
 	shards, nodeBuilt, code := c.prepare(ctx)
 	if code != 0 {
 		return code
@@ -151,6 +160,7 @@ func (c *Config) runAll(ctx context.Context, shards []Shard, n int, run func(Sha
 	}()
 	var wg sync.WaitGroup
 	prog := newProgress(c.Out, shards)
+	prog.startLineAfter = c.startLineAfter
 	for range n {
 		wg.Add(1)
 		go func() {
