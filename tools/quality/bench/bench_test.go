@@ -231,9 +231,16 @@ func TestSamplerCountsTheCPUOfNewProcessesByProgram(t *testing.T) {
 		}
 	}()
 	// A shell that spins until told to stop: its CPU time grows while the
-	// test waits for the sampler to see it.
-	flag := filepath.Join(t.TempDir(), "stop")
-	cmd := exec.Command("sh", "-c", `while [ ! -e "$0" ]; do :; done`, flag)
+	// test waits for the sampler to see it. The sampler counts the whole
+	// machine, and go test runs other packages beside this one, whose
+	// shells would count under "sh": the spinner runs under a name of its
+	// own (a copy of sh; the kernel keeps 15 characters of it).
+	dir := t.TempDir()
+	prog := fmt.Sprintf("spin%d", os.Getpid()%1000000)
+	shell := filepath.Join(dir, prog)
+	copyExecutable(t, "/bin/sh", shell)
+	flag := filepath.Join(dir, "stop")
+	cmd := exec.Command(shell, "-c", `while [ ! -e "$0" ]; do :; done`, flag)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +248,7 @@ func TestSamplerCountsTheCPUOfNewProcessesByProgram(t *testing.T) {
 	var got []ProgramCPU
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		got = sm.Programs()
-		if i := slices.IndexFunc(got, func(p ProgramCPU) bool { return p.Program == "sh" }); i >= 0 && got[i].Seconds >= 0.05 {
+		if i := slices.IndexFunc(got, func(p ProgramCPU) bool { return p.Program == prog }); i >= 0 && got[i].Seconds >= 0.05 {
 			break
 		}
 	}
@@ -258,12 +265,12 @@ func TestSamplerCountsTheCPUOfNewProcessesByProgram(t *testing.T) {
 	for _, sm := range samples {
 		busy += sm.CPUSeconds
 	}
-	i := slices.IndexFunc(got, func(p ProgramCPU) bool { return p.Program == "sh" })
+	i := slices.IndexFunc(got, func(p ProgramCPU) bool { return p.Program == prog })
 	if i >= 0 && busy < got[i].Seconds {
 		t.Errorf("the samples count %.2f CPU-s of busy machine, less than the shell's own %.2f", busy, got[i].Seconds)
 	}
 	if i < 0 || got[i].Processes != 1 || got[i].Seconds < 0.05 {
-		t.Errorf("Programs = %+v; want the spinning sh, one process, with its CPU time", got)
+		t.Errorf("Programs = %+v; want the spinning %s, one process, with its CPU time", got, prog)
 	}
 	self := filepath.Base(os.Args[0])
 	for _, p := range got {
@@ -273,5 +280,17 @@ func TestSamplerCountsTheCPUOfNewProcessesByProgram(t *testing.T) {
 		if p.Program == self {
 			t.Errorf("Programs counts %q, which ran before the sampler started: %+v", self, got)
 		}
+	}
+}
+
+// copyExecutable copies the program at from to to, runnable.
+func copyExecutable(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatalf("reading the shell to copy: %v", err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatalf("copying the shell: %v", err)
 	}
 }
