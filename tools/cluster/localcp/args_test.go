@@ -126,8 +126,8 @@ func TestSchedulerConfigContentTypeOnlyWhenSet(t *testing.T) {
 			t.Errorf("wrong type meta:\n%s", out)
 		}
 		le, _ := doc["leaderElection"].(map[string]any)
-		if le["leaderElect"] != false {
-			t.Errorf("leaderElection.leaderElect = %v, want false", le["leaderElect"])
+		if le["leaderElect"] != true {
+			t.Errorf("leaderElection.leaderElect = %v, want true", le["leaderElect"])
 		}
 		cc, _ := doc["clientConnection"].(map[string]any)
 		if cc["kubeconfig"] != "/x/kubeconfig" {

@@ -36,6 +36,9 @@ type Cluster struct {
 	proxy   *apiProxy
 	// schedPort is the running scheduler's health and metrics port.
 	schedPort int
+	// unlockDir releases the cell folder, which the cluster holds from
+	// start to stop (lockCellDir).
+	unlockDir func()
 
 	mu sync.Mutex
 	// procMu orders the writes of procs and started by launches that run
@@ -137,6 +140,11 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("creating cell dir: %w", err)
 	}
+	unlock, err := lockCellDir(c.dir)
+	if err != nil {
+		return err
+	}
+	c.unlockDir = unlock
 	// MkdirTemp makes the folder 0700: the admin token, the CA key and the
 	// etcd data (which holds every Secret) are readable by this user only,
 	// and stop removes them with the cluster.
@@ -284,7 +292,10 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 		c.proxy.setBackend(ports[0])
 		return nil
 	case cluster.Scheduler:
-		cfgPath := filepath.Join(c.dir, "kube-scheduler-config.yaml")
+		// In the private folder, which no other cluster can share: a
+		// scheduler started from another cluster's config would serve that
+		// cluster beside its own scheduler.
+		cfgPath := filepath.Join(c.private, "kube-scheduler-config.yaml")
 		cfg, err := renderSchedulerConfig(c.kubeconfig, c.opts.SchedulerContentType)
 		if err != nil {
 			return err
@@ -296,9 +307,12 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 		if err != nil {
 			return err
 		}
-		// /readyz includes the informer and event-handler sync, so a pod
-		// created right after this returns is scheduled without delay.
-		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/readyz", ports[0]))
+		// The scheduler leads only after its informers and event handlers
+		// synced, so a pod created right after this returns is scheduled
+		// without delay; and one that waits for another's lease is not
+		// taken for ready.
+		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
+		pr.wantBody = []string{schedulerLeads}
 		c.schedPort = ports[0]
 		return c.launch(ctx, comp, schedulerArgs(cfgPath, ports[0], gates), pr, 60*time.Second)
 	case cluster.ControllerManager:
@@ -471,6 +485,10 @@ func (c *Cluster) stop() {
 			c.log.Printf("local: removing the private folder of cell %s: %v", c.cell, err)
 		}
 		c.private = ""
+	}
+	if c.unlockDir != nil {
+		c.unlockDir()
+		c.unlockDir = nil
 	}
 }
 

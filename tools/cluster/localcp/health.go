@@ -83,7 +83,9 @@ func (pr probe) check(ctx context.Context) error {
 		return err
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	// A scheduler's /metrics runs to some hundred KiB, and the line a
+	// probe wants is anywhere in it.
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
 	}

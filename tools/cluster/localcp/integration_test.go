@@ -42,6 +42,8 @@ func TestControlPlane(t *testing.T) {
 	waitDefaultServiceAccount(ctx, t, cs)
 
 	pod1 := bindPod(ctx, t, cs, "before-restart")
+	checkOneClusterPerCellFolder(ctx, t, lc)
+	checkASecondSchedulerWaits(ctx, t, lc, cs)
 	checkSchedulerRestart(ctx, t, lc)
 	pod2 := bindPod(ctx, t, cs, "after-restart")
 	checkFailedRestart(ctx, t, lc, cs)

@@ -31,12 +31,16 @@ type schedulerClientConnection struct {
 }
 
 // renderSchedulerConfig leaves contentType out when empty, so the binary's
-// default (protobuf) applies.
+// default (protobuf) applies. Leader election is on, as in a real cluster:
+// a second scheduler that reaches the cluster, however it got there, waits
+// for the lease instead of binding pods beside ours (two did once, and each
+// case then found two claims for one pod). A restart costs nothing for it:
+// the stopped scheduler releases the lease on SIGTERM.
 func renderSchedulerConfig(kubeconfig, contentType string) ([]byte, error) {
 	out, err := yaml.Marshal(schedulerConfig{
 		APIVersion:     "kubescheduler.config.k8s.io/v1",
 		Kind:           "KubeSchedulerConfiguration",
-		LeaderElection: schedulerLeaderElection{LeaderElect: false},
+		LeaderElection: schedulerLeaderElection{LeaderElect: true},
 		ClientConnection: schedulerClientConnection{
 			Kubeconfig:  kubeconfig,
 			ContentType: contentType,
@@ -49,6 +53,10 @@ func renderSchedulerConfig(kubeconfig, contentType string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// schedulerLeads is what the scheduler's /metrics says once it holds the
+// lease and schedules.
+const schedulerLeads = `leader_election_master_status{name="kube-scheduler"} 1`
 
 func schedulerArgs(configPath string, port int, gates cluster.Gates) []string {
 	// /metrics without a token, on loopback only: benchmarks read the
