@@ -41,10 +41,18 @@ const nodeGrace = time.Minute
 // claimNodeDir creates dir, which must not exist, and returns it locked;
 // the lock is held until the returned file is closed or the process ends.
 func claimNodeDir(dir string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(dir), err)
+	// The last node of another run may remove the root between its making
+	// and the node's folder: then it is made again.
+	var err error
+	for range 3 {
+		if err = makeStateRoot(filepath.Dir(dir)); err != nil {
+			return nil, err
+		}
+		if err = os.Mkdir(dir, 0o755); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("creating the node's folder (another node's, or a killed run's, if it exists): %w", err)
 	}
 	lock, err := lockNodeDir(dir)

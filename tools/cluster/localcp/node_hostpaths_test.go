@@ -127,3 +127,40 @@ func TestOrphanedNodesLoopbackResultsGo(t *testing.T) {
 		t.Errorf("left %v; want only another's entries %v", left, want)
 	}
 }
+
+// The state root a node made goes with the last node, once its folder is
+// gone; one the machine had before stays (it was left empty before: run).
+func TestTheStateRootGoesWithTheLastNodeOnlyIfANodeMadeIt(t *testing.T) {
+	for _, before := range []bool{false, true} {
+		k := fakeKernel(t, map[string]string{"kernel.panic": "1"})
+		k.root = filepath.Join(t.TempDir(), "draconform")
+		if before {
+			if err := os.Mkdir(k.root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lock, err := claimNodeDir(filepath.Join(k.root, "aaaaaa"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.record(); err != nil {
+			t.Fatal(err)
+		}
+		lock.Close()
+		os.RemoveAll(filepath.Join(k.root, "aaaaaa"))
+		changed, err := k.restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case before && !exists(k.root):
+			t.Errorf("a state root that was there before the node went")
+		case before && exists(filepath.Join(k.root, rootMadeFile)):
+			t.Errorf("a state root that was there before is marked as made")
+		case !before && exists(k.root):
+			t.Errorf("the state root the node made is left")
+		case !before && !slices.Contains(changed, "removed "+k.root):
+			t.Errorf("restore does not say it removed the state root: %v", changed)
+		}
+	}
+}

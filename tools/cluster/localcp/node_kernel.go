@@ -44,20 +44,32 @@ func (k kernelState) recordPath() string { return filepath.Join(k.root, "kernel-
 
 // locked runs f holding an exclusive lock on root itself, so that a node's
 // record and another's restore do not interleave, and no lock file is left.
+// The last node's restore may remove root while this waits for the lock:
+// then root is made again and locked afresh.
 func (k kernelState) locked(f func() error) error {
-	if err := os.MkdirAll(k.root, 0o755); err != nil {
+	for attempt := 1; ; attempt++ {
+		if err := makeStateRoot(k.root); err != nil {
+			return err
+		}
+		dir, err := os.Open(k.root)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) && attempt < 3 {
+				continue
+			}
+			return err
+		}
+		if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX); err != nil {
+			dir.Close()
+			return fmt.Errorf("locking %s: %w", k.root, err)
+		}
+		if !sameDir(dir, k.root) && attempt < 3 {
+			dir.Close() // closing releases the lock
+			continue
+		}
+		err = f()
+		dir.Close()
 		return err
 	}
-	dir, err := os.Open(k.root)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("locking %s: %w", k.root, err)
-	}
-	defer syscall.Flock(int(dir.Fd()), syscall.LOCK_UN)
-	return f()
 }
 
 func (k kernelState) path(name string) string {
@@ -143,7 +155,12 @@ func (k kernelState) restore() ([]string, error) {
 		if err := errors.Join(append(errs, err)...); err != nil {
 			return err
 		}
-		return os.Remove(k.recordPath())
+		if err := os.Remove(k.recordPath()); err != nil {
+			return err
+		}
+		removed, err = k.removeRootIfMade()
+		changed = append(changed, removed...)
+		return err
 	})
 	return changed, err
 }
