@@ -246,9 +246,12 @@ func Down(ctx context.Context, o Options) error {
 		o.logf("nothing of draconform's engine is left to remove")
 		return nil
 	}
-	removed, err := o.removeLeftovers(ctx)
+	removed, restored, err := o.removeLeftovers(ctx)
 	for _, r := range removed {
 		o.logf("removed %s", r)
+	}
+	for _, r := range restored {
+		o.logf("wrote back %s", r)
 	}
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/draconform/draconform/tools/host/snapshot"
 	"github.com/draconform/draconform/tools/internal/mountinfo"
 )
 
@@ -22,6 +23,10 @@ type machine struct {
 	Links   []string `json:"links"`
 	Cgroups []string `json:"cgroups"`
 	Paths   []string `json:"paths"`
+	// Kernel are the settings a kind node's kubelet writes to the host's
+	// /proc/sys (kernel.panic and others are not namespaced), as they
+	// were: kind leaves them changed.
+	Kernel map[string]string `json:"kernel,omitempty"`
 }
 
 // hostPlaces say where the machine's links, cgroups and Docker's
@@ -37,13 +42,17 @@ type hostPlaces struct {
 	// state folder (/run/containerd/s): removed only when they hold
 	// nothing but empty folders.
 	Shared []string
+	// ProcSys is /proc/sys, where KernelSettings are read and written back.
+	ProcSys        string
+	KernelSettings []string
 }
 
 func defaultHostPlaces(o Options) hostPlaces {
 	return hostPlaces{NetClass: "/sys/class/net", CgroupRoot: "/sys/fs/cgroup", MountInfo: "/proc/self/mountinfo",
 		Watched: []string{"/etc/docker", "/var/lib/docker", "/run/docker", "/run/docker.sock"},
 		Parents: []string{filepath.Dir(o.StateDir), filepath.Dir(o.DataRoot), o.RunDir},
-		Shared:  []string{"/run/containerd"}}
+		Shared:  []string{"/run/containerd"},
+		ProcSys: "/proc/sys", KernelSettings: snapshot.KubeletKernelSettings}
 }
 
 func (o Options) beforeFile() string { return filepath.Join(o.StateDir, "machine-before.json") }
@@ -84,7 +93,40 @@ func (h hostPlaces) read() (machine, error) {
 			m.Paths = append(m.Paths, p)
 		}
 	}
+	m.Kernel = map[string]string{}
+	for _, name := range h.KernelSettings {
+		if v, err := os.ReadFile(h.kernelPath(name)); err == nil {
+			m.Kernel[name] = strings.TrimSpace(string(v))
+		}
+	}
 	return m, nil
+}
+
+func (h hostPlaces) kernelPath(name string) string {
+	return filepath.Join(h.ProcSys, strings.ReplaceAll(name, ".", "/"))
+}
+
+// restoreKernel writes back the settings that changed since the record,
+// once the engine and the kind nodes it ran are gone, and says which.
+func (h hostPlaces) restoreKernel(before map[string]string) ([]string, error) {
+	var restored []string
+	var errs []error
+	for _, name := range h.KernelSettings {
+		want, ok := before[name]
+		if !ok {
+			continue
+		}
+		cur, err := os.ReadFile(h.kernelPath(name))
+		if err != nil || strings.TrimSpace(string(cur)) == want {
+			continue
+		}
+		if err := os.WriteFile(h.kernelPath(name), []byte(want+"\n"), 0o644); err != nil {
+			errs = append(errs, fmt.Errorf("restoring %s to %s: %w", name, want, err))
+			continue
+		}
+		restored = append(restored, fmt.Sprintf("%s=%s (kind's kubelet had set %s)", name, want, strings.TrimSpace(string(cur))))
+	}
+	return restored, errors.Join(errs...)
 }
 
 // dockerCgroups are the "docker" cgroups dockerd's cgroupfs driver makes
@@ -118,22 +160,22 @@ func globDirs(root string) []string {
 
 // removeLeftovers removes, once draconform's dockerd has stopped, what it
 // made: its bridges and veths, its cgroups, Docker's hard-coded folders,
-// and its data root, exec root, socket and state. It returns what it
-// removed.
-func (o Options) removeLeftovers(ctx context.Context) ([]string, error) {
+// and its data root, exec root, socket and state; and it writes back the
+// kernel settings its kind nodes changed. It returns what it removed and
+// what it wrote back.
+func (o Options) removeLeftovers(ctx context.Context) (removed, restored []string, err error) {
 	data, err := os.ReadFile(o.beforeFile())
 	if err != nil {
-		return nil, fmt.Errorf("no record of the machine before the engine started (%s): %w; nothing removed", o.beforeFile(), err)
+		return nil, nil, fmt.Errorf("no record of the machine before the engine started (%s): %w; nothing removed", o.beforeFile(), err)
 	}
 	var before machine
 	if err := json.Unmarshal(data, &before); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", o.beforeFile(), err)
+		return nil, nil, fmt.Errorf("reading %s: %w", o.beforeFile(), err)
 	}
 	now, err := o.host.read()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var removed []string
 	var errs []error
 	for _, l := range newOnes(before.Links, now.Links) {
 		if l == "docker0" || strings.HasPrefix(l, "br-") || strings.HasPrefix(l, "veth") {
@@ -152,7 +194,10 @@ func (o Options) removeLeftovers(ctx context.Context) ([]string, error) {
 		removed = append(removed, "cgroup "+c)
 	}
 	r, err := o.removeFolders(before)
-	return append(removed, r...), errors.Join(append(errs, err)...)
+	removed = append(removed, r...)
+	errs = append(errs, err)
+	restored, err = o.host.restoreKernel(before.Kernel)
+	return removed, restored, errors.Join(append(errs, err)...)
 }
 
 // removeFolders removes the engine's own folders and the watched ones that

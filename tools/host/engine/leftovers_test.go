@@ -39,6 +39,9 @@ func TestDownRemovesWhatTheEngineMadeAndNothingElse(t *testing.T) {
 		"run-containerd-busy/s"} {
 		mkdir(t, filepath.Join(root, d))
 	}
+	// A kind node's kubelet sets the host's kernel.panic; the machine's
+	// overcommit setting is the same after as before.
+	writeSetting(t, h, "kernel.panic", "10")
 	// Another containerd's shim socket, made meanwhile.
 	if err := os.WriteFile(filepath.Join(root, "run-containerd-busy/s/abc"), nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -57,6 +60,12 @@ func TestDownRemovesWhatTheEngineMadeAndNothingElse(t *testing.T) {
 		if _, err := os.Stat(gone); err == nil {
 			t.Errorf("%s is left", gone)
 		}
+	}
+	if got := readSetting(t, h, "kernel.panic"); got != "1" {
+		t.Errorf("kernel.panic = %s after engine down, want the machine's 1", got)
+	}
+	if !strings.Contains(log.String(), "wrote back kernel.panic=1") || strings.Contains(log.String(), "overcommit") {
+		t.Errorf("engine down does not say which setting it wrote back, and only that one:\n%s", log.String())
 	}
 	for _, kept := range []string{"net/br-machines", "cgroup/memory/docker/mine", "var-lib-draconform", "net/eth0", "run-containerd-busy/s/abc"} {
 		if _, err := os.Stat(filepath.Join(root, kept)); err != nil {

@@ -16,9 +16,13 @@ func fakeHost(t *testing.T) hostPlaces {
 		MountInfo: filepath.Join(root, "mountinfo"),
 		Watched:   []string{filepath.Join(root, "etc-docker"), filepath.Join(root, "var-lib-docker")},
 		Parents:   []string{filepath.Join(root, "var-lib-draconform"), filepath.Join(root, "run-draconform")},
-		Shared:    []string{filepath.Join(root, "run-containerd"), filepath.Join(root, "run-containerd-busy")}}
-	for _, d := range []string{"net/lo", "net/eth0", "cgroup/cpu", "cgroup/memory"} {
+		Shared:    []string{filepath.Join(root, "run-containerd"), filepath.Join(root, "run-containerd-busy")},
+		ProcSys:   filepath.Join(root, "proc-sys"), KernelSettings: []string{"kernel.panic", "vm.overcommit_memory", "vm.absent"}}
+	for _, d := range []string{"net/lo", "net/eth0", "cgroup/cpu", "cgroup/memory", "proc-sys/kernel", "proc-sys/vm"} {
 		mkdir(t, filepath.Join(root, d))
+	}
+	for name, v := range map[string]string{"kernel.panic": "1", "vm.overcommit_memory": "0"} {
+		writeSetting(t, h, name, v)
 	}
 	if err := os.WriteFile(h.MountInfo, []byte("22 1 0:21 / / rw - ext4 /dev/vda rw\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -90,4 +94,20 @@ func TestPointDockerHostKeepsThePersonsChoice(t *testing.T) {
 	if got := PointDockerHost(); got != personsHost || os.Getenv("DOCKER_HOST") != personsHost {
 		t.Errorf("PointDockerHost() = %q, DOCKER_HOST %q", got, os.Getenv("DOCKER_HOST"))
 	}
+}
+
+func writeSetting(t *testing.T, h hostPlaces, name, v string) {
+	t.Helper()
+	if err := os.WriteFile(h.kernelPath(name), []byte(v+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readSetting(t *testing.T, h hostPlaces, name string) string {
+	t.Helper()
+	v, err := os.ReadFile(h.kernelPath(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(v))
 }
