@@ -102,7 +102,7 @@ func certifyCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "draconform certify:", err)
 			return 1
 		}
-		return printVerdict(verdict, *bundleDir, check, s)
+		return printVerdict("certify", verdict, *bundleDir, check, s)
 	}
 }
 
@@ -147,11 +147,11 @@ func shareProblems(runDir string, rec shards.Record) error {
 
 // printVerdict says what the bundle in dir certifies and how to check it;
 // the exit code is 0 for a conformant claim alone.
-func printVerdict(verdict report.Verdict, dir, check string, s Streams) int {
+func printVerdict(cmd string, verdict report.Verdict, dir, check string, s Streams) int {
 	fmt.Fprintf(s.Out, "\n%s %s on %s: %s\nbundle: %s (check it with: %s)\n",
 		strings.ToUpper(string(verdict.State)), verdict.Claim, verdict.Target, verdict.Reason, dir, check)
 	if verdict.State != report.Conformant {
-		fmt.Fprintf(s.Err, "draconform certify: %s is %s: nothing is certified\n", verdict.Claim, verdict.State)
+		fmt.Fprintf(s.Err, "draconform %s: %s is %s: nothing is certified\n", cmd, verdict.Claim, verdict.State)
 		return 1
 	}
 	return 0

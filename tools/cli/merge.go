@@ -92,7 +92,7 @@ func mergeBundle(ctx context.Context, c shards.MergeConfig, dir, signKey, comman
 		fmt.Fprintln(s.Err, "draconform merge:", err)
 		return 1
 	}
-	return printVerdict(verdict, dir, check, s)
+	return printVerdict("merge", verdict, dir, check, s)
 }
 
 // readParts reads the part bundles, refusing one changed after certify
