@@ -369,7 +369,13 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return outDir, 2
 	}
-	fmt.Fprintf(s.Out, "draconform: run %s, %s on %s (%s), output %s\n", runID, runSize(cases, focused), textline.Count(len(targets), "implementation"), r.prov.provider, outDir)
+	size := runSize(cases, focused)
+	if r.shard != "" {
+		// The share is the planner's, known once the cells are costed:
+		// the next line counts it.
+		size = "shard " + r.shard + " of " + size
+	}
+	fmt.Fprintf(s.Out, "draconform: run %s, %s on %s (%s), output %s\n", runID, size, textline.Count(len(targets), "implementation"), r.prov.provider, outDir)
 	opts := runner.Options{Bundle: b, Plan: cases, Targets: targets, OutDir: outDir, RunID: runID, Log: s.Out, CaseTimeout: r.caseTimeout,
 		Golden: r.golden, UpdateGolden: r.updateGolden, Complete: !r.narrowed(), GoldenAs: r.goldenAs,
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile,

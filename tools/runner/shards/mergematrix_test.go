@@ -34,8 +34,13 @@ func TestMergeMatrixJob(t *testing.T) {
 		cmd := exec.Command(bin, "run", "--provider", "prototype", "--suite", "kep6406-api", "--cells", "capacity-on,defaults",
 			"--shard", i+"/2", "--out", filepath.Join(tmp, "artifacts", "job-"+i, "shard"))
 		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, err := cmd.CombinedOutput()
+		if err != nil {
 			t.Fatalf("run --shard %s/2: %v\n%s", i, err, out)
+		}
+		// The first line says the cases it counts are the plan's, not the share's.
+		if !strings.Contains(string(out), ", shard "+i+"/2 of ") {
+			t.Errorf("run --shard %s/2 does not say its first line counts the whole plan:\n%s", i, out)
 		}
 	}
 	mergeMatrix := func(dirs ...string) (string, error) {
