@@ -3,8 +3,13 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/lang/plan"
@@ -35,7 +40,7 @@ func cleanUp(ctx context.Context, opts Options, c plan.Case, env *steps.Env, r *
 	if discarded {
 		gone = "this cluster is the run's own and stops when the run ends, taking the namespace with it"
 	}
-	text := keptText(env.Namespace, namespaced, removed, gone, opts.Kubectl[c.Target])
+	text := keptText(env.Namespace, append(namespaced, othersClaims(ctx, env, namespaced)...), removed, gone, opts.Kubectl[c.Target])
 	r.add(report.EntryKept, text, false)
 	r.printf("%s\n", text)
 	return err
@@ -55,6 +60,29 @@ func keptObjects(env *steps.Env) (namespaced, removed []string) {
 	sort.Strings(namespaced)
 	sort.Strings(removed)
 	return namespaced, removed
+}
+
+// othersClaims are the ResourceClaims in the case's namespace that the case
+// did not make: the ones the scheduler made for a pod's extended resources
+// (KEP-5004) or the claim controller from a template, which are often what
+// a person looks at first. A list that fails leaves them unnamed; kubectl
+// still shows them.
+func othersClaims(ctx context.Context, env *steps.Env, made []string) []string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	claims := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
+	list, err := env.Clients.Dyn.Resource(claims).Namespace(env.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range list.Items {
+		if name := "ResourceClaim/" + c.GetName(); !slices.Contains(made, name) {
+			out = append(out, name+" (not the case's: the scheduler's or a controller's)")
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // keptText says what --keep-on-failure kept of a failed case and how to

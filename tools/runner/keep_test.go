@@ -33,6 +33,8 @@ func keepCase(t *testing.T, failed, discarded bool) (*stepstest.Fake, string) {
 			t.Fatal(err)
 		}
 	}
+	// The claim the scheduler made for p1's extended resource.
+	f.AddYAML("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: p1-extended-resources-x7k2q, namespace: " + stepstest.Namespace + "}\nspec: {}\n")
 	r := newCaseResult(false)
 	if failed {
 		r.fail("step 2 at s.yaml:9, pod p1 is scheduled: no")
@@ -91,7 +93,8 @@ func TestKeepOnFailureKeepsTheFailedCasesNamespaceOnly(t *testing.T) {
 			}
 			for _, want := range []string{"kept (--keep-on-failure): namespace " + stepstest.Namespace + " with Pod/",
 				"see it: kubectl --kubeconfig /k/config -n " + stepstest.Namespace + " get all,resourceclaims",
-				"not kept (cluster-scoped, removed for the cases after it): DeviceClass/"} {
+				"not kept (cluster-scoped, removed for the cases after it): DeviceClass/",
+				"ResourceClaim/p1-extended-resources-x7k2q (not the case's: the scheduler's or a controller's)"} {
 				if !strings.Contains(kept, want) {
 					t.Errorf("the kept text lacks %q:\n%s", want, kept)
 				}
