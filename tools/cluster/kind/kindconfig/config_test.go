@@ -2,6 +2,7 @@ package kindconfig
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,6 +78,9 @@ func flags(t *testing.T, cfg *v1alpha4.Cluster) map[string]string {
 	out := map[string]string{}
 	for comp, args := range extraArgs(t, cfg) {
 		for _, a := range args {
+			if comp == "kube-scheduler" && a == schedulerVerbosity {
+				continue // TestEveryClusterSchedulerLogsItsAttempts
+			}
 			if a.Name != "feature-gates" {
 				t.Errorf("%s: unexpected extra arg %s", comp, a.Name)
 			}
@@ -168,6 +172,7 @@ func TestBuildCommonShape(t *testing.T) {
 			{Role: v1alpha4.WorkerRole, Image: DefaultImage},
 		},
 		RuntimeConfig:           map[string]string{"resource.k8s.io/v1": "true", "resource.k8s.io/v1beta1": "true", "resource.k8s.io/v1beta2": "true"},
+		KubeadmConfigPatches:    []string{"apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nscheduler:\n  extraArgs:\n    - name: v\n      value: \"2\"\n"},
 		ContainerdConfigPatches: []string{"[plugins.\"io.containerd.cri.v1.runtime\"]\n  enable_cdi = true\n"},
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
@@ -263,6 +268,7 @@ func TestKEPBinariesSpeakJSON(t *testing.T) {
 		"kube-scheduler": {
 			{Name: "feature-gates", Value: KEPGate + "=true"},
 			{Name: "kube-api-content-type", Value: "application/json"},
+			{Name: "v", Value: "2"},
 		},
 	}
 	if diff := cmp.Diff(want, extraArgs(t, cfg)); diff != "" {
@@ -273,7 +279,7 @@ func TestKEPBinariesSpeakJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string][]arg{"kube-scheduler": {{Name: "feature-gates", Value: KEPGate + "=true"}}}, extraArgs(t, cfg)); diff != "" {
+	if diff := cmp.Diff(map[string][]arg{"kube-scheduler": {{Name: "feature-gates", Value: KEPGate + "=true"}, {Name: "v", Value: "2"}}}, extraArgs(t, cfg)); diff != "" {
 		t.Errorf("extraArgs without KEP binaries (-want +got):\n%s", diff)
 	}
 }
@@ -324,5 +330,22 @@ func TestHeaderWarnsAboutTheKEPGate(t *testing.T) {
 	refusing := spec.Cell{Name: "r", StartRefusal: "depends on features that are disabled"}
 	if h := header(refusing, Options{}); !strings.Contains(h, "#   depends on features that are disabled\n") {
 		t.Errorf("start refusal not stated:\n%s", h)
+	}
+}
+
+// Every cluster's kube-scheduler logs its attempts at a pod, which
+// expectNoHotLoop counts: at kubeadm's default level it logs none, and the
+// hot-loop cases skipped on kind.
+func TestEveryClusterSchedulerLogsItsAttempts(t *testing.T) {
+	for _, opts := range []Options{{}, {KEPBinDir: "/host/bin", PatchesDir: "/host/patches"}} {
+		for _, cell := range []spec.Cell{{Name: "x"}, {Name: "y", Gates: map[string]map[string]bool{"kube-apiserver": {KEPGate: true}}}} {
+			cfg, err := Build(cell, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(extraArgs(t, cfg)["kube-scheduler"], arg{Name: "v", Value: "2"}) {
+				t.Errorf("cell %s (KEP binaries %q): kube-scheduler runs without --v=2: %v", cell.Name, opts.KEPBinDir, extraArgs(t, cfg))
+			}
+		}
 	}
 }

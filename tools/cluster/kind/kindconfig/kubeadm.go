@@ -50,6 +50,11 @@ var kepJSONArgs = map[cluster.Component]arg{
 	cluster.Scheduler: {Name: "kube-api-content-type", Value: "application/json"},
 }
 
+// schedulerVerbosity is the level at which kube-scheduler logs each attempt
+// at a pod ("Unable to schedule pod"): expectNoHotLoop counts them, and at
+// kubeadm's default it skips on kind. The embedded providers run at it too.
+var schedulerVerbosity = arg{Name: "v", Value: "2"}
+
 // componentArgsPatch is the ClusterConfiguration patch giving each
 // component its own --feature-gates, and with KEP binaries the JSON
 // settings they need, or "" when there is nothing to set. kind's top-level
@@ -64,6 +69,9 @@ func componentArgsPatch(gates cluster.GateState, kepBinaries bool) (string, erro
 		}
 		if a, ok := kepJSONArgs[c]; ok && kepBinaries {
 			args = append(args, a)
+		}
+		if c == cluster.Scheduler {
+			args = append(args, schedulerVerbosity)
 		}
 		if len(args) == 0 {
 			return nil
