@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -299,7 +300,7 @@ func runOne(ctx context.Context, self string, q Request, env []string, sh Shard,
 	// The arguments only name the process for ps; the request is the
 	// protocol, and a program that does not serve it refuses "shard".
 	cmd := exec.CommandContext(ctx, self, "shard", sh.Slug())
-	cmd.Env = append(env, RequestEnv+"="+reqPath)
+	cmd.Env = childEnv(env, reqPath)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Interrupted, the shard stops its cluster and cleans up as on Ctrl-C;
 	// only if it hangs is it killed.
@@ -319,6 +320,16 @@ func runOne(ctx context.Context, self string, q Request, env []string, sh Shard,
 		res.err = fmt.Errorf("wrote no report (%v; exit: %v); the end of its log, %s:\n%s", err, runErr, res.log, lastLines(res.log, 15))
 	}
 	return res
+}
+
+// childEnv is a shard process's environment: env, shared by every shard,
+// and its own request. It never writes into env's array: appended to in
+// place, env's spare room held whichever request was written last, and two
+// shards started together ran the same part of a cell, in one folder (its
+// config read by both schedulers, each binding the other's pods) while
+// another part wrote no report.
+func childEnv(env []string, reqPath string) []string {
+	return append(slices.Clip(env), RequestEnv+"="+reqPath)
 }
 
 // lastLines is the end of a file, indented, for an error.
