@@ -98,10 +98,12 @@ func ratiosBench(ctx context.Context, dir string, w *bench.Warm, n ratioCounts, 
 	r := &bench.Ratios{Date: time.Now().UTC().Format("2006-01-02"), Commit: commit(), Load: n.load, Cores: runtime.NumCPU()}
 	if w != nil {
 		r.Case = bench.CaseRatio(w.Runs)
-		r.Ran = fmt.Sprintf("the matrix %d times (`draconform run %s`)", len(w.Runs), strings.Join(w.Args, " "))
+		r.Matrix = "draconform run " + strings.Join(w.Args, " ")
+		r.Ran = fmt.Sprintf("the matrix %d times (`%s`)", len(w.Runs), r.Matrix)
 	}
 	if n.vendorTests > 0 {
-		r.Ran = strings.TrimPrefix(fmt.Sprintf("%s; the vendor path on %s/%s, claim %s", r.Ran, n.vendorProvider, n.vendorCell, n.vendorClaim), "; ")
+		r.VendorPath = fmt.Sprintf("%s/%s, claim %s", n.vendorProvider, n.vendorCell, n.vendorClaim)
+		r.Ran = strings.TrimPrefix(fmt.Sprintf("%s; the vendor path on %s", r.Ran, r.VendorPath), "; ")
 	}
 	if n.startPairs > 0 {
 		var err error

@@ -294,3 +294,24 @@ func copyExecutable(t *testing.T, from, to string) {
 		t.Fatalf("copying the shell: %v", err)
 	}
 }
+
+// A ratio is compared with the previous record's only when both measured
+// the same work: a vendor path on another cell and claim is named, not
+// flagged as worse.
+func TestRatiosOfOtherWorkAreNotCompared(t *testing.T) {
+	ratio := func(v float64) *SpeedRatio { return &SpeedRatio{Samples: []Pair{{Num: v, Den: 1}}} }
+	prev := &Ratios{VendorPath: "local/defaults, claim feature-absent-safe", Vendor: ratio(5), Start: ratio(1.2)}
+	now := &Ratios{VendorPath: "prototype/capacity-on, claim kep6406-gates-on", Vendor: ratio(40), Start: ratio(2)}
+	now.Flag(prev)
+	if len(now.Worse) != 1 || !strings.HasPrefix(now.Worse[0], "start:") {
+		t.Errorf("Worse = %q; want the start ratio alone", now.Worse)
+	}
+	if len(now.Uncompared) != 1 || !strings.Contains(now.Uncompared[0], "vendor: the previous record measured other work (local/defaults") {
+		t.Errorf("Uncompared = %q; want the vendor ratio, naming the previous work", now.Uncompared)
+	}
+	now.VendorPath = prev.VendorPath
+	now.Flag(prev)
+	if len(now.Worse) != 2 || len(now.Uncompared) != 0 {
+		t.Errorf("on the same work: Worse = %q, Uncompared = %q; want start and vendor worse", now.Worse, now.Uncompared)
+	}
+}

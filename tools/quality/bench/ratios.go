@@ -21,6 +21,11 @@ type Ratios struct {
 	// Ran says what was measured: the matrix's arguments, the vendor
 	// path's provider, cell and claim.
 	Ran string `json:"ran,omitempty"`
+	// Matrix and VendorPath name the work behind the case ratio (the
+	// matrix's arguments) and the vendor ratios (provider/cell, claim):
+	// a record of other work is not compared with.
+	Matrix     string `json:"matrix,omitempty"`
+	VendorPath string `json:"vendorPath,omitempty"`
 	// Case, Start and Vendor are nil where the run did not measure them.
 	Case   *SpeedRatio `json:"case,omitempty"`
 	Start  *SpeedRatio `json:"start,omitempty"`
@@ -29,8 +34,10 @@ type Ratios struct {
 	// clean-up) against the e2e framework's per-test one, like for like.
 	Overhead *SpeedRatio `json:"overhead,omitempty"`
 	// Worse lists the ratios that worsened by more than their noise
-	// since the previous record.
-	Worse []string `json:"worsened,omitempty"`
+	// since the previous record; Uncompared those the previous record
+	// measured on other work, with what it was.
+	Worse      []string `json:"worsened,omitempty"`
+	Uncompared []string `json:"uncompared,omitempty"`
 }
 
 // SpeedRatio is one ratio: the median of its samples, each a numerator and
@@ -115,19 +122,31 @@ func Worsened(now, before *SpeedRatio) bool {
 
 // Flag fills now.Worse with the ratios that worsened since prev.
 func (now *Ratios) Flag(prev *Ratios) {
-	now.Worse = nil
+	now.Worse, now.Uncompared = nil, nil
 	if prev == nil {
 		return
 	}
 	for _, c := range []struct {
-		name      string
-		now, then *SpeedRatio
+		name        string
+		now, then   *SpeedRatio
+		work, prior string // what each measured; "" where it is always the same
 	}{
-		{"case", now.Case, prev.Case},
-		{"start", now.Start, prev.Start},
-		{"vendor", now.Vendor, prev.Vendor},
-		{"overhead", now.Overhead, prev.Overhead},
+		{"case", now.Case, prev.Case, now.Matrix, prev.Matrix},
+		{"start", now.Start, prev.Start, "", ""},
+		{"vendor", now.Vendor, prev.Vendor, now.VendorPath, prev.VendorPath},
+		{"overhead", now.Overhead, prev.Overhead, now.VendorPath, prev.VendorPath},
 	} {
+		if c.now == nil || c.then == nil {
+			continue
+		}
+		if c.work != c.prior {
+			prior := c.prior
+			if prior == "" {
+				prior = "not recorded"
+			}
+			now.Uncompared = append(now.Uncompared, fmt.Sprintf("%s: the previous record measured other work (%s)", c.name, prior))
+			continue
+		}
 		if Worsened(c.now, c.then) {
 			now.Worse = append(now.Worse, fmt.Sprintf("%s: %.2f× now, %.2f× before (noise ±%.2f× / ±%.2f×)",
 				c.name, c.now.Value(), c.then.Value(), c.now.Noise(), c.then.Noise()))

@@ -12,7 +12,7 @@ import (
 func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
 	fmt.Fprintf(b, "## Speed as ratios (`make bench`)\n\n%s, commit %s. Each ratio is of two things measured side by side in the same run on this machine, so that a slow or busy machine slows both; nothing fails on a slow machine. ", r.Date, r.Commit)
 	if r.Cores > 0 && r.Load >= float64(r.Cores)/2 {
-		fmt.Fprintf(b, "**Measured under load**: the load average was %.1f on %d cores when the measurement began (other work ran beside it).", r.Load, r.Cores)
+		fmt.Fprintf(b, "**Measured under load**: the load average was %.1f on %d cores when the measurement began (other work ran beside it, or had just ended).", r.Load, r.Cores)
 	} else if r.Cores > 0 {
 		fmt.Fprintf(b, "The load average was %.1f on %d cores when the measurement began.", r.Load, r.Cores)
 	}
@@ -24,6 +24,13 @@ func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
 		b.WriteString("**Worse than the previous record by more than the noise:**\n\n")
 		for _, w := range r.Worse {
 			fmt.Fprintf(b, "- %s\n", w)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Uncompared) > 0 {
+		b.WriteString("**Not compared with the previous record:**\n\n")
+		for _, u := range r.Uncompared {
+			fmt.Fprintf(b, "- %s\n", u)
 		}
 		b.WriteString("\n")
 	}
