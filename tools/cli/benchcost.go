@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/textline"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,7 +100,7 @@ func ratiosBench(ctx context.Context, dir string, w *bench.Warm, n ratioCounts, 
 	if w != nil {
 		r.Case = bench.CaseRatio(w.Runs)
 		r.Matrix = "draconform run " + strings.Join(w.Args, " ")
-		r.Ran = fmt.Sprintf("the matrix %d times (`%s`)", len(w.Runs), r.Matrix)
+		r.Ran = fmt.Sprintf("the matrix %s (`%s`)", textline.Count(len(w.Runs), "time"), r.Matrix)
 	}
 	if n.vendorTests > 0 {
 		r.VendorPath = fmt.Sprintf("%s/%s, claim %s", n.vendorProvider, n.vendorCell, n.vendorClaim)

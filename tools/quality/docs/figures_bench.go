@@ -2,6 +2,7 @@ package docs
 
 import (
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/textline"
 
 	"github.com/draconform/draconform/tools/quality/bench"
 )
@@ -36,7 +37,10 @@ func warmMeasurements(w bench.Warm) []Measurement {
 	if !s.AllGolden {
 		golden = "some run's outcomes NOT equal to the golden table"
 	}
-	of := fmt.Sprintf("median of %d runs", s.Runs)
+	of := "median of " + textline.Count(s.Runs, "run")
+	if s.Runs == 1 {
+		of = "one run"
+	}
 	at := func(what string, v float64, unit, text string) Measurement {
 		return Measurement{Topic: topicRun, What: what, Value: tenths(v), Unit: unit, Text: text,
 			Date: w.Date, Commit: w.Commit, Command: "make bench"}
