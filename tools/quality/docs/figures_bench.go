@@ -2,7 +2,6 @@ package docs
 
 import (
 	"fmt"
-	"github.com/draconform/draconform/tools/internal/textline"
 
 	"github.com/draconform/draconform/tools/quality/bench"
 )
@@ -37,7 +36,7 @@ func warmMeasurements(w bench.Warm) []Measurement {
 	if !s.AllGolden {
 		golden = "some run's outcomes NOT equal to the golden table"
 	}
-	of := "median of " + textline.Count(s.Runs, "run")
+	of := fmt.Sprintf("median of %d runs", s.Runs)
 	if s.Runs == 1 {
 		of = "one run"
 	}
