@@ -164,3 +164,30 @@ func TestTheStateRootGoesWithTheLastNodeOnlyIfANodeMadeIt(t *testing.T) {
 		}
 	}
 }
+
+// A restore never makes the state root (a node's stop after a start that
+// failed early, cleanup --nodes on a clean machine), and it removes a root
+// that a node made and left before recording anything.
+func TestARestoreLeavesNoStateRootBehind(t *testing.T) {
+	k := fakeKernel(t, map[string]string{"kernel.panic": "1"})
+	k.root = filepath.Join(t.TempDir(), "draconform")
+	if _, err := k.restore(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(k.root) {
+		t.Fatal("a restore on a machine without the state root made it")
+	}
+	lock, err := claimNodeDir(filepath.Join(k.root, "aaaaaa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock.Close()
+	os.RemoveAll(filepath.Join(k.root, "aaaaaa")) // the node's stop, before any record
+	changed, err := k.restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists(k.root) || !slices.Contains(changed, "removed "+k.root) {
+		t.Errorf("the root a node made before failing is left (restore said %v)", changed)
+	}
+}

@@ -45,13 +45,19 @@ func (k kernelState) recordPath() string { return filepath.Join(k.root, "kernel-
 // locked runs f holding an exclusive lock on root itself, so that a node's
 // record and another's restore do not interleave, and no lock file is left.
 // The last node's restore may remove root while this waits for the lock:
-// then root is made again and locked afresh.
-func (k kernelState) locked(f func() error) error {
+// then root is made again and locked afresh. Only a record makes root; a
+// restore without it has nothing to do.
+func (k kernelState) locked(makeRoot bool, f func() error) error {
 	for attempt := 1; ; attempt++ {
-		if err := makeStateRoot(k.root); err != nil {
-			return err
+		if makeRoot {
+			if err := makeStateRoot(k.root); err != nil {
+				return err
+			}
 		}
 		dir, err := os.Open(k.root)
+		if errors.Is(err, os.ErrNotExist) && !makeRoot {
+			return nil
+		}
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) && attempt < 3 {
 				continue
@@ -79,7 +85,7 @@ func (k kernelState) path(name string) string {
 // record saves the host's settings unless a node that still runs saved
 // them first (then they are already the kubelet's).
 func (k kernelState) record() error {
-	return k.locked(func() error {
+	return k.locked(true, func() error {
 		if _, err := os.Stat(k.recordPath()); err == nil {
 			return nil
 		}
@@ -113,10 +119,14 @@ func (k kernelState) record() error {
 // the fixed folders the nodes made, and says what it changed.
 func (k kernelState) restore() ([]string, error) {
 	var changed []string
-	err := k.locked(func() error {
+	err := k.locked(false, func() error {
 		data, err := os.ReadFile(k.recordPath())
 		if errors.Is(err, os.ErrNotExist) {
-			return nil
+			// A node that failed before it recorded may have made the
+			// root.
+			removed, err := k.removeRootIfMade()
+			changed = removed
+			return err
 		}
 		if err != nil {
 			return err
