@@ -30,7 +30,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/draconform/draconform/tools/host/engine"
 	"io"
 	"io/fs"
 	"os"
@@ -38,6 +37,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/draconform/draconform/tools/host/engine"
 )
 
 //go:embed files
