@@ -18,7 +18,7 @@ const defaultProviders = "local,prototype"
 // the specs and the records: the traceability table, the interpretation
 // register, the README's sample matrix, docs/verdicts.md's golden summary and
 // docs/mutation.md's table; and
-// checks every relative link of the README and the docs.
+// checks every link of the repository's pages (the README's folder).
 func docsCmd(fs *pflag.FlagSet) action {
 	var sf specFlags
 	sf.register(fs)
@@ -61,7 +61,7 @@ func docsCmd(fs *pflag.FlagSet) action {
 				filepath.Join(*dir, "mutation.json"), strings.Join(docs.StaleNames(gen.Stale), ","), strings.Join(lines, "\n  "))
 			stale = true
 		}
-		broken, err := docs.BrokenLinks(*readme, *dir)
+		broken, err := docs.BrokenLinks(filepath.Dir(*readme))
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform docs:", err)
 			return 1

@@ -78,14 +78,14 @@ func Generate(src Sources) (Generated, error) {
 	return out, nil
 }
 
-// BrokenLinks is every relative link of the README and the docs that
-// leads nowhere.
-func BrokenLinks(readme, dir string) ([]string, error) {
-	files, err := MarkdownFiles(readme, dir)
+// BrokenLinks is every link of the repository's pages (root is the
+// README's folder) that leads nowhere, or out of the repository.
+func BrokenLinks(root string) ([]string, error) {
+	files, err := MarkdownFiles(root)
 	if err != nil {
 		return nil, err
 	}
-	return CheckLinks(files)
+	return CheckLinks(root, files)
 }
 
 // addGenerated adds to paths the pages with generated sections: the

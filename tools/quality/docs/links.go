@@ -12,11 +12,18 @@ import (
 // linkPattern finds Markdown inline links, [text](target).
 var linkPattern = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// CheckLinks reports every relative link in files (Markdown) whose target
-// file does not exist, or whose #anchor names no heading of its target, so a
-// section moved from one page to another cannot leave a dead link behind.
-// Web links are not followed.
-func CheckLinks(files []string) ([]string, error) {
+// CheckLinks reports every link in files (Markdown, under the repository
+// root) that a reader of a clone could not follow: a relative link whose
+// target file does not exist, or whose #anchor names no heading of its
+// target, so a section moved from one page to another cannot leave a dead
+// link behind; and a link that leaves the repository, to a folder beside it
+// or through another scheme than http(s), which works only on the machine it
+// was written on. Web links are not followed.
+func CheckLinks(root string, files []string) ([]string, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("checking links: %w", err)
+	}
 	var problems []string
 	anchors := map[string]map[string]bool{}
 	for _, f := range files {
@@ -27,13 +34,17 @@ func CheckLinks(files []string) ([]string, error) {
 		for i, line := range strings.Split(string(data), "\n") {
 			for _, m := range linkPattern.FindAllStringSubmatch(line, -1) {
 				link := m[1]
-				if strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") {
+				if web(link) {
 					continue
 				}
 				path, anchor, _ := strings.Cut(link, "#")
 				target := f
 				if path != "" {
 					target = filepath.Join(filepath.Dir(f), path)
+				}
+				if strings.Contains(path, ":") || strings.HasPrefix(path, "/") || !inside(root, target) {
+					problems = append(problems, fmt.Sprintf("%s:%d: %s: leaves the repository, so a clone cannot follow it (link a page of the repository, or an http(s) address)", f, i+1, link))
+					continue
 				}
 				if _, err := os.Stat(target); err != nil {
 					problems = append(problems, fmt.Sprintf("%s:%d: %s: no such file", f, i+1, link))
@@ -54,6 +65,22 @@ func CheckLinks(files []string) ([]string, error) {
 		}
 	}
 	return problems, nil
+}
+
+// web is a link to the web: http(s), the only scheme a page may link to.
+func web(link string) bool {
+	l := strings.ToLower(link)
+	return strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")
+}
+
+// inside says whether path, made absolute, is root (absolute) or under it.
+func inside(root, path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(root, abs)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // headingAnchors is the anchors GitHub gives the headings of a Markdown
@@ -101,16 +128,18 @@ func Anchor(title string) string {
 	return b.String()
 }
 
-// MarkdownFiles is the README, if there is one, and every Markdown file under
-// dir: the pages whose links CheckLinks checks.
-func MarkdownFiles(readme, dir string) ([]string, error) {
+// MarkdownFiles is every Markdown page of the repository at root (its
+// README, docs/, a folder's own README), but for the folders it makes and
+// does not publish (hidden ones such as .cache, and _output): the pages whose
+// links CheckLinks checks.
+func MarkdownFiles(root string) ([]string, error) {
 	var files []string
-	if _, err := os.Stat(readme); err == nil {
-		files = append(files, readme)
-	}
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "_output") {
+			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(path, ".md") {
 			files = append(files, path)

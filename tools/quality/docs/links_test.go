@@ -28,11 +28,11 @@ func TestCheckLinksFindsMissingFilesAndAnchors(t *testing.T) {
 			"[gone](docs/b.md) [moved](docs/a.md#running-against-a-cluster)\n",
 		"docs/a.md": "# What a run lets you claim?\n\n```sh\n# not a heading\n```\n[back](../README.md#not-a-heading)\n",
 	})
-	files, err := MarkdownFiles(filepath.Join(dir, "README.md"), filepath.Join(dir, "docs"))
+	files, err := MarkdownFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems, err := CheckLinks(files)
+	problems, err := CheckLinks(dir, files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +62,53 @@ func TestAnchorIsGitHubs(t *testing.T) {
 
 func TestDuplicateHeadingsGetNumberedAnchors(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"a.md": "# Notes\n## Notes\n[x](#notes-1) [y](#notes-2)\n"})
-	problems, err := CheckLinks([]string{filepath.Join(dir, "a.md")})
+	problems, err := CheckLinks(dir, []string{filepath.Join(dir, "a.md")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(problems) != 1 || !strings.Contains(problems[0], "#notes-2") {
 		t.Errorf("problems: %v", problems)
+	}
+}
+
+// A link to a folder beside the repository works only on the machine that
+// has that folder (the README's first link once pointed at ../shared/, and a
+// clone's make lint failed): it is refused even where the file exists, as is
+// any link through another scheme than http(s) or to an absolute path.
+func TestLinksThatLeaveTheRepositoryAreRefused(t *testing.T) {
+	beside := writeFiles(t, map[string]string{
+		"shared/KEP-6406.md": "# KEP\n",
+		"repo/README.md": "# Top\n[KEP](../shared/KEP-6406.md) [up](https://github.com/kubernetes/enhancements/issues/6406)\n" +
+			"[file](file:///etc/hostname) [abs](/etc/hostname) [mail](mailto:a@b.test)\n",
+		"repo/drivers/README.md":   "[kep](../../shared/KEP-6406.md) [top](../README.md#top)\n",
+		"repo/.cache/x/README.md":  "[not a page of ours](../../../elsewhere.md)\n",
+		"repo/_output/r/README.md": "[nor this](../../../elsewhere.md)\n",
+	})
+	root := filepath.Join(beside, "repo")
+	files, err := MarkdownFiles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 {
+		t.Fatalf("MarkdownFiles: want the README and drivers/README.md, got %v", files)
+	}
+	problems, err := CheckLinks(root, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(problems, "\n")
+	for _, want := range []string{
+		"README.md:2: ../shared/KEP-6406.md: leaves the repository",
+		"README.md:3: file:///etc/hostname: leaves the repository",
+		"README.md:3: /etc/hostname: leaves the repository",
+		"README.md:3: mailto:a@b.test: leaves the repository",
+		"drivers/README.md:1: ../../shared/KEP-6406.md: leaves the repository",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("problems lack %q:\n%s", want, joined)
+		}
+	}
+	if len(problems) != 5 {
+		t.Errorf("want 5 problems, one line each, got:\n%s", joined)
 	}
 }
