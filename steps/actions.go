@@ -54,6 +54,9 @@ type Checker interface {
 	Write(w *spec.Write, update bool)
 	// Vars reports undefined variables in a YAML tree of the step.
 	Vars(n *yaml.Node)
+	// Define records that the case has ref from this step on (a step that
+	// names objects it found, such as the pods it saw bound).
+	Define(pos spec.Pos, ref spec.Ref)
 }
 
 // Actions lists every kind of step, in the order of spec.Step's fields.
@@ -73,6 +76,8 @@ func Actions() []Action {
 			Check: checkSchedulerSeesClasses},
 		{Field: "Assert", Build: func(st *spec.Step) Step { return &Assert{Spec: st.Assert} }, Check: checkAssert},
 		{Field: "ExpectScheduled", Build: func(st *spec.Step) Step { return &ExpectScheduled{Spec: st.ExpectScheduled} }, Check: checkExpectScheduled},
+		{Field: "ExpectSomeScheduled", Build: func(st *spec.Step) Step { return &ExpectSomeScheduled{Spec: st.ExpectSomeScheduled} },
+			Check: checkExpectSomeScheduled},
 		{Field: "ExpectUnschedulable", Build: func(st *spec.Step) Step { return &ExpectUnschedulable{Spec: st.ExpectUnschedulable} },
 			Check: checkExpectUnschedulable},
 		{Field: "ExpectClaim", Build: func(st *spec.Step) Step { return &ExpectClaim{Spec: st.ExpectClaim} }, Check: checkExpectClaim},

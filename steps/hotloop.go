@@ -29,28 +29,45 @@ type ExpectNoHotLoop struct{ Spec *spec.ExpectNoHotLoop }
 
 // Describe implements Step.
 func (s *ExpectNoHotLoop) Describe() string {
+	if s.Spec.Baseline != "" {
+		return fmt.Sprintf("over %s, pod %s stays pending and kube-scheduler neither panics, restarts nor tries it more than twice as often as pod %s, plus %d",
+			s.Spec.Over.Or(defaultHotLoopWindow), s.Spec.Pod, s.Spec.Baseline, s.Spec.MaxAttempts)
+	}
 	return fmt.Sprintf("over %s, pod %s stays pending and kube-scheduler neither panics, restarts nor tries it more than %d times",
 		s.Spec.Over.Or(defaultHotLoopWindow), s.Spec.Pod, s.Spec.MaxAttempts)
+}
+
+// unschedulablePod waits until the scheduler has given up on a pod at
+// least once, so that its log already shows an attempt.
+func unschedulablePod(ctx context.Context, env *Env, local string) (*corev1.Pod, error) {
+	var pod *corev1.Pod
+	err := watchPod(ctx, env, local, defaultScheduleWithin, func(p *corev1.Pod) error {
+		if p.Spec.NodeName != "" {
+			return fmt.Errorf("pod %s is bound to %s; it must stay pending", local, p.Spec.NodeName)
+		}
+		if c := podScheduledCondition(p); c == nil || c.Status != corev1.ConditionFalse {
+			return notYet{"pod " + local + " has not been found unschedulable yet; " + schedulingState(p)}
+		}
+		pod = p
+		return nil
+	})
+	return pod, err
 }
 
 // Run implements Step.
 func (s *ExpectNoHotLoop) Run(ctx context.Context, env *Env) error {
 	window := s.Spec.Over.Or(defaultHotLoopWindow)
-	var pod *corev1.Pod
-	// The window starts once the scheduler has given up on the pod at
-	// least once, so that its log already shows an attempt.
-	err := watchPod(ctx, env, s.Spec.Pod, defaultScheduleWithin, func(p *corev1.Pod) error {
-		if p.Spec.NodeName != "" {
-			return fmt.Errorf("pod %s is bound to %s; it must stay pending", s.Spec.Pod, p.Spec.NodeName)
-		}
-		if c := podScheduledCondition(p); c == nil || c.Status != corev1.ConditionFalse {
-			return notYet{"pod " + s.Spec.Pod + " has not been found unschedulable yet; " + schedulingState(p)}
-		}
-		pod = p
-		return nil
-	})
+	pod, err := unschedulablePod(ctx, env, s.Spec.Pod)
 	if err != nil {
 		return err
+	}
+	limit := attemptLimit{max: s.Spec.MaxAttempts}
+	if s.Spec.Baseline != "" {
+		base, err := unschedulablePod(ctx, env, s.Spec.Baseline)
+		if err != nil {
+			return fmt.Errorf("the baseline: %w", err)
+		}
+		limit.baseline, limit.baselineKey = s.Spec.Baseline, base.Namespace+"/"+base.Name
 	}
 	inspector, err := schedulerRuns(ctx, env)
 	if err != nil {
@@ -75,7 +92,14 @@ func (s *ExpectNoHotLoop) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("reading kube-scheduler's run: %w", err)
 	}
-	return judgeSchedulerRun(env, before, after, pod.Namespace+"/"+pod.Name, s.Spec.Pod, window, s.Spec.MaxAttempts)
+	return judgeSchedulerRun(env, before, after, pod.Namespace+"/"+pod.Name, s.Spec.Pod, window, limit)
+}
+
+// attemptLimit is how many attempts at the pod a window allows: max, or,
+// with a baseline pod, twice the baseline's attempts plus max.
+type attemptLimit struct {
+	max                   int
+	baseline, baselineKey string
 }
 
 // causeNoAttempts is the golden table's word for a hot-loop case that
@@ -105,7 +129,7 @@ func schedulerRuns(ctx context.Context, env *Env) (cluster.RunInspector, error) 
 
 // judgeSchedulerRun compares kube-scheduler's run before and after the
 // window.
-func judgeSchedulerRun(env *Env, before, after cluster.Run, key, local string, window time.Duration, max int) error {
+func judgeSchedulerRun(env *Env, before, after cluster.Run, key, local string, window time.Duration, limit attemptLimit) error {
 	if after.ID != before.ID || !after.Running {
 		return fmt.Errorf("kube-scheduler did not keep its run over the window: run %s (running) became %s (running=%v); an unschedulable pod must not crash or restart it", before.ID, after.ID, after.Running)
 	}
@@ -120,9 +144,18 @@ func judgeSchedulerRun(env *Env, before, after cluster.Run, key, local string, w
 		return &NotApplicable{Cause: causeNoAttempts, Reason: fmt.Sprintf("kube-scheduler logged no attempt at pod %s in %s, although the pod was reported unschedulable: it logs its attempts at --v=2 (on kubeadm and kind, scheduler extraArgs v: \"2\"), so the attempts of a hot loop cannot be counted here", local, window)}
 	}
 	n := atEnd - atStart
-	env.Measure(fmt.Sprintf("scheduling attempts for pod %s over %s: %d (%d before the window)", local, window, n, atStart))
-	if n > max {
-		return fmt.Errorf("kube-scheduler tried pod %s %d times in %s, more than the %d backoff allows: it retries an unschedulable pod in a hot loop", local, n, window, max)
+	if limit.baseline == "" {
+		env.Measure(fmt.Sprintf("scheduling attempts for pod %s over %s: %d (%d before the window)", local, window, n, atStart))
+		if n > limit.max {
+			return fmt.Errorf("kube-scheduler tried pod %s %d times in %s, more than the %d backoff allows: it retries an unschedulable pod in a hot loop", local, n, window, limit.max)
+		}
+		return nil
+	}
+	b := attempts(after.Log, limit.baselineKey) - attempts(before.Log, limit.baselineKey)
+	allowed := 2*b + limit.max
+	env.Measure(fmt.Sprintf("scheduling attempts over %s: pod %s %d, baseline pod %s %d (allowed: twice the baseline plus %d, %d)", window, local, n, limit.baseline, b, limit.max, allowed))
+	if n > allowed {
+		return fmt.Errorf("kube-scheduler tried pod %s %d times in %s, while it tried pod %s, pending for a reason KEP-6406 has no part in, %d times: more than twice that plus %d (%d), so it retries the pod in a hot loop", local, n, window, limit.baseline, b, limit.max, allowed)
 	}
 	return nil
 }
@@ -161,6 +194,12 @@ const maxHotLoopWindow = 2 * time.Minute
 
 func checkExpectNoHotLoop(c Checker, st *spec.Step) {
 	c.Need(st.Pos, spec.RefOf("Pod", st.ExpectNoHotLoop.Pod))
+	if b := st.ExpectNoHotLoop.Baseline; b != "" {
+		c.Need(st.Pos, spec.RefOf("Pod", b))
+		if b == st.ExpectNoHotLoop.Pod {
+			c.Problem(st.Pos, "a pod pending for a reason KEP-6406 has no part in", "expectNoHotLoop: the baseline is the pod itself")
+		}
+	}
 	if time.Duration(st.ExpectNoHotLoop.Over) > maxHotLoopWindow {
 		c.Problem(st.Pos, "e.g. over: 20s", "expectNoHotLoop: over: must be at most %s", maxHotLoopWindow)
 	}

@@ -48,7 +48,7 @@ func TestJudgeSchedulerRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := &Env{}
-			err := judgeSchedulerRun(env, tt.before, tt.after, key, "p1", 20*time.Second, 10)
+			err := judgeSchedulerRun(env, tt.before, tt.after, key, "p1", 20*time.Second, attemptLimit{max: 10})
 			if tt.fail == nil && err != nil {
 				t.Fatalf("unexpected failure: %v", err)
 			}
@@ -75,7 +75,7 @@ func TestJudgeSchedulerRun(t *testing.T) {
 func TestJudgeSchedulerRunUnmeasured(t *testing.T) {
 	quiet := cluster.Run{ID: "7", Running: true, Log: "I1202 nothing at v=0\n"}
 	env := &Env{}
-	err := judgeSchedulerRun(env, quiet, quiet, "ns/p1", "p1", 20*time.Second, 10)
+	err := judgeSchedulerRun(env, quiet, quiet, "ns/p1", "p1", 20*time.Second, attemptLimit{max: 10})
 	na, ok := AsNotApplicable(err)
 	if !ok {
 		t.Fatalf("want the case not applicable; got %v", err)
@@ -85,5 +85,41 @@ func TestJudgeSchedulerRunUnmeasured(t *testing.T) {
 	}
 	if len(env.Measurements()) != 0 {
 		t.Errorf("measured %q from a log that shows no attempt", env.Measurements())
+	}
+}
+
+// With a baseline, the limit follows what the same scheduler does for a pod
+// KEP-6406 has no part in: a busy scheduler that retries every pending pod
+// on each ResourceSlice change passes, one that retries the pod far more
+// often than the baseline fails.
+func TestJudgeSchedulerRunAgainstABaseline(t *testing.T) {
+	const key, base = "ns/p1", "ns/plain"
+	limit := attemptLimit{max: 4, baseline: "plain", baselineKey: base}
+	run := func(n, b int) cluster.Run {
+		return cluster.Run{ID: "7", Running: true, Log: schedulerLog(map[string]int{key: n, base: b})}
+	}
+	for _, tt := range []struct {
+		name     string
+		after    cluster.Run
+		fails    bool
+		measured string
+	}{
+		{"quiet cluster, backoff", run(5, 4), false, "pod p1 4, baseline pod plain 3 (allowed: twice the baseline plus 4, 10)"},
+		{"busy cluster, retried on every slice change like any pod", run(31, 16), false, "pod p1 30, baseline pod plain 15"},
+		{"hot loop", run(201, 4), true, "pod p1 200, baseline pod plain 3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := &Env{}
+			err := judgeSchedulerRun(env, run(1, 1), tt.after, key, "p1", 20*time.Second, limit)
+			if (err != nil) != tt.fails {
+				t.Fatalf("failed: %v; want failure %v", err, tt.fails)
+			}
+			if tt.fails && !strings.Contains(err.Error(), "hot loop") {
+				t.Errorf("failure %q does not say hot loop", err)
+			}
+			if got := strings.Join(env.Measurements(), "\n"); !strings.Contains(got, tt.measured) {
+				t.Errorf("measurements %q do not say %q", got, tt.measured)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -57,15 +58,27 @@ func (s *ExpectNoClaim) Run(ctx context.Context, env *Env) error {
 	if err := check(); err != nil {
 		return err
 	}
+	hold := time.Duration(s.Spec.For)
 	if s.Spec.Ever {
-		if err := noClaimSince(ctx, env, c.Object.GetResourceVersion(), uid, s.Spec.Pod); err != nil {
+		err := noClaimSince(ctx, env, c.Object.GetResourceVersion(), uid, s.Spec.Pod)
+		switch {
+		case errors.Is(err, errHistoryGone):
+			// The API server compacted the claim events since the pod's
+			// creation (410): they cannot be replayed, and a conformant
+			// cluster may compact when it likes. The claims were listed
+			// above (none is the pod's, and its status names none); they
+			// are watched again for a window in which a scheduler that
+			// makes and drops a claim at each attempt makes one.
+			hold = max(hold, historyGoneWindow)
+			env.Measure(fmt.Sprintf("pod %s: the claim events since its creation were compacted (%v); re-listed, and watched for %s with no claim for it", s.Spec.Pod, err, hold))
+		case err != nil:
 			return err
 		}
 	}
-	if s.Spec.For == 0 {
+	if hold == 0 {
 		return nil
 	}
-	err = holdFor(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), "", time.Duration(s.Spec.For), func(u *unstructured.Unstructured) error {
+	err = holdFor(ctx, env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace), "", hold, func(u *unstructured.Unstructured) error {
 		if ownedBy(u, uid) {
 			return fmt.Errorf("claim %s appeared for pod %s", u.GetName(), s.Spec.Pod)
 		}
@@ -154,6 +167,15 @@ func checkExpectNoClaim(c Checker, st *spec.Step) {
 	}
 }
 
+// errHistoryGone is noClaimSince's answer when the API server no longer
+// holds the claim events since the pod's creation (410 Gone / Expired).
+var errHistoryGone = errors.New("the API server's watch history no longer reaches back to the pod's creation")
+
+// historyGoneWindow is how long the claims are watched in place of a
+// replay the API server compacted: longer than kube-scheduler's maximum
+// backoff (10 s), so that a scheduler retrying the pod tries at least once.
+const historyGoneWindow = 15 * time.Second
+
 // replayBound bounds how long noClaimSince waits for the replay of claim
 // events to reach the present. The API server sends the history at once.
 const replayBound = 15 * time.Second
@@ -201,6 +223,9 @@ func noClaimSince(ctx context.Context, env *Env, podRV, uid, local string) error
 		if err != nil {
 			if rctx.Err() != nil {
 				return r.notReached(ctx)
+			}
+			if gone(err) {
+				return fmt.Errorf("%w (from resourceVersion %s: %v)", errHistoryGone, from, err)
 			}
 			return fmt.Errorf("replaying claim events since pod %s was created: %w", local, err)
 		}
@@ -266,7 +291,10 @@ func (r *replay) read(ctx context.Context, w watch.Interface) (reached bool, err
 				return false, nil // timed out or closed: resume from r.last
 			}
 			if ev.Type == watch.Error {
-				return false, fmt.Errorf("replaying claim events since pod %s was created (resourceVersion %s): %w; the API server's watch history may no longer reach back that far", r.local, r.podRV, apierrors.FromObject(ev.Object))
+				if err := apierrors.FromObject(ev.Object); gone(err) {
+					return false, fmt.Errorf("%w (from resourceVersion %s: %v)", errHistoryGone, r.podRV, err)
+				}
+				return false, fmt.Errorf("replaying claim events since pod %s was created (resourceVersion %s): %w", r.local, r.podRV, apierrors.FromObject(ev.Object))
 			}
 			m, err := meta.Accessor(ev.Object)
 			if err != nil {
@@ -312,6 +340,10 @@ func (r *replay) notReached(parent context.Context) error {
 	}
 	return err
 }
+
+// gone says whether the API server refused a watch because the events it
+// asks for were compacted.
+func gone(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
 
 // revision reads a resourceVersion as the etcd revision the API server
 // makes it, which orders the events of one resource; ok is false for one

@@ -85,15 +85,30 @@ func (s *ExpectUnschedulable) Describe() string {
 	return fmt.Sprintf("pod %s is unschedulable with %q", s.Spec.Pod, s.Spec.Message)
 }
 
-// wanted returns the texts any of which the scheduler's message must
-// contain, and how a failure names them.
-func (s *ExpectUnschedulable) wanted(env *Env) ([]string, string, error) {
+// wanted returns what the scheduler's message must say, and how a failure
+// names it.
+func (s *ExpectUnschedulable) wanted(env *Env) (func(string) bool, string, error) {
+	lacks, err := env.Scope().String(s.Spec.Lacks)
+	if err != nil {
+		return nil, "", err
+	}
+	without := func(match func(string) bool, named string) (func(string) bool, string) {
+		if lacks == "" {
+			return match, named
+		}
+		return func(m string) bool { return match(m) && !strings.Contains(m, lacks) }, fmt.Sprintf("%s, and not %q", named, lacks)
+	}
 	if s.Spec.Reason != "" {
 		texts := reasonWordings(s.Spec.Reason)
 		if len(texts) == 0 {
 			return nil, "", fmt.Errorf("pod %s: expectUnschedulable: unknown reason %q (one of %v)", s.Spec.Pod, s.Spec.Reason, ReasonNames())
 		}
-		return texts, fmt.Sprintf("any wording of %s %q", s.Spec.Reason, texts), nil
+		named := fmt.Sprintf("any wording of %s %q", s.Spec.Reason, texts)
+		if anyWording[s.Spec.Reason] {
+			named = fmt.Sprintf("%s: %q, or any words that name no other plugin's reason", s.Spec.Reason, texts)
+		}
+		match, named := without(func(m string) bool { return reasonMatches(s.Spec.Reason, m) }, named)
+		return match, named, nil
 	}
 	message, err := env.Scope().String(s.Spec.Message)
 	if err != nil {
@@ -104,13 +119,14 @@ func (s *ExpectUnschedulable) wanted(env *Env) ([]string, string, error) {
 		// variable that came out empty must not slip past it.
 		return nil, "", fmt.Errorf("pod %s: expectUnschedulable has no message to look for (%q)", s.Spec.Pod, s.Spec.Message)
 	}
-	return []string{message}, fmt.Sprintf("%q", message), nil
+	match, named := without(func(m string) bool { return strings.Contains(m, message) }, fmt.Sprintf("%q", message))
+	return match, named, nil
 }
 
 // Run implements Step.
 func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 	within := s.Spec.Within.Or(defaultScheduleWithin)
-	texts, named, err := s.wanted(env)
+	match, named, err := s.wanted(env)
 	if err != nil {
 		return err
 	}
@@ -122,7 +138,7 @@ func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 		if cond == nil || cond.Status != corev1.ConditionFalse || cond.Reason != corev1.PodReasonUnschedulable {
 			return notYet{"pod " + s.Spec.Pod + " is not reported unschedulable; " + schedulingState(pod)}
 		}
-		if containsAny(cond.Message, texts) {
+		if match(cond.Message) {
 			return nil
 		}
 		// The condition carries the latest attempt; an event may name the
@@ -132,11 +148,11 @@ func (s *ExpectUnschedulable) Run(ctx context.Context, env *Env) error {
 			return err
 		}
 		for _, m := range msgs {
-			if containsAny(m, texts) {
+			if match(m) {
 				return nil
 			}
 		}
-		return notYet{fmt.Sprintf("pod %s is unschedulable, but neither its PodScheduled message %q nor its FailedScheduling events %q contain %s", s.Spec.Pod, cond.Message, msgs, named)}
+		return notYet{fmt.Sprintf("pod %s is unschedulable, but neither its PodScheduled message %q nor its FailedScheduling events %q say %s", s.Spec.Pod, cond.Message, msgs, named)}
 	})
 	if err != nil {
 		return fmt.Errorf("pod %s must be unschedulable: %w", s.Spec.Pod, err)

@@ -79,7 +79,7 @@ func TestExpectUnschedulable(t *testing.T) {
 	}{
 		{name: "condition message", status: unschedulableStatus, message: msg},
 		{name: "message with a variable", status: unschedulableStatus, message: "${prefix}",
-			fails: []string{`contain "` + stepstest.Prefix + `"`}},
+			fails: []string{`say "` + stepstest.Prefix + `"`}},
 		{name: "only an event has the message", status: unschedulableStatus, message: "insufficient shares", event: "0/1 nodes: insufficient shares on gpu-0"},
 		{name: "another pod's event has it", status: unschedulableStatus, message: "insufficient shares", other: "insufficient shares",
 			fails: []string{"pod p1 is unschedulable, but neither", "cannot allocate all claims", `"insufficient shares"`}},
@@ -160,7 +160,8 @@ func TestExpectUnschedulableReason(t *testing.T) {
 		{name: "condition words it", status: unschedulableStatus, reason: "insufficient-devices"},
 		{name: "an event words it", status: otherReason, event: "0/1 nodes are available: 1 cannot allocate all claims.", reason: "insufficient-devices"},
 		{name: "unrelated reason", status: otherReason, reason: "insufficient-devices",
-			fails: []string{"pod p1 must be unschedulable", "device class gpu does not exist", `any wording of insufficient-devices ["cannot allocate all claims"]`}},
+			fails: []string{"pod p1 must be unschedulable", "device class gpu does not exist", `insufficient-devices: ["cannot allocate all claims"], or any words that name no other plugin's reason`}},
+		{name: "reworded", status: guardStatus("no device has room for the pod's requests"), reason: "insufficient-devices"},
 		// The skew guard explains by naming a remedy the KEP gives: the
 		// gate, or the field; a guard that names neither does not explain.
 		{name: "skew guard names the gate", status: guardStatus("the DRAExtendedResourceCapacity feature gate is disabled in kube-scheduler"), reason: "skew-guard"},

@@ -38,6 +38,50 @@ var unschedulableReasons = map[string][]wording{
 	},
 }
 
+// anyWording are the meanings a message may word in any way that names no
+// other reason (register entry R22): the scheduler says why a pod is
+// unschedulable only in text, and an implementation may reword its own
+// reason. A message in a known wording passes; one in unknown words passes
+// unless it names a reason of another plugin or another meaning, so that a
+// pod pending for an unrelated reason still fails.
+var anyWording = map[string]bool{"insufficient-devices": true}
+
+// foreignReasons are what kube-scheduler's other plugins, and the
+// DynamicResources plugin for other causes than the allocator's, say of a
+// node (k8s.io/kubernetes v1.37.2 pkg/scheduler/framework/plugins: each
+// plugin's ErrReason constants and statusUnschedulable calls).
+var foreignReasons = []string{
+	"Insufficient ", "Too many pods",
+	"had untolerated taint", "had taints that the pod didn't tolerate",
+	"didn't match Pod's node affinity/selector", "didn't match the requested node name",
+	"were unschedulable", "had unknown conditions",
+	"didn't have free ports", "didn't match pod affinity rules", "didn't match pod anti-affinity rules",
+	"didn't satisfy existing pods anti-affinity rules", "didn't match pod topology spread constraints",
+	"exceed max volume count", "did not have enough free storage", "had no available volume zone",
+	"resourceclaim in use", "resourceclaim not available on the node", "ResourceClaim unreserved",
+	"cannot fit resource", "cannot schedule extended resource claim", "does not exist",
+	"in the process of being allocated", "feature is disabled", "unknown request type",
+	"asked by caller to stop allocating",
+}
+
+// reasonMatches says whether a scheduler's message expresses the meaning:
+// in a wording known from a release, or, for a meaning any wording may
+// express, in words that name no other reason.
+func reasonMatches(reason, msg string) bool {
+	if containsAny(msg, reasonWordings(reason)) {
+		return true
+	}
+	if !anyWording[reason] || strings.TrimSpace(msg) == "" || containsAny(msg, foreignReasons) {
+		return false
+	}
+	for other := range unschedulableReasons {
+		if other != reason && containsAny(msg, reasonWordings(other)) {
+			return false
+		}
+	}
+	return true
+}
+
 // ReasonNames are the meanings expectUnschedulable's reason: accepts.
 func ReasonNames() []string {
 	var out []string

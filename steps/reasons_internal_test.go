@@ -46,3 +46,27 @@ func TestReasonTable(t *testing.T) {
 		}
 	}
 }
+
+// insufficient-devices takes any words that name no other reason: an
+// implementation that rewords the allocator's failure certifies, a pod
+// pending for another plugin's reason or for the skew guard does not.
+func TestInsufficientDevicesInAnyWording(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"0/1 nodes are available: 1 cannot allocate all claims. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.": true,
+		"0/1 nodes are available: 1 no device has room for the pod's device requests.":                                                            true,
+		"0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims.":                                                              true,
+		"0/1 nodes are available: 1 Insufficient example.com/gpu.":                                                                                false,
+		"0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.":                                              false,
+		"0/1 nodes are available: 1 DeviceClass c sets extendedResourceCapacityRequests, but the gate is off.":                                    false,
+		"0/1 nodes are available: 1 resourceclaim not available on the node.":                                                                     false,
+		"": false,
+	} {
+		if got := reasonMatches("insufficient-devices", msg); got != want {
+			t.Errorf("insufficient-devices in %q: %v, want %v", msg, got, want)
+		}
+	}
+	// skew-guard keeps to its wordings: the remedy must be named (R11).
+	if reasonMatches("skew-guard", "0/1 nodes are available: 1 this class cannot be used now.") {
+		t.Error("skew-guard matched a message that names neither the gate nor the field")
+	}
+}

@@ -110,6 +110,9 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if want, err = fillDevice(ctx, env, s.Spec.Pod, want); err != nil {
+		return err
+	}
 	if len(want) == 0 && len(output) == 0 {
 		return nil
 	}
@@ -152,6 +155,51 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("pod %s, container %s: %w", s.Spec.Pod, container, last)
 	}
 	return fmt.Errorf("pod %s, container %s: %w", s.Spec.Pod, container, err)
+}
+
+// The placeholders a variable's name or value may hold for the device the
+// pod was given: a driver names its variables by the device, and the KEP
+// promises a share of some device with room, never which one.
+const (
+	devicePlaceholder       = "<device>"
+	deviceNumberPlaceholder = "<deviceNumber>"
+)
+
+var trailingNumber = regexp.MustCompile(`[0-9]+$`)
+
+// fillDevice replaces the placeholders with the device of the pod's
+// allocation (its name, and the number that ends it: gpu-3 gives 3). A pod
+// with more than one device cannot fill them: which would it be?
+func fillDevice(ctx context.Context, env *Env, pod string, want map[string]string) (map[string]string, error) {
+	uses := false
+	for k, v := range want {
+		uses = uses || strings.Contains(k+v, devicePlaceholder) || strings.Contains(k+v, deviceNumberPlaceholder)
+	}
+	if !uses {
+		return want, nil
+	}
+	allocs, err := podAllocations(ctx, env, pod, defaultScheduleWithin)
+	if err != nil {
+		return nil, err
+	}
+	devices := map[string]bool{}
+	for _, a := range allocs {
+		devices[a.Device] = true
+	}
+	if len(devices) != 1 {
+		return nil, fmt.Errorf("pod %s: the expected variables name %s or %s, but the pod has %d devices (%s), not one", pod, devicePlaceholder, deviceNumberPlaceholder, len(devices), describeAllocations([]string{pod}, map[string][]allocation{pod: allocs}))
+	}
+	device := allocs[0].Device[strings.LastIndex(allocs[0].Device, "/")+1:]
+	number := trailingNumber.FindString(device)
+	r := strings.NewReplacer(devicePlaceholder, device, deviceNumberPlaceholder, number)
+	out := map[string]string{}
+	for k, v := range want {
+		if number == "" && strings.Contains(k+v, deviceNumberPlaceholder) {
+			return nil, fmt.Errorf("pod %s: the expected variable %s names %s, but device %s does not end in a number", pod, k, deviceNumberPlaceholder, device)
+		}
+		out[r.Replace(k)] = r.Replace(v)
+	}
+	return out, nil
 }
 
 // running says whether the container has started, or why not yet; a

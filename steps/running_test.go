@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
 	"github.com/draconform/draconform/tools/lang/spec"
@@ -189,4 +191,41 @@ func TestExpectRunningUnset(t *testing.T) {
 		t.Errorf("measured %q", got)
 	}
 	mustFail(t, want(map[string]string{"DRACONFORM_1_REQUEST": "<unset>"}), `DRACONFORM_1_REQUEST="container-1-request-0", want it unset`)
+}
+
+// A driver names its variables by the device; the KEP promises some device
+// with room, so <deviceNumber> and <device> are filled from the pod's own
+// allocation: the variables of gpu-3 are checked on a pod given gpu-3, and
+// a container that prints another device's fails.
+func TestExpectRunningNamesTheAllocatedDevice(t *testing.T) {
+	want := map[string]string{"GPU_DEVICE_<deviceNumber>_MEMORY": "40Gi", "DEVICE": "<device>"}
+	for _, tt := range []struct {
+		name, log string
+		allocs    []alloc
+		fails     []string
+	}{
+		{name: "the device it was given", allocs: []alloc{{"pool-a", "gpu-3", "s1"}}, log: "GPU_DEVICE_3_MEMORY=40Gi\nDEVICE=gpu-3\n"},
+		{name: "another device's variables", allocs: []alloc{{"pool-a", "gpu-3", "s1"}}, log: "GPU_DEVICE_0_MEMORY=40Gi\nDEVICE=gpu-0\n",
+			fails: []string{`want "gpu-3"`}},
+		{name: "two devices", allocs: []alloc{{"pool-a", "gpu-0", "s1"}, {"pool-a", "gpu-1", "s2"}}, log: "",
+			fails: []string{"the pod has 2 devices", "not one"}},
+		{name: "no number", allocs: []alloc{{"pool-a", "gpu", "s1"}}, log: "",
+			fails: []string{"device gpu does not end in a number"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			l := &logs{text: map[string]string{}}
+			f.Env.Clients.Logs = l.read
+			devicePod(t, f, "p1", "n1", tt.allocs...)
+			f.Modify(mustLookup(t, f, "pod/p1"), func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, "Running", "status", "phase")
+				_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": "main", "state": map[string]any{"running": map[string]any{}}}}, "status", "containerStatuses")
+			})
+			name := mustLookup(t, f, "pod/p1").Object.GetName()
+			l.set(name+"/main", tt.log)
+			err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: want, Within: spec.Duration(short)}})
+			check(t, err, tt.fails)
+		})
+	}
 }

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -151,6 +152,9 @@ func checkOutcome(want *spec.WriteExpect, err error, warnings []string) error {
 	if want == nil {
 		want = &spec.WriteExpect{}
 	}
+	if want.Invalid != "" || want.Refused != "" {
+		return checkRefusal(want, err, warnings)
+	}
 	if want.Rejected != "" {
 		if err == nil {
 			return fmt.Errorf("was accepted, but it must be rejected with an error containing %q (warnings: %s)", want.Rejected, quoteAll(warnings))
@@ -270,6 +274,9 @@ func expandExpect(env *Env, e *spec.WriteExpect) (*spec.WriteExpect, error) {
 	}
 	out := *e
 	var err error
+	if out.Invalid, err = env.Scope().String(e.Invalid); err != nil {
+		return nil, err
+	}
 	if out.Rejected, err = env.Scope().String(e.Rejected); err != nil {
 		return nil, err
 	}
@@ -277,4 +284,56 @@ func expandExpect(env *Env, e *spec.WriteExpect) (*spec.WriteExpect, error) {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// checkRefusal compares a refusal with what the step expects by the API
+// status alone: its reason, and for Invalid the fields of its causes.
+func checkRefusal(want *spec.WriteExpect, err error, warnings []string) error {
+	what := "refused as " + want.Refused
+	if want.Refused == spec.RefusedAny {
+		what = "refused"
+	}
+	if want.Invalid != "" {
+		what = "refused as Invalid at " + want.Invalid
+	}
+	if err == nil {
+		return fmt.Errorf("was accepted, but it must be %s (warnings: %s)", what, quoteAll(warnings))
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return fmt.Errorf("must be %s by the API server, but the write failed without an API status:\n  %w", what, err)
+	}
+	st := status.Status()
+	if want.Refused != "" {
+		if want.Refused != spec.RefusedAny && string(st.Reason) != want.Refused {
+			return fmt.Errorf("was refused, but with reason %q (HTTP %d), not %s:\n  %w", st.Reason, st.Code, want.Refused, err)
+		}
+		return nil
+	}
+	if st.Reason != metav1.StatusReasonInvalid {
+		return fmt.Errorf("was refused, but with reason %q (HTTP %d), not Invalid at %s:\n  %w", st.Reason, st.Code, want.Invalid, err)
+	}
+	var fields []string
+	if st.Details != nil {
+		for _, c := range st.Details.Causes {
+			if underField(c.Field, want.Invalid) {
+				return nil
+			}
+			fields = append(fields, c.Field)
+		}
+	}
+	return fmt.Errorf("was refused as Invalid, but at %s, none of them at or under %s:\n  %w", orNoField(fields), want.Invalid, err)
+}
+
+// underField says whether a cause's field path is path or one of its
+// children: spec.x.requests holds spec.x.requests[k] and spec.x.requests.k.
+func underField(field, path string) bool {
+	return field == path || strings.HasPrefix(field, path+".") || strings.HasPrefix(field, path+"[")
+}
+
+func orNoField(fields []string) string {
+	if len(fields) == 0 {
+		return "no field"
+	}
+	return strings.Join(fields, ", ")
 }

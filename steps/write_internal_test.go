@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/draconform/draconform/tools/lang/spec"
 )
@@ -104,5 +105,47 @@ func TestWarningLog(t *testing.T) {
 	}
 	if got := quoteAll(nil); got != "none" {
 		t.Errorf("quoteAll(nil) = %q", got)
+	}
+}
+
+// invalid: and refused: read the API status, never its words: a release
+// that words its errors otherwise passes, one that refuses for another
+// reason or at another field fails.
+func TestCheckRefusalReadsTheStatusNotTheWords(t *testing.T) {
+	gk := schema.GroupKind{Group: "resource.k8s.io", Kind: "DeviceClass"}
+	at := func(detail string) error {
+		return apierrors.NewInvalid(gk, "c", field.ErrorList{field.Invalid(field.NewPath("spec").Child("extendedResourceCapacityRequests", "requests").Key("shares"), "0", detail)})
+	}
+	v137, v138 := at("must be greater than or equal to 0"), at("some other wording entirely")
+	elsewhere := apierrors.NewInvalid(gk, "c", field.ErrorList{field.Invalid(field.NewPath("spec", "selectors"), "x", "bad")})
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "p", errors.New("exceeded quota: q"))
+	tests := []struct {
+		name  string
+		want  spec.WriteExpect
+		err   error
+		fails string
+	}{
+		{name: "the field, in one wording", want: spec.WriteExpect{Invalid: "spec.extendedResourceCapacityRequests.requests"}, err: v137},
+		{name: "the field, in another", want: spec.WriteExpect{Invalid: "spec.extendedResourceCapacityRequests.requests"}, err: v138},
+		{name: "the key itself", want: spec.WriteExpect{Invalid: "spec.extendedResourceCapacityRequests.requests[shares]"}, err: v137},
+		{name: "a prefix of a name is no parent", want: spec.WriteExpect{Invalid: "spec.extendedResourceCapacityRequests.req"}, err: v137, fails: "none of them at or under"},
+		{name: "another field", want: spec.WriteExpect{Invalid: "spec.extendedResourceCapacityRequests"}, err: elsewhere, fails: "at spec.selectors, none of them"},
+		{name: "another reason", want: spec.WriteExpect{Invalid: "spec"}, err: forbidden, fails: `with reason "Forbidden"`},
+		{name: "accepted", want: spec.WriteExpect{Invalid: "spec"}, fails: "was accepted, but it must be refused as Invalid at spec"},
+		{name: "no API status", want: spec.WriteExpect{Refused: spec.RefusedAny}, err: errors.New("connection refused"), fails: "without an API status"},
+		{name: "refused for a reason", want: spec.WriteExpect{Refused: "Forbidden"}, err: forbidden},
+		{name: "refused for another", want: spec.WriteExpect{Refused: "Forbidden"}, err: v137, fails: `with reason "Invalid"`},
+		{name: "refused at all", want: spec.WriteExpect{Refused: spec.RefusedAny}, err: v138},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkOutcome(&tt.want, tt.err, nil)
+			switch {
+			case tt.fails == "" && err != nil:
+				t.Fatalf("must pass, got: %v", err)
+			case tt.fails != "" && (err == nil || !strings.Contains(err.Error(), tt.fails)):
+				t.Fatalf("must fail with %q, got: %v", tt.fails, err)
+			}
+		})
 	}
 }

@@ -127,3 +127,34 @@ func TestNotApplicableEndsTheCase(t *testing.T) {
 		}
 	}
 }
+
+// A step that cannot check its promise here skips itself, not the steps
+// after it: a later step that fails fails the case (a claim made and
+// dropped at each attempt, on a cluster whose scheduler log nothing shows),
+// and where they all pass the case still does not apply.
+func TestNotApplicableStepLetsTheRestRun(t *testing.T) {
+	unmeasured := `{expectNoHotLoop: {pod: p1, over: 1s, maxAttempts: 10}}`
+	for _, tt := range []struct {
+		name       string
+		steps      []string
+		applicable bool
+		failure    string
+	}{
+		{name: "the steps after it pass", steps: []string{unmeasured, holds}},
+		{name: "a step after it fails", steps: []string{unmeasured, fails}, applicable: true, failure: "step 2 at suites/s.yaml:11"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := stepstest.New(t)
+			f.SeedYAML("p1", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: main, image: pause}]}\n"+
+				"status: {conditions: [{type: PodScheduled, status: \"False\", reason: Unschedulable, message: m}]}\n")
+			r := newCaseResult(false)
+			err := stepsOrGap(context.Background(), f.Env, r, &spec.Case{ID: "a", Steps: stepList(t, tt.steps...)})
+			if steps.IsNotApplicable(err) == tt.applicable {
+				t.Fatalf("not applicable: %v, want %v (err %v)", steps.IsNotApplicable(err), !tt.applicable, err)
+			}
+			if tt.failure != "" && (err == nil || !strings.Contains(err.Error(), tt.failure)) {
+				t.Errorf("the failure does not name %q: %v", tt.failure, err)
+			}
+		})
+	}
+}

@@ -257,18 +257,33 @@ func gapClosed(ctx context.Context, env *steps.Env, r *caseResult, gap *spec.Gap
 
 // runSteps runs steps in order and returns the first failure with the
 // index of the step that failed (-1 where the step could not be built).
+//
+// A step that cannot check what it promises on this cluster (a scheduler
+// whose attempts nothing shows) skips itself, not the steps after it: they
+// still run, so that a mistake they catch fails the case there too. If
+// they all pass, the case does not apply, with the first such step's
+// reason, since one of its promises went unchecked; it never passes.
 func runSteps(ctx context.Context, env *steps.Env, r *caseResult, list []spec.Step, what string) (int, error) {
+	var unchecked error
 	for i := range list {
 		sp := &list[i]
 		step, err := steps.Build(sp)
 		if err != nil {
 			return -1, err
 		}
-		if err := try(ctx, env, r, step, fmt.Sprintf("%s %d", what, i+1), sp.Pos); err != nil {
+		err = try(ctx, env, r, step, fmt.Sprintf("%s %d", what, i+1), sp.Pos)
+		switch {
+		case err == nil:
+		case steps.IsNotApplicable(err):
+			r.printf("%s %d cannot check what it promises here; the steps after it still run:\n%v\n", what, i+1, err)
+			if unchecked == nil {
+				unchecked = err
+			}
+		default:
 			return i, err
 		}
 	}
-	return -1, nil
+	return -1, unchecked
 }
 
 func try(ctx context.Context, env *steps.Env, r *caseResult, step steps.Step, what string, pos spec.Pos) error {
@@ -314,6 +329,17 @@ func unmet(c plan.Case, st *cellState, profile *spec.DriverProfile) unmetRequire
 	if r.ConsumableCapacity != "" && r.ConsumableCapacity != caps.ConsumableCapacity {
 		return unmetRequirement{fmt.Sprintf("needs DRAConsumableCapacity fields %s, found %s", r.ConsumableCapacity, caps.ConsumableCapacity),
 			fmt.Sprintf("needs DRAConsumableCapacity fields %s; here they are %s", r.ConsumableCapacity, caps.ConsumableCapacity), true}
+	}
+	for _, g := range []struct{ gate, want, got string }{
+		{"DRADeviceTaints", r.DeviceTaints, caps.DeviceTaints},
+		{"DRAPartitionableDevices", r.PartitionableDevices, caps.PartitionableDevices},
+	} {
+		// A gate KEP-6406 does not depend on: off, the case does not apply
+		// (a conformant cluster may have it off), and it blocks nothing.
+		if g.want != "" && g.got != "" && g.want != g.got {
+			return unmetRequirement{fmt.Sprintf("needs %s fields %s, found %s", g.gate, g.want, g.got),
+				fmt.Sprintf("needs an API server that keeps the fields of %s (%s); here they are %s, and KEP-6406 does not depend on that gate", g.gate, g.want, g.got), true}
+		}
 	}
 	for _, gv := range c.APIVersions {
 		if !caps.Serves(gv) {

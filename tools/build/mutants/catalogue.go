@@ -36,7 +36,12 @@ type Mutant struct {
 	// Equivalent, when set, says why no black-box case can tell the
 	// mutant from the prototype.
 	Equivalent string
-	Variant    Variant
+	// Legal, set on a legal variant only, says why the KEP allows what it
+	// does otherwise (a register entry, or the KEP's words): the suite must
+	// certify it on every claim the prototype earns, and a claim it breaks
+	// is a defect of the suite, not a kill.
+	Legal   string
+	Variant Variant
 }
 
 // Variant says how a provider makes the mutant from the prototype.
@@ -45,6 +50,9 @@ type Variant struct {
 	ProtobufScheduler bool
 	ProtobufStorage   bool
 	Driver            string // a broken build of the test driver (drivers/mutant)
+	// Gates are set on every component of every cell, beneath the cell's
+	// own: gates KEP-6406 does not depend on, turned off.
+	Gates map[string]map[string]bool
 }
 
 // All lists every mutant in the mutation table's order: the prototype's
@@ -65,9 +73,40 @@ func All() []Mutant {
 	return out
 }
 
-// Lookup finds a mutant by provider name, or by a build mutant's own name.
+// Legal lists the legal variants, in the variants table's order: builds of
+// the prototype that do otherwise where the KEP leaves the choice open, then
+// the prototype run with gates KEP-6406 does not depend on turned off.
+func Legal() []Mutant {
+	var out []Mutant
+	for _, v := range build.Variants() {
+		out = append(out, Mutant{Provider: buildPrefix + v.Name, Mistake: v.Mistake, Legal: v.Reading, Variant: Variant{Build: v.Name}})
+	}
+	everywhere := func(gates map[string]bool) map[string]map[string]bool {
+		return map[string]map[string]bool{"kube-apiserver": gates, "kube-scheduler": gates, "kube-controller-manager": gates}
+	}
+	return append(out,
+		Mutant{Provider: DeviceTaintsOff, Variant: Variant{Gates: everywhere(map[string]bool{"DRADeviceTaints": false, "DRADeviceTaintRules": false})},
+			Mistake: "the prototype with DRADeviceTaints (and DRADeviceTaintRules, which needs it) off in every component: devices carry no taints",
+			Legal:   "Dependencies: KEP-6406 depends on DRAExtendedResource and DRAConsumableCapacity only"},
+		Mutant{Provider: PartitionableDevicesOff, Variant: Variant{Gates: everywhere(map[string]bool{"DRAPartitionableDevices": false})},
+			Mistake: "the prototype with DRAPartitionableDevices off in every component: slices carry no shared counters",
+			Legal:   "Dependencies: KEP-6406 depends on DRAExtendedResource and DRAConsumableCapacity only; Interaction: partitionable devices are \"orthogonal\""})
+}
+
+// The legal variants that are ways of running the prototype.
+const (
+	DeviceTaintsOff         = "prototype-device-taints-off"
+	PartitionableDevicesOff = "prototype-partitionable-devices-off"
+)
+
+// Catalogue is every mutant, then every legal variant: what draconform
+// mutation runs and docs/mutation.json holds, in that order.
+func Catalogue() []Mutant { return append(All(), Legal()...) }
+
+// Lookup finds a mutant or a legal variant by provider name, or by a
+// build's own name.
 func Lookup(name string) (Mutant, bool) {
-	for _, m := range All() {
+	for _, m := range Catalogue() {
 		if m.Provider == name || m.Provider == buildPrefix+name {
 			return m, true
 		}
@@ -75,10 +114,10 @@ func Lookup(name string) (Mutant, bool) {
 	return Mutant{}, false
 }
 
-// Names lists every mutant's provider name.
+// Names lists the provider name of every mutant and legal variant.
 func Names() []string {
 	var out []string
-	for _, m := range All() {
+	for _, m := range Catalogue() {
 		out = append(out, m.Provider)
 	}
 	return out

@@ -18,6 +18,9 @@ type Result struct {
 	Provider   string `json:"provider"`
 	Mistake    string `json:"mistake"`
 	Equivalent string `json:"equivalent,omitempty"`
+	// Legal is set for a legal variant: why the KEP allows it. Its Breaks
+	// must stay empty; a claim it breaks is a defect of the suite.
+	Legal string `json:"legal,omitempty"`
 	// SuiteDigest is the digest of the suites and fixtures the mutant was
 	// judged on: a result of other suites says nothing of these, and lint
 	// says so.
@@ -34,6 +37,10 @@ type Result struct {
 	// FailedOnReference are cases that failed on the mutant and did not
 	// pass on the prototype either: not counted as catching it.
 	FailedOnReference []string `json:"failedOnReference,omitempty"`
+	// Held are, for a legal variant, what each case that did not fail on it
+	// ran (the plan's digest, by id): it certifies on later suites while
+	// every case that blocks a claim still runs what it ran then.
+	Held map[string]string `json:"held,omitempty"`
 	// Seconds is how long the run took (the binaries were already built).
 	Seconds int `json:"seconds"`
 }
@@ -56,7 +63,11 @@ type Break struct {
 
 // Killed says whether the mutant breaks a claim: a case that only informs
 // can fail on it and still let it certify, so it kills nothing.
-func (r Result) Killed() bool { return len(r.Breaks) > 0 }
+func (r Result) Killed() bool { return r.Legal == "" && len(r.Breaks) > 0 }
+
+// Defect says whether a legal variant breaks a claim the prototype earns:
+// the suite asks for more than the KEP there.
+func (r Result) Defect() bool { return r.Legal != "" && len(r.Breaks) > 0 }
 
 // InformingOnly are the caught cases that break no claim.
 func (r Result) InformingOnly() []string {
@@ -87,7 +98,15 @@ type Run struct {
 // reference is not conformant on it. A cluster or node that did not start
 // is no catch but an error of the mutation run, since nothing was checked.
 func Judge(m Mutant, digest string, caseDigests map[string]string, got Run, reference Run) (Result, error) {
-	r := Result{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, SuiteDigest: digest, Caught: []string{}, Breaks: []Break{}}
+	r := Result{Provider: m.Provider, Mistake: m.Mistake, Equivalent: m.Equivalent, Legal: m.Legal, SuiteDigest: digest, Caught: []string{}, Breaks: []Break{}}
+	if m.Legal != "" {
+		r.Held = map[string]string{}
+		for _, o := range got.Outcomes {
+			if d, ok := caseDigests[o.ID]; ok && o.State != report.Failed {
+				r.Held[o.ID] = d
+			}
+		}
+	}
 	ref := map[string]report.Outcome{}
 	for _, o := range reference.Outcomes {
 		ref[o.ID] = o

@@ -264,7 +264,7 @@ func portTaken(err error) bool {
 }
 
 func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Component) error {
-	gates := c.gates[comp]
+	gates := c.runGates(comp)
 	switch comp {
 	case cluster.APIServer:
 		ports, err := freePorts(1)
@@ -333,12 +333,24 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 	}
 }
 
+// runGates are the gates comp runs with: the provider's base gates, then
+// the cell's (or a restart's) over them.
+func (c *Cluster) runGates(comp cluster.Component) cluster.Gates {
+	base := c.opts.BaseGates[comp]
+	if len(base) == 0 {
+		return c.gates[comp]
+	}
+	out := maps.Clone(base)
+	maps.Copy(out, c.gates[comp])
+	return out
+}
+
 // launch starts one binary and waits for its probe. On failure the process
 // is stopped again. Caller holds c.mu.
 func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []string, pr probe, timeout time.Duration) error {
 	began := time.Now()
 	bin := c.opts.binary(comp, c.released)
-	p, err := startProcess(string(comp), bin, args, c.logPath(comp), c.gates[comp].Flag())
+	p, err := startProcess(string(comp), bin, args, c.logPath(comp), c.runGates(comp).Flag())
 	if err != nil {
 		return err
 	}

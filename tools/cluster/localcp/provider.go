@@ -56,6 +56,10 @@ type Options struct {
 	// StorageMediaType is kube-apiserver --storage-media-type; empty keeps the
 	// default.
 	StorageMediaType string
+	// BaseGates are set on each component in every cell, beneath the
+	// cell's own gates (which win where both name a gate): gates of other
+	// features a legal variant turns off. Gates() reports the cell's alone.
+	BaseGates cluster.GateState
 	// Node says how to build a node's binaries; nil, and AddNode says this
 	// provider has none.
 	Node *NodeBuildOptions

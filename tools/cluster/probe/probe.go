@@ -35,7 +35,14 @@ const (
 type Capabilities struct {
 	CapacityRequestsField string
 	ConsumableCapacity    string // enabled or disabled
-	Restart               bool
+	// DeviceTaints and PartitionableDevices say whether the API server
+	// keeps the fields of DRADeviceTaints (a device's taints) and
+	// DRAPartitionableDevices (shared counters): gates KEP-6406 does not
+	// depend on, which cases of devices that use them need (enabled or
+	// disabled; "" when not probed).
+	DeviceTaints         string
+	PartitionableDevices string
+	Restart              bool
 	// TestDriverNodes are the Ready nodes where the draconform test driver
 	// (drivers/) publishes devices: there pods really start, with the
 	// allocation in their environment. None on the embedded control plane,
@@ -70,8 +77,15 @@ func (c Capabilities) String() string {
 		}
 		resource = strings.Join(vs, ",")
 	}
-	return fmt.Sprintf("DeviceClassSpec.extendedResourceCapacityRequests: %s; DRAConsumableCapacity fields: %s; restart components: %t; nodes with the test driver: %s; resource.k8s.io versions: %s",
-		c.CapacityRequestsField, c.ConsumableCapacity, c.Restart, driver, resource)
+	return fmt.Sprintf("DeviceClassSpec.extendedResourceCapacityRequests: %s; DRAConsumableCapacity fields: %s; DRADeviceTaints fields: %s; DRAPartitionableDevices fields: %s; restart components: %t; nodes with the test driver: %s; resource.k8s.io versions: %s",
+		c.CapacityRequestsField, c.ConsumableCapacity, orUnknown(c.DeviceTaints), orUnknown(c.PartitionableDevices), c.Restart, driver, resource)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // Describe says in words what the field state means, for the run's header.
@@ -148,6 +162,7 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 			"devices": []any{map[string]any{
 				"name": "d", "allowMultipleAllocations": true,
 				"capacity": map[string]any{"shares": map[string]any{"value": "1"}},
+				"taints":   []any{map[string]any{"key": "draconform.test/probe", "effect": "NoSchedule"}},
 			}},
 		},
 	}}
@@ -156,11 +171,17 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 		return caps, fmt.Errorf("probing ResourceSlice fields (dry-run create): %w", err)
 	}
 	devices, _, _ := unstructured.NestedSlice(got.Object, "spec", "devices")
-	caps.ConsumableCapacity = "disabled"
+	caps.ConsumableCapacity, caps.DeviceTaints = "disabled", "disabled"
 	if len(devices) == 1 {
 		if m, ok := devices[0].(map[string]any); ok && m["allowMultipleAllocations"] == true {
 			caps.ConsumableCapacity = "enabled"
 		}
+		if m, ok := devices[0].(map[string]any); ok && m["taints"] != nil {
+			caps.DeviceTaints = "enabled"
+		}
+	}
+	if caps.PartitionableDevices, err = partitionable(ctx, dyn, dry); err != nil {
+		return caps, err
 	}
 	if caps.TestDriverNodes, err = testDriverNodes(ctx, dyn); err != nil {
 		return caps, err
@@ -169,6 +190,28 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 		return caps, err
 	}
 	return caps, nil
+}
+
+// partitionable says whether the API server keeps a slice's shared
+// counters (DRAPartitionableDevices): with the gate off it drops them.
+func partitionable(ctx context.Context, dyn dynamic.Interface, dry metav1.CreateOptions) (string, error) {
+	slice := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+		"metadata": probeMeta(),
+		"spec": map[string]any{
+			"driver": probePrefix + ".draconform.test", "allNodes": true,
+			"pool":           map[string]any{"name": "probe", "generation": int64(1), "resourceSliceCount": int64(1)},
+			"sharedCounters": []any{map[string]any{"name": "c", "counters": map[string]any{"memory": map[string]any{"value": "1"}}}},
+		},
+	}}
+	got, err := dyn.Resource(resourceSlices).Create(ctx, slice, dry)
+	if err != nil {
+		return "", fmt.Errorf("probing ResourceSlice shared counters (dry-run create): %w", err)
+	}
+	if counters, _, _ := unstructured.NestedSlice(got.Object, "spec", "sharedCounters"); len(counters) > 0 {
+		return "enabled", nil
+	}
+	return "disabled", nil
 }
 
 // servedVersions lists the group versions of the API server's discovery.

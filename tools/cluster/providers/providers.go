@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
@@ -249,13 +251,28 @@ func prototype(ctx context.Context, c Config, v variant) (*Built, error) {
 	if v.ProtobufStorage {
 		storage, version = "", version+"-protobuf-storage"
 	}
+	var base cluster.GateState
+	if len(v.Gates) > 0 {
+		base = cluster.GateState{}
+		var names []string
+		for comp, gates := range v.Gates {
+			base[cluster.Component(comp)] = maps.Clone(gates)
+			for g := range gates {
+				if !slices.Contains(names, g) {
+					names = append(names, g)
+				}
+			}
+		}
+		slices.Sort(names)
+		version += "-off-" + strings.Join(names, "-")
+	}
 	node := nodeOptions(c, vanilla)
 	if v.Driver != "" {
 		node.DriverMutant, version = v.Driver, version+"-driver-"+v.Driver
 	}
 	return built(c, func() (cluster.Provider, error) {
 		return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: vanilla, OutDir: c.OutDir, CellDirSuffix: c.Local.cellDirSuffix(), Version: version, Log: c.Log,
-			SchedulerContentType: contentType, StorageMediaType: storage, Node: node, APIServerExtraFlags: c.Local.APIServerFlags}), nil
+			SchedulerContentType: contentType, StorageMediaType: storage, BaseGates: base, Node: node, APIServerExtraFlags: c.Local.APIServerFlags}), nil
 	}), nil
 }
 

@@ -113,7 +113,7 @@ var malformedSpecs = []struct {
 	{
 		name:  "step with two actions",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
-		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
+		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectSomeScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
 	},
 	{
 		name:  "sleep without a reason, too long",
@@ -164,7 +164,7 @@ var malformedSpecs = []struct {
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, fieldValidation: strict, expect: {rejected: x, warning: y}}\n"),
 		want: []string{
 			`suites/s.yaml:9: fieldValidation: "strict" is not allowed (one of Strict, Warn, Ignore)`,
-			`suites/s.yaml:9: expect: needs exactly one outcome, found 2 (rejected, warning or noWarning)`,
+			`suites/s.yaml:9: expect: needs exactly one outcome, found 2 (invalid, refused, rejected, warning or noWarning)`,
 		},
 	},
 	{
@@ -225,13 +225,13 @@ var malformedSpecs = []struct {
 	{
 		name:  "a list where a key takes a map",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1, expect: [rejected]}\n"),
-		want:  []string{`suites/s.yaml:9: expected a map for "expect", found a list`, `suites/s.yaml:9: expect: needs exactly one outcome, found 0 (rejected, warning or noWarning)`},
+		want:  []string{`suites/s.yaml:9: expected a map for "expect", found a list`, `suites/s.yaml:9: expect: needs exactly one outcome, found 0 (invalid, refused, rejected, warning or noWarning)`},
 	},
 	{
 		name:  "a list where a list's item is a map",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - [create]\n"),
 		want: []string{`suites/s.yaml:9: expected a map in an item of "steps", found a list`,
-			`suites/s.yaml:9: a step needs exactly one action, found 0 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
+			`suites/s.yaml:9: a step needs exactly one action, found 0 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectSomeScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
 	},
 	{
 		name:  "a string where a key takes a list",

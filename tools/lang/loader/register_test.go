@@ -45,3 +45,49 @@ func TestRegisterStanceProblems(t *testing.T) {
 		t.Errorf("an open entry with its reason is refused:\n%s", err)
 	}
 }
+
+// A blocking case matches facts, not words: one that matches a message's
+// text must rest on an entry whose wording: says why, and an enforced entry
+// must quote the KEP sentence that enforces it.
+func TestBlockingTextMatchesNeedAWordingEntry(t *testing.T) {
+	register := "apiVersion: draconform.dev/v1alpha1\nkind: Register\nentries:\n" +
+		entry("R1", "  stance: enforced\n  enforcedBy: the KEP says so\n") +
+		entry("R2", "  stance: enforced\n  enforcedBy: the KEP says so\n  wording: only text names it\n") +
+		entry("R3", "  stance: enforced\n") + // line 16: no enforcedBy
+		entry("R5", "  stance: open\n  openBecause: another reading is as good\n")
+	write := func(id, contested, expect string) string {
+		c := "- id: " + id + "\n  title: t\n"
+		if contested != "" {
+			c += "  contested: " + contested + "\n"
+		}
+		return c + "  steps:\n  - create: {fixture: pod, name: p1, expect: " + expect + "}\n"
+	}
+	s := suite(write("words", "", `{rejected: "is forbidden"}`) + // line 6
+		write("words-entry-silent", "R1", `{warning: "unknown field"}`) + // line 12
+		write("words-with-reason", "R2", `{rejected: "is forbidden"}`) +
+		write("words-informing", "R5", `{rejected: "is forbidden"}`) +
+		write("status", "", `{invalid: spec.containers}`) +
+		write("any-refusal", "", `{refused: any}`) +
+		write("no-such-reason", "", `{refused: Forbiden}`))
+	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "register.yaml": {Data: []byte(register)}, "s.yaml": {Data: []byte(s)}}
+	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
+	_, err := loader.Load(sfs, ffs)
+	if err == nil {
+		t.Fatal("loaded blocking cases that match words with no entry saying why")
+	}
+	for _, want := range []string{
+		`case words blocks its claims and matches the words of a message (rejected: "is forbidden"), but it rests on no register entry`,
+		`case words-entry-silent blocks its claims and matches the words of a message (warning: "unknown field"), but its entry R1 has no wording: that says why`,
+		`register entry R3 is enforced but quotes no KEP sentence that enforces it (enforcedBy:)`,
+		`expect.refused: "Forbiden" is no API status reason`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing problem %q in:\n%s", want, err)
+		}
+	}
+	for _, fine := range []string{"words-with-reason", "words-informing", "case status", "any-refusal"} {
+		if strings.Contains(err.Error(), fine) {
+			t.Errorf("%s is refused:\n%s", fine, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -35,6 +36,7 @@ func validate(b *Bundle, probs *Problems) {
 			if c.Contested != "" && !entries[c.Contested] {
 				probs.add(c.Pos.File, c.Pos.Line, closestKey(probs, c.Contested, entries)+" add it to suites/register.yaml", "case %s: contested: %s is not in the interpretation register", c.ID, c.Contested)
 			}
+			checkTextMatches(b, c, probs)
 			// A known issue blocks like any case: pinned without a gap,
 			// the release that fixes the defect would fail it.
 			if c.KnownIssues != "" && c.Gap == nil {
@@ -44,6 +46,70 @@ func validate(b *Bundle, probs *Problems) {
 	}
 	checkProofs(b, probs)
 	validateClaims(b, suiteNames, probs)
+}
+
+// checkTextMatches refuses a blocking case that matches the words of a
+// message, unless it rests on a register entry whose wording: says why: a
+// release that words a fact otherwise is no less conformant, so a check on
+// words fails a conformant cluster unless the fact exists only as words.
+//
+// A bundle without a register (a fragment of suites, as tests load) has no
+// entry to rest on and no claims to block: the rule holds where there is.
+func checkTextMatches(b *Bundle, c *spec.Case, probs *Problems) {
+	if len(b.Register) == 0 {
+		return
+	}
+	var entry *spec.RegisterEntry
+	for _, e := range b.Register {
+		if e.ID == c.Contested {
+			entry = e
+		}
+	}
+	if entry != nil && (entry.Open() || strings.TrimSpace(entry.Wording) != "") {
+		return
+	}
+	steps := c.Steps
+	if c.Gap != nil {
+		steps = append(slices.Clone(steps), c.Gap.Closed...)
+	}
+	for i := range steps {
+		for _, m := range textMatches(&steps[i]) {
+			why := "it rests on no register entry"
+			if entry != nil {
+				why = "its entry " + entry.ID + " has no wording: that says why"
+			}
+			probs.add(steps[i].Pos.File, steps[i].Pos.Line, "match the status (invalid:, refused:) or a meaning (reason:), or rest the case on a register entry whose wording: says why only text carries the fact",
+				"case %s blocks its claims and matches the words of a message (%s), but %s", c.ID, m, why)
+		}
+	}
+}
+
+// textMatches are the places a step matches a message's words.
+func textMatches(st *spec.Step) []string {
+	var out []string
+	for _, w := range []*spec.Write{st.Create, st.Update, st.Apply} {
+		if w == nil || w.Expect == nil {
+			continue
+		}
+		if w.Expect.Rejected != "" {
+			out = append(out, fmt.Sprintf("rejected: %q", w.Expect.Rejected))
+		}
+		if w.Expect.Warning != "" {
+			out = append(out, fmt.Sprintf("warning: %q", w.Expect.Warning))
+		}
+	}
+	if e := st.ExpectUnschedulable; e != nil {
+		if e.Message != "" {
+			out = append(out, fmt.Sprintf("message: %q", e.Message))
+		}
+		if e.Lacks != "" {
+			out = append(out, fmt.Sprintf("lacks: %q", e.Lacks))
+		}
+	}
+	if e := st.ExpectEvent; e != nil && e.Message != "" {
+		out = append(out, fmt.Sprintf("message: %q", e.Message))
+	}
+	return out
 }
 
 var registerID = regexp.MustCompile(`^R[0-9]+$`)
@@ -82,6 +148,12 @@ func validateStance(e *spec.RegisterEntry, probs *Problems) {
 		probs.add(e.Pos.File, e.Pos.Line, "say what other reading an implementation may conformantly take", "register entry %s is open but has no openBecause: only a genuinely open reading may keep its cases from blocking", e.ID)
 	case !e.Open() && e.OpenBecause != "":
 		probs.add(e.Pos.File, e.Pos.Line, "stance: open, or drop openBecause", "register entry %s is enforced but says openBecause", e.ID)
+	}
+	if !e.Open() && e.Stance != "" && strings.TrimSpace(e.EnforcedBy) == "" {
+		probs.add(e.Pos.File, e.Pos.Line, "quote the KEP's sentence that makes the reading a promise, or make the entry open", "register entry %s is enforced but quotes no KEP sentence that enforces it (enforcedBy:)", e.ID)
+	}
+	if e.Open() && e.EnforcedBy != "" {
+		probs.add(e.Pos.File, e.Pos.Line, "stance: enforced, or drop enforcedBy", "register entry %s is open but says enforcedBy", e.ID)
 	}
 }
 
@@ -254,6 +326,8 @@ func validateCase(b *Bundle, s *spec.Suite, c *spec.Case, probs *Problems) {
 	}
 	checkEnum(c.Pos, "requires.extendedResourceCapacityRequests", c.Requires.CapacityRequestsField, []string{"", "unknown", "dropped", "kept"}, probs)
 	checkEnum(c.Pos, "requires.consumableCapacity", c.Requires.ConsumableCapacity, []string{"", "enabled", "disabled"}, probs)
+	checkEnum(c.Pos, "requires.deviceTaints", c.Requires.DeviceTaints, []string{"", "enabled", "disabled"}, probs)
+	checkEnum(c.Pos, "requires.partitionableDevices", c.Requires.PartitionableDevices, []string{"", "enabled", "disabled"}, probs)
 	if len(c.Steps) == 0 {
 		at("", "case %s has no steps", c.ID)
 	}
@@ -417,8 +491,15 @@ func (cc *caseCheck) step(st *spec.Step) {
 // caseCheck is the steps.Checker an action's Check reports through.
 var _ steps.Checker = (*caseCheck)(nil)
 
-func (cc *caseCheck) Case() *spec.Case                 { return cc.c }
-func (cc *caseCheck) Need(p spec.Pos, ref spec.Ref)    { cc.need(p, ref) }
+func (cc *caseCheck) Case() *spec.Case              { return cc.c }
+func (cc *caseCheck) Need(p spec.Pos, ref spec.Ref) { cc.need(p, ref) }
+func (cc *caseCheck) Define(p spec.Pos, ref spec.Ref) {
+	if prev, dup := cc.refs[ref]; dup {
+		cc.probs.add(p.File, p.Line, "give it another name", "%s is already defined at line %d", ref, prev.Line)
+		return
+	}
+	cc.refs[ref] = p
+}
 func (cc *caseCheck) Write(w *spec.Write, update bool) { cc.write(w, update) }
 func (cc *caseCheck) Vars(n *yaml.Node)                { cc.refsIn(n, cc.scope()) }
 func (cc *caseCheck) Closest(got string, candidates []string) string {
@@ -438,13 +519,16 @@ func (cc *caseCheck) write(w *spec.Write, update bool) {
 	checkEnum(p, "fieldValidation", w.FieldValidation, []string{"", "Strict", "Warn", "Ignore"}, cc.probs)
 	if e := w.Expect; e != nil {
 		n := 0
-		for _, set := range []bool{e.Rejected != "", e.Warning != "", e.NoWarning} {
+		for _, set := range []bool{e.Invalid != "", e.Refused != "", e.Rejected != "", e.Warning != "", e.NoWarning} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			cc.probs.add(p.File, p.Line, "rejected, warning or noWarning", "expect: needs exactly one outcome, found %d", n)
+			cc.probs.add(p.File, p.Line, "invalid, refused, rejected, warning or noWarning", "expect: needs exactly one outcome, found %d", n)
+		}
+		if e.Refused != "" && e.Refused != spec.RefusedAny && !slices.Contains(spec.StatusReasons, e.Refused) {
+			cc.probs.add(p.File, p.Line, "", "expect.refused: %q is no API status reason (%v, or %s)", e.Refused, spec.StatusReasons, spec.RefusedAny)
 		}
 	}
 }

@@ -27,6 +27,7 @@ type Step struct {
 
 	Assert              *Assert              `yaml:"assert" doc:"a stored object matches a partial tree"`
 	ExpectScheduled     *ExpectScheduled     `yaml:"expectScheduled" doc:"a pod gets bound to a node"`
+	ExpectSomeScheduled *ExpectSomeScheduled `yaml:"expectSomeScheduled" doc:"so many of some pods get bound, whichever they are, and the others stay unbound; later steps call them by the names bound: and pending: give"`
 	ExpectUnschedulable *ExpectUnschedulable `yaml:"expectUnschedulable" doc:"a pod is reported unschedulable with a message"`
 	ExpectClaim         *ExpectClaim         `yaml:"expectClaim" doc:"a pod's synthesized ResourceClaim, or a named claim, has these requests and allocation"`
 	ExpectNoClaim       *ExpectNoClaim       `yaml:"expectNoClaim" doc:"no ResourceClaim exists for a pod"`
@@ -49,12 +50,26 @@ type Write struct {
 	Expect          *WriteExpect `yaml:"expect" doc:"default: accepted"`
 }
 
-// WriteExpect is the API server's answer to a write.
+// WriteExpect is the API server's answer to a write. Invalid and Refused
+// match what the API server says in its status (the reason, the fields of
+// its causes), not its words: a release that words an error otherwise is no
+// less conformant. Rejected matches the words, for the facts that only text
+// carries; a blocking case that uses it names the register entry that says
+// why (draconform lint).
 type WriteExpect struct {
-	Rejected  string `yaml:"rejected" doc:"the write must fail with an error containing this text"`
+	Invalid   string `yaml:"invalid" doc:"the write must fail as Invalid (HTTP 422) with a cause at this field path or under it (spec.x.requests matches spec.x.requests[k]), whatever the message says"`
+	Refused   string `yaml:"refused" doc:"the write must fail with this API status reason (Invalid, Forbidden, BadRequest, ...), whatever the message says; any: with any status the API server gives"`
+	Rejected  string `yaml:"rejected" doc:"the write must fail with an error containing this text (a blocking case that matches text names the register entry that says why)"`
 	Warning   string `yaml:"warning" doc:"the write must succeed with a warning containing this text"`
 	NoWarning bool   `yaml:"noWarning" doc:"the write must succeed without any warning"`
 }
+
+// RefusedAny is what expect.refused takes for any API status.
+const RefusedAny = "any"
+
+// StatusReasons are the API status reasons expect.refused takes: those a
+// write can fail with (k8s.io/apimachinery metav1.StatusReason).
+var StatusReasons = []string{"BadRequest", "Conflict", "Forbidden", "Invalid", "MethodNotAllowed", "NotFound", "RequestEntityTooLarge", "Unauthorized", "UnsupportedMediaType"}
 
 // Ref names an object the case created, as kind/name (kind lower case).
 type Ref string
@@ -91,13 +106,28 @@ type ExpectScheduled struct {
 	Within Duration `yaml:"within" doc:"default 30s"`
 }
 
+// ExpectSomeScheduled is for pods of which the KEP promises how many fit,
+// never which: pods created together may be bound in any order.
+type ExpectSomeScheduled struct {
+	Pods    []string `yaml:"pods" doc:"local names of the pods"`
+	Count   int      `yaml:"count" doc:"how many of them must be bound"`
+	Bound   []string `yaml:"bound" doc:"names for the bound pods, count of them, in the order of pods:; later steps use them as pod names"`
+	Pending []string `yaml:"pending" doc:"names for the others, in the order of pods:"`
+	Within  Duration `yaml:"within" doc:"how long to wait for count of them to be bound (default 30s)"`
+	For     Duration `yaml:"for" doc:"after that, none of the others may be bound for this long (default 3s)"`
+}
+
 // ExpectUnschedulable waits for the scheduler to give up on a pod.
 type ExpectUnschedulable struct {
 	Pod     string `yaml:"pod"`
 	Message string `yaml:"message" doc:"text the PodScheduled condition or a FailedScheduling event must contain"`
 	// Reason is for what the KEP promises by meaning, not by wording: a
 	// release that words it otherwise is no less conformant.
-	Reason string   `yaml:"reason" doc:"instead of message: a meaning, matched by any wording of it known from a Kubernetes release (insufficient-devices: the allocator found no devices for the pod's claims)"`
+	Reason string `yaml:"reason" doc:"instead of message: a meaning, matched by any wording of it known from a Kubernetes release (insufficient-devices: the allocator found no devices for the pod's claims, in any words that name no other plugin's reason; skew-guard: a message naming the gate or the field)"`
+	// Lacks lets a step that pins a gap say what a release leaves out of
+	// its message, so that a cluster whose message says it takes the
+	// gap-closed path.
+	Lacks  string   `yaml:"lacks" doc:"and the message must not contain this text: for a step that pins a gap (pinsGap), what the release's message leaves out"`
 	Within Duration `yaml:"within" doc:"default 30s"`
 	For    Duration `yaml:"for" doc:"after that, the pod must stay unbound this long"`
 }
@@ -144,7 +174,7 @@ type ClaimMapping struct {
 type ExpectRunning struct {
 	Pod       string            `yaml:"pod"`
 	Container string            `yaml:"container" doc:"whose log to read; default the first container"`
-	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty, \"<unset>\" means not printed at all"`
+	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty, \"<unset>\" means not printed at all; <device> and <deviceNumber> in a name or value are the device the pod was given and the number its name ends in"`
 	EnvFrom   string            `yaml:"envFrom" doc:"a variable holding more of them as a map, e.g. ${profileEnv}"`
 	// Output is how a check of a file or a command inside the container
 	// reaches the suite without exec rights: the workload prints it.
@@ -172,7 +202,11 @@ type ExpectEvent struct {
 type ExpectNoHotLoop struct {
 	Pod         string   `yaml:"pod"`
 	Over        Duration `yaml:"over" doc:"the window, at most 2m (default 20s)"`
-	MaxAttempts int      `yaml:"maxAttempts" doc:"scheduling attempts for the pod allowed in the window; backoff allows a handful, a hot loop makes hundreds"`
+	MaxAttempts int      `yaml:"maxAttempts" doc:"scheduling attempts for the pod allowed in the window beyond twice the baseline's (or in all, without baseline:); backoff allows a handful, a hot loop makes hundreds"`
+	// Baseline makes the limit relative: a scheduler that retries every
+	// pending pod on each cluster event (a busy cluster's slices) retries
+	// the pod as often as any other, which is no hot loop.
+	Baseline string `yaml:"baseline" doc:"a pod of the case pending for a reason KEP-6406 has no part in (a plain class, too few devices), counted over the same window: the pod may be tried up to twice as often as it, plus maxAttempts"`
 }
 
 // ExpectSchedulerMetric checks what the KEP's PRR names as the signal of a

@@ -64,9 +64,13 @@ type Gap struct {
 type Requires struct {
 	CapacityRequestsField string `yaml:"extendedResourceCapacityRequests" doc:"how the API server treats DeviceClassSpec.extendedResourceCapacityRequests: unknown (no KEP-6406), dropped (known, gate off) or kept"`
 	ConsumableCapacity    string `yaml:"consumableCapacity" doc:"whether the API server keeps KEP-5075 fields: enabled or disabled"`
-	Restart               bool   `yaml:"restart" doc:"the provider must restart components; implied by a restart step"`
-	TestDriver            bool   `yaml:"testDriver" doc:"nodes with a running kubelet where the draconform test driver (drivers/) publishes devices, so pods really start; an expectRunning step needs it"`
-	DriverProfile         bool   `yaml:"driverProfile" doc:"nodes with a running kubelet where the driver of the run's driver profile (--driver-profile; default draconform's test driver) publishes devices"`
+	// KEP-6406 depends on neither: a case that uses their fields does not
+	// apply where they are off, rather than failing a conformant cluster.
+	DeviceTaints         string `yaml:"deviceTaints" doc:"whether the API server keeps a device's taints (DRADeviceTaints): enabled or disabled"`
+	PartitionableDevices string `yaml:"partitionableDevices" doc:"whether the API server keeps a slice's shared counters (DRAPartitionableDevices): enabled or disabled"`
+	Restart              bool   `yaml:"restart" doc:"the provider must restart components; implied by a restart step"`
+	TestDriver           bool   `yaml:"testDriver" doc:"nodes with a running kubelet where the draconform test driver (drivers/) publishes devices, so pods really start; an expectRunning step needs it"`
+	DriverProfile        bool   `yaml:"driverProfile" doc:"nodes with a running kubelet where the driver of the run's driver profile (--driver-profile; default draconform's test driver) publishes devices"`
 }
 
 // Kubelet says whether the case's pods must really run: on nodes with a
@@ -148,7 +152,13 @@ type RegisterEntry struct {
 	// open may merely inform, and the entry must say why it is open.
 	Stance      string `yaml:"stance" doc:"enforced: the cases resting on this reading block their claims like any other case; open: the KEP leaves the point genuinely open, so they inform and never block (openBecause says why)"`
 	OpenBecause string `yaml:"openBecause" doc:"with stance: open, why the reading is genuinely open: what other reading an implementation may conformantly take"`
-	Pos         Pos    `yaml:"-"`
+	// EnforcedBy is what lets a reading block: the KEP's own sentence that
+	// makes it a promise, not the suite's preference.
+	EnforcedBy string `yaml:"enforcedBy" doc:"with stance: enforced, the KEP's sentence that makes the reading a promise (quoted as the KEP has it)"`
+	// Wording is the one excuse for a blocking case to match the words of
+	// a message: the fact it checks exists only as text.
+	Wording string `yaml:"wording" doc:"why a blocking case resting on this entry matches the words of a message (rejected:, warning:, message:, lacks:): the fact it checks exists only as text, and which words name it"`
+	Pos     Pos    `yaml:"-"`
 }
 
 // Stances of a RegisterEntry.
@@ -239,7 +249,7 @@ type DriverProfile struct {
 	NodeSelector map[string]string `yaml:"nodeSelector" doc:"node labels the pods must match (optional)"`
 	Workload     ProfileWorkload   `yaml:"workload"`
 	// Env are what the container must see of its share.
-	Env map[string]string `yaml:"env" doc:"environment variables a running container must print in its log, name to value (<any>: set to anything); the workload prints its environment"`
+	Env map[string]string `yaml:"env" doc:"environment variables a running container must print in its log, name to value (<any>: set to anything); the workload prints its environment. <device> and <deviceNumber> in a name or a value stand for the device the pod was given and the number its name ends in (gpu-3: 3), since which device with room a pod gets is not the KEP's to say"`
 	// Output checks what is inside the container beyond its environment,
 	// as the workload's command prints it.
 	Output []string `yaml:"output" doc:"text the container's log must contain besides env: what the workload's command printed of a file or a tool inside the container (e.g. the line of a device in nvidia-smi -L)"`

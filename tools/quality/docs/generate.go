@@ -51,6 +51,11 @@ func Generate(src Sources) (Generated, error) {
 	if err != nil {
 		return Generated{}, err
 	}
+	// A mutant that left the catalogue (found a legal reading, or merged
+	// into a variant) leaves the record of the built-in suites with it.
+	if src.BuiltIn {
+		results = mutants.MergeResults(nil, results, mutants.Names())
+	}
 	// The mutation table speaks of the built-in suites: a kill resting
 	// only on cases that changed since would claim what these suites
 	// may not show.

@@ -1,6 +1,7 @@
 // Package mutation runs the suite against known-broken implementations
-// (tools/build/mutants) beside the unmutated prototype, judges each, and
-// records the results: `draconform mutation` gives it its flags and prints.
+// and legal variants (tools/build/mutants) beside the unmutated prototype,
+// judges each, and records the results: `draconform mutation` gives it its
+// flags and prints.
 package mutation
 
 import (
@@ -145,6 +146,15 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	var broken []string
 	for _, b := range r.Breaks {
 		broken = append(broken, b.Claim)
+	}
+	if m.Legal != "" {
+		verdict := "certifies every claim the prototype earns"
+		if len(broken) > 0 {
+			verdict = "DOES NOT certify " + strings.Join(broken, ", ") + ": a defect of the suite"
+		}
+		fmt.Fprintf(log, "mutation: %s (legal variant): %s; %d cases failed on it (%d did not pass on the prototype either); in %s\n",
+			m.Provider, verdict, len(r.Caught), len(r.FailedOnReference), time.Since(began).Round(time.Second))
+		return r, nil
 	}
 	fmt.Fprintf(log, "mutation: %s: %d cases caught it (%d did not pass on the prototype either, not counted); claims it breaks: %s; in %s\n",
 		m.Provider, len(r.Caught), len(r.FailedOnReference), orNone(strings.Join(broken, ", ")), time.Since(began).Round(time.Second))

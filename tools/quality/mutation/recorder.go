@@ -59,7 +59,19 @@ func (r *Recorder) Fresh() []mutants.Result {
 func (r *Recorder) Survivors() []mutants.Result {
 	var out []mutants.Result
 	for _, res := range r.Fresh() {
-		if !res.Killed() && res.Equivalent == "" {
+		if res.Legal == "" && !res.Killed() && res.Equivalent == "" {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// Defects are the fresh results of legal variants that break a claim: each
+// is a case that asks for more than the KEP.
+func (r *Recorder) Defects() []mutants.Result {
+	var out []mutants.Result
+	for _, res := range r.Fresh() {
+		if res.Defect() {
 			out = append(out, res)
 		}
 	}

@@ -13,8 +13,12 @@ import (
 // reject every mutant; one it passes is a missing case.
 type Mutant struct {
 	Name string
-	// Mistake says, for the mutation table, what the variant gets wrong.
+	// Mistake says, for the mutation table, what the variant gets wrong;
+	// for a legal variant (Variants), what it does otherwise.
 	Mistake string
+	// Reading, set on a legal variant only, says why the KEP allows it:
+	// the register entry that leaves the choice open, or the KEP's words.
+	Reading string
 	// Omit names a prototype edit group the mutant leaves out.
 	Omit string
 	// Edits are applied after the prototype's, so they anchor on its text.
@@ -40,6 +44,7 @@ func Mutants() []Mutant {
 		metricsMutants(),
 		schedulerExtraMutants(),
 		validationExtraMutants(),
+		reachMutants(),
 	)
 }
 

@@ -22,15 +22,6 @@ func fieldCopyMutants() []Mutant {
 				"\t\t\t_ = class // mutant: the capacity requests are never read\n").in("func createRequestsAndMappings(")},
 		},
 		{
-			Name:    "explicit-name-only",
-			Mistake: "scheduler applies the capacity only when the pod uses the class's explicit extendedResourceName",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
-				`			if class.Spec.ExtendedResourceName != nil && v1.ResourceName(*class.Spec.ExtendedResourceName) == resource {
-				classCapacity = class.Spec.ExtendedResourceCapacityRequests
-			}
-`).in("func createRequestsAndMappings(")},
-		},
-		{
 			Name:    "implicit-name-only",
 			Mistake: "scheduler applies the capacity only when the pod uses the implicit deviceclass.resource.kubernetes.io/<class> name",
 			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",

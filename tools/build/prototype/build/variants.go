@@ -2,19 +2,25 @@ package build
 
 import "slices"
 
-const resourceClaimTemplateStrategy = "pkg/registry/resource/resourceclaimtemplate/strategy.go"
+const (
+	resourceClaimTemplateStrategy = "pkg/registry/resource/resourceclaimtemplate/strategy.go"
+	prioritySort                  = "pkg/scheduler/framework/plugins/queuesort/priority_sort.go"
+	dynamicResources              = "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go"
+)
 
-// Variants are variants of the prototype that are not broken: each closes a
-// gap of v1.37.2 the way a later Kubernetes release does, to show what the
-// cases resting on a register entry see once upstream has moved on. They are
+// Variants are builds of the prototype that are not broken: each does
+// otherwise where the KEP leaves the choice open (Reading says why), or
+// closes a gap of v1.37.2 the way a later Kubernetes release does. They are
 // built like mutants (`prototype build -mutant NAME`, providers
-// prototype-<name>), but are not in Mutants(), so the mutation table does
-// not expect the suite to reject them.
+// prototype-<name>) but are not in Mutants(): the suite must certify each
+// on every claim it certifies the prototype on (the variants table of
+// docs/mutation.md), and one it does not certify is a defect of the suite.
 func Variants() []Mutant {
 	return []Mutant{
 		{
 			Name:    "claim-capacity-validated",
-			Mistake: "not a mistake: validates a hand-written claim's capacity requests as v1.38.0-beta.0 does (closes the gap register entry R1 pins)",
+			Mistake: "validates a hand-written claim's capacity requests as v1.38.0-beta.0 does",
+			Reading: "R1: closes the gap v1.37.2 leaves, as a later release does",
 			Edits:   claimCapacityValidationEdits(),
 		},
 		{
@@ -22,11 +28,90 @@ func Variants() []Mutant {
 			// Downgrade and PRR text say "dropped ... on next write", which
 			// this does; the pattern it names keeps a field in use.
 			Name:    "drops-field-in-use",
-			Mistake: "not a mistake: API server with its gate off drops the field from a class that already has it, on the next update, as the KEP's Downgrade and PRR text literally say (register entry R3, open)",
+			Mistake: "API server with its gate off drops the field from a class that already has it, on the next update, as the KEP's Downgrade and PRR text literally say",
+			Reading: "R3 (open): the Downgrade and PRR text against the drop-on-disable pattern the KEP names",
 			Edits: []Edit{replace(Kubernetes, deviceClassStrategy, "\tif oldClass != nil && oldClass.Spec.ExtendedResourceCapacityRequests != nil {\n\t\treturn\n\t}\n", "").
 				in("func dropDisabledDRAExtendedResourceCapacityFields(")},
 		},
+		{
+			// A mutant until R4 was found open. Its skew guard still
+			// refuses a resolved class that sets the field whatever name
+			// resolved it, as Risks and Mitigations says.
+			Name:    "explicit-name-only",
+			Mistake: "scheduler applies the capacity only when the pod uses the class's explicit extendedResourceName, and gives pods of the implicit name the default consumption",
+			Reading: "R4 (open): \"for that class's ExtendedResourceName\" (Summary, Goals) against \"every ExactDeviceRequest it synthesizes for this class\" (API)",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+				`			if class.Spec.ExtendedResourceName != nil && v1.ResourceName(*class.Spec.ExtendedResourceName) == resource {
+				classCapacity = class.Spec.ExtendedResourceCapacityRequests
+			}
+`).in("func createRequestsAndMappings(")},
+		},
+		{
+			Name: "validation-v1.37.2",
+			Mistake: "API server validates the field with v1.37.2's own rules, unchanged: v1.37.2's validateQualifiedName for names (\"a/b/c\" accepted), " +
+				"zero accepted and only negative amounts refused, no limit on the number of names, an empty map accepted, v1.37.2's messages",
+			Reading: "Validation: \"reuses the existing validation ... unchanged. No new validation code is introduced\" (R1, R16, R22, R23)",
+			Edits:   v137ValidationEdits(),
+		},
+		{
+			Name:    "allocator-last-device",
+			Mistake: "allocator tries a slice's devices last to first, so a pod gets the last device with room among equal ones, not the first",
+			Reading: "Non-Goals: no change to \"the KEP-5075 allocation algorithm\"; which of equal devices a pod gets is promised nowhere",
+			Edits:   lastDeviceEdits(),
+		},
+		{
+			Name:    "queue-newest-first",
+			Mistake: "scheduler's queue takes the newest pod first among pods of equal priority, so pods created together are bound in another order",
+			Reading: "no KEP sentence orders pods; Integration tests promise only that pods fitting one device share it",
+			Edits: []Edit{replace(Kubernetes, prioritySort, "(p1 == p2 && entity1.GetTimestamp().Before(entity2.GetTimestamp()))",
+				"(p1 == p2 && entity2.GetTimestamp().Before(entity1.GetTimestamp()))").in("func (pl *PrioritySort) Less(")},
+		},
+		{
+			Name:    "reworded-unschedulable",
+			Mistake: "scheduler words the allocator's failure otherwise: \"no device has room for the claims of the pod\" instead of \"cannot allocate all claims\"",
+			Reading: "R9, R22: the KEP asks for an explanatory status, never for its words",
+			Edits: []Edit{replace(Kubernetes, dynamicResources, `statusUnschedulable(logger, "cannot allocate all claims",`,
+				`statusUnschedulable(logger, "no device has room for the claims of the pod",`).in("func (pl *DynamicResources) Filter(")},
+		},
+		{
+			Name:    "reworded-skew-event",
+			Mistake: "scheduler with its gate off words the skew guard otherwise, naming the class and the field but not the gate",
+			Reading: "R11 (open): the KEP asks for \"an explanatory event\" and names two remedies, not the words",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, skewGuardMessage,
+				`DeviceClass %s asks for a share of a device through extendedResourceCapacityRequests, which this kube-scheduler does not honour now`).
+				in("func createRequestsAndMappings(")},
+		},
 	}
+}
+
+// v137ValidationEdits turn the prototype's validation of the field into
+// v1.37.2's, reused unchanged: the names as v1.37.2's validateQualifiedName
+// checks a ResourceSlice's capacity names, the amounts only as far as the
+// KEP's "positive" needs a check where v1.37.2 has none for requests (no
+// negative amount, with v1.38's words for it), no limit on the names and no
+// check of an empty map. The dependency on DRAConsumableCapacity stays: the
+// KEP asks for it in so many words.
+func v137ValidationEdits() []Edit {
+	const in = "func validateExtendedResourceCapacityRequests("
+	return []Edit{
+		replace(Kubernetes, resourceValidation, "validateMap(requests.Requests, 32, attributeAndCapacityMaxKeyLength, validateQualifiedNameOneSlash,",
+			"validateMap(requests.Requests, -1, attributeAndCapacityMaxKeyLength, validateQualifiedName,").in(in),
+		replace(Kubernetes, resourceValidation, "\t\t\tif quantity.Sign() <= 0 {\n\t\t\t\treturn field.ErrorList{field.Invalid(fldPath, quantity.String(), \"must be greater than zero\")}\n",
+			"\t\t\tif quantity.Sign() < 0 {\n\t\t\t\treturn field.ErrorList{field.Invalid(fldPath, quantity.String(), \"must be greater than or equal to 0\")}\n").in(in),
+		replace(Kubernetes, resourceValidation, "\tif len(requests.Requests) == 0 {\n", "\tif false { // variant: an empty map is accepted, as CapacityRequirements accepts it\n").in(in),
+	}
+}
+
+// lastDeviceEdits reverse each slice's devices as the allocator reads them,
+// in each of its three implementations (which one kube-scheduler picks
+// depends on the gates), so that first-fit takes the last device with room.
+func lastDeviceEdits() []Edit {
+	var out []Edit
+	for _, file := range []string{"structured/internal/stable/pools_stable.go", "structured/internal/incubating/pools_incubating.go", "structured/internal/experimental/pools_experimental.go"} {
+		out = append(out, after(DRA, file, "\tif err := draapi.Convert_v1_ResourceSlice_To_api_ResourceSlice(s, &slice, nil); err != nil {\n\t\treturn fmt.Errorf(\"convert ResourceSlice: %w\", err)\n\t}\n",
+			"\t// variant: the devices last to first.\n\tfor i, j := 0, len(slice.Spec.Devices)-1; i < j; i, j = i+1, j-1 {\n\t\tslice.Spec.Devices[i], slice.Spec.Devices[j] = slice.Spec.Devices[j], slice.Spec.Devices[i]\n\t}\n").in("func addSlice("))
+	}
+	return out
 }
 
 // claimCapacityValidationEdits port the validation of
