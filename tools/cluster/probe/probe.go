@@ -153,19 +153,11 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 	default:
 		caps.CapacityRequestsField = FieldDropped
 	}
-	slice := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-		"metadata": probeMeta(),
-		"spec": map[string]any{
-			"driver": probePrefix + ".draconform.test", "allNodes": true,
-			"pool": map[string]any{"name": "probe", "generation": int64(1), "resourceSliceCount": int64(1)},
-			"devices": []any{map[string]any{
-				"name": "d", "allowMultipleAllocations": true,
-				"capacity": map[string]any{"shares": map[string]any{"value": "1"}},
-				"taints":   []any{map[string]any{"key": "draconform.test/probe", "effect": "NoSchedule"}},
-			}},
-		},
-	}}
+	slice := probeSlice("devices", []any{map[string]any{
+		"name": "d", "allowMultipleAllocations": true,
+		"capacity": map[string]any{"shares": map[string]any{"value": "1"}},
+		"taints":   []any{map[string]any{"key": "draconform.test/probe", "effect": "NoSchedule"}},
+	}})
 	got, err = dyn.Resource(resourceSlices).Create(ctx, slice, dry)
 	if err != nil {
 		return caps, fmt.Errorf("probing ResourceSlice fields (dry-run create): %w", err)
@@ -192,18 +184,24 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 	return caps, nil
 }
 
-// partitionable says whether the API server keeps a slice's shared
-// counters (DRAPartitionableDevices): with the gate off it drops them.
-func partitionable(ctx context.Context, dyn dynamic.Interface, dry metav1.CreateOptions) (string, error) {
-	slice := &unstructured.Unstructured{Object: map[string]any{
+// probeSlice is a dry-run ResourceSlice of the probe's own driver for every
+// node, whose spec holds list under key (devices, sharedCounters).
+func probeSlice(key string, list []any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
 		"metadata": probeMeta(),
 		"spec": map[string]any{
 			"driver": probePrefix + ".draconform.test", "allNodes": true,
-			"pool":           map[string]any{"name": "probe", "generation": int64(1), "resourceSliceCount": int64(1)},
-			"sharedCounters": []any{map[string]any{"name": "c", "counters": map[string]any{"memory": map[string]any{"value": "1"}}}},
+			"pool": map[string]any{"name": "probe", "generation": int64(1), "resourceSliceCount": int64(1)},
+			key:    list,
 		},
 	}}
+}
+
+// partitionable says whether the API server keeps a slice's shared
+// counters (DRAPartitionableDevices): with the gate off it drops them.
+func partitionable(ctx context.Context, dyn dynamic.Interface, dry metav1.CreateOptions) (string, error) {
+	slice := probeSlice("sharedCounters", []any{map[string]any{"name": "c", "counters": map[string]any{"memory": map[string]any{"value": "1"}}}})
 	got, err := dyn.Resource(resourceSlices).Create(ctx, slice, dry)
 	if err != nil {
 		return "", fmt.Errorf("probing ResourceSlice shared counters (dry-run create): %w", err)

@@ -9,8 +9,10 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/draconform/draconform/tools/lang/spec"
 )
@@ -78,11 +80,47 @@ func profileOf(name string, data []byte) (*spec.DriverProfile, error) {
 		if len(p.Env) == 0 {
 			probs.add(name, n.Line, "what a running container must see of its share, e.g. NVIDIA_VISIBLE_DEVICES: <any>", "driver profile: env is missing")
 		}
+		envCarriesShare(&probs, name, n.Line, p)
 	}
 	if len(probs) > 0 {
 		return nil, probs
 	}
 	return p, nil
+}
+
+// envCarriesShare wants one variable of env whose value is an amount a
+// share requests: a driver that prepares the whole device for a share
+// passes every check that only names variables (<any>), and only the
+// amount the container sees tells the share from the device.
+func envCarriesShare(probs *Problems, name string, line int, p *spec.DriverProfile) {
+	if len(p.Env) == 0 {
+		return
+	}
+	amounts := p.ShareRequests()
+	for _, v := range p.Env {
+		for _, a := range amounts {
+			if v == a || sameQuantity(v, a) {
+				return
+			}
+		}
+	}
+	var want []string
+	for _, k := range slices.Sorted(maps.Keys(amounts)) {
+		want = append(want, k+" "+amounts[k])
+	}
+	probs.add(name, line, "name the variable in which the container sees its share's amount, e.g. GPU_DEVICE_<deviceNumber>_MEMORY: 40Gi",
+		"driver profile: no variable of env carries the share's amount (%s), so a driver that prepares the whole device would pass", strings.Join(want, ", "))
+}
+
+// sameQuantity compares two amounts as Kubernetes quantities (1Gi and
+// 1024Mi are one amount).
+func sameQuantity(a, b string) bool {
+	qa, err := apiresource.ParseQuantity(a)
+	if err != nil {
+		return false
+	}
+	qb, err := apiresource.ParseQuantity(b)
+	return err == nil && qa.Cmp(qb) == 0
 }
 
 // shareForm checks that a profile says what a share requests in one of its

@@ -99,3 +99,25 @@ func TestProfileWithSeveralCapacities(t *testing.T) {
 		}
 	}
 }
+
+// A profile whose env only names variables (<any>) would pass a driver that
+// prepares the whole device: one variable must carry the share's amount.
+func TestProfileEnvCarriesTheShare(t *testing.T) {
+	const head = "apiVersion: draconform.dev/v1alpha1\nkind: DriverProfile\nname: example\ndriver: gpu.example.com\nworkload: {image: x, command: [sh]}\n" +
+		"requests: {memory: 40Gi, compute: \"50\"}\noverRequests: {memory: 1Ti}\n"
+	dir := t.TempDir()
+	for env, fails := range map[string]bool{
+		"env: {GPU_DEVICE_<deviceNumber>_MEMORY: 40Gi}\n":                 false,
+		"env: {GPU_DEVICE_<deviceNumber>_MEMORY: 40960Mi}\n":              false,
+		"env: {GPU_DEVICE_<deviceNumber>_COMPUTE: \"50\"}\n":              false,
+		"env: {NVIDIA_VISIBLE_DEVICES: <any>, DRIVER: gpu.example.com}\n": true,
+		"env: {GPU_DEVICE_0_MEMORY: 80Gi}\n":                              true,
+	} {
+		path := filepath.Join(dir, "p.yaml")
+		_ = os.WriteFile(path, []byte(head+env), 0o644)
+		_, err := loader.LoadProfile(path)
+		if got := err != nil && strings.Contains(err.Error(), "no variable of env carries the share's amount (compute 50, memory 40Gi)"); got != fails {
+			t.Errorf("%q: %v, want the refusal %v", env, err, fails)
+		}
+	}
+}

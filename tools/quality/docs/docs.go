@@ -139,7 +139,10 @@ func Register(b *loader.Bundle) string {
 		if e.Open() {
 			fmt.Fprintf(&w, "**Stance: open.** Its cases inform and never block a claim: %s\n\n", strings.Join(strings.Fields(e.OpenBecause), " "))
 		} else {
-			w.WriteString("**Stance: enforced.** Its cases block their claims like any case.\n\n")
+			fmt.Fprintf(&w, "**Stance: enforced**, by the KEP's words %s. Its cases block their claims like any case.\n\n", quote(strings.Join(strings.Fields(e.EnforcedBy), " ")))
+		}
+		if e.Wording != "" {
+			fmt.Fprintf(&w, "**Why its cases may match words:** %s\n\n", strings.Join(strings.Fields(e.Wording), " "))
 		}
 		if g := gaps[e.ID]; len(g) > 0 {
 			sort.Strings(g)

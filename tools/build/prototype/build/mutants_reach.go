@@ -3,8 +3,11 @@ package build
 // reachMutants are mistakes about where the field reaches: the capacity of
 // a class applied to claims the scheduler did not synthesize, the skew
 // guard kept to one of a class's names, the field validated only on a class
-// that names an extended resource. Each came from a read of the checks as
-// an implementer looking for a way through.
+// that names an extended resource; and mistakes the suite already catches,
+// kept as mutants so that a later change cannot lose the catch silently: an
+// update that keeps or drops the field, a share counted twice, requests
+// named otherwise. Each came from a read of the checks as an implementer
+// looking for a way through.
 func reachMutants() []Mutant {
 	leak := func(file string) Edit {
 		return after(DRA, file, "\trequestData.class = class\n", `	// mutant: a request of a class that sets extendedResourceCapacityRequests,
@@ -15,7 +18,38 @@ func reachMutants() []Mutant {
 	}
 `).in("func (alloc *allocator) validateDeviceRequest(")
 	}
+	twice := func(file string) Edit {
+		return after(DRA, file, "\t\tif _, allocatedFound := clone[name]; allocatedFound {\n\t\t\tclone[name].Add(consumedCapacity)\n\t\t} else {\n\t\t\tclone[name] = ptr.To(consumedCapacity.DeepCopy())\n\t\t}\n",
+			"\t\tclone[name].Add(consumedCapacity) // mutant: the share is counted twice\n").in("func CmpRequestOverCapacity(")
+	}
+	// onUpdate makes an update with the gate on do body to the new class.
+	onUpdate := func(body string) Edit {
+		return replace(Kubernetes, deviceClassStrategy, "\tif utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResourceCapacity) {\n\t\treturn\n\t}\n",
+			"\tif utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResourceCapacity) {\n\t\tif oldClass != nil {\n"+body+"\t\t}\n\t\treturn\n\t}\n",
+		).in("func dropDisabledDRAExtendedResourceCapacityFields(")
+	}
 	return []Mutant{
+		{
+			Name:    "update-keeps-old-value",
+			Mistake: "API server with its gate on keeps the stored extendedResourceCapacityRequests on an update that changes it: a class's share cannot be changed or removed",
+			Edits:   []Edit{onUpdate("\t\t\tnewClass.Spec.ExtendedResourceCapacityRequests = oldClass.Spec.ExtendedResourceCapacityRequests // mutant: an update keeps what is stored\n")},
+		},
+		{
+			Name:    "update-drops-field",
+			Mistake: "API server with its gate on drops extendedResourceCapacityRequests on every update: a class keeps its share only until it is next written",
+			Edits:   []Edit{onUpdate("\t\t\tnewClass.Spec.ExtendedResourceCapacityRequests = nil // mutant: an update drops the field\n")},
+		},
+		{
+			Name:    "shares-counted-twice",
+			Mistake: "allocator counts a request's share twice against the device's capacity: two 2-share pods no longer fit a 4-share device",
+			Edits:   []Edit{twice(incubatingCapacity), twice(experimentalCapacity)},
+		},
+		{
+			Name:    "request-named-otherwise",
+			Mistake: "scheduler names the requests it synthesizes otherwise than KEP-5004 does (container-N-req-M): the names the pod's status maps, and tools read, change",
+			Edits: []Edit{replace(Kubernetes, extendedDRA, `	reqName := fmt.Sprintf("container-%d-request-%d", containerIndex, ridx)`,
+				`	reqName := fmt.Sprintf("container-%d-req-%d", containerIndex, ridx) // mutant: another name`)},
+		},
 		{
 			Name: "class-capacity-reaches-hand-written-claims",
 			Mistake: "allocator gives the class's extendedResourceCapacityRequests to any exact request of that class that asks for no capacity: " +
