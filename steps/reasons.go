@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -66,20 +67,69 @@ var foreignReasons = []string{
 
 // reasonMatches says whether a scheduler's message expresses the meaning:
 // in a wording known from a release, or, for a meaning any wording may
-// express, in words that name no other reason.
+// express, in words that name no other reason. kube-scheduler gives a
+// reason per group of nodes ("0/5 nodes are available: 1 node(s) didn't
+// match Pod's node affinity/selector, 4 <reason>."), and the other nodes of
+// a shared cluster are refused for reasons of their own: one node's reason
+// in such words is enough.
 func reasonMatches(reason, msg string) bool {
 	if containsAny(msg, reasonWordings(reason)) {
 		return true
 	}
-	if !anyWording[reason] || strings.TrimSpace(msg) == "" || containsAny(msg, foreignReasons) {
+	if !anyWording[reason] {
 		return false
 	}
-	for other := range unschedulableReasons {
-		if other != reason && containsAny(msg, reasonWordings(other)) {
-			return false
+	for _, r := range nodeReasons(msg) {
+		if r != "" && !containsAny(r, foreignReasons) && !otherMeaning(reason, r) {
+			return true
 		}
 	}
-	return true
+	return false
+}
+
+// otherMeaning says whether text is in a known wording of a meaning other
+// than reason.
+func otherMeaning(reason, text string) bool {
+	for other := range unschedulableReasons {
+		if other != reason && containsAny(text, reasonWordings(other)) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// nodesAvailable opens kube-scheduler's summary of why no node fits.
+	nodesAvailable = regexp.MustCompile(`^\d+/\d+ nodes are available: `)
+	// countedReason opens one group of nodes refused for one reason.
+	countedReason = regexp.MustCompile(`^\d+ `)
+)
+
+// nodeReasons splits a scheduler's message into the reasons it gives for
+// groups of nodes, without their counts; the summary of preemption that
+// follows them is left out. A message in another form is one reason.
+func nodeReasons(msg string) []string {
+	msg = strings.TrimSpace(msg)
+	loc := nodesAvailable.FindStringIndex(msg)
+	if loc == nil {
+		return []string{msg}
+	}
+	body := msg[loc[1]:]
+	if i := strings.Index(body, " preemption: "); i >= 0 {
+		body = body[:i]
+	}
+	body = strings.TrimSuffix(strings.TrimSpace(body), ".")
+	var out []string
+	for _, part := range strings.Split(body, ", ") {
+		// A reason with a comma of its own (a taint's {key: value, ...})
+		// continues the one before it: a group begins with its count.
+		if c := countedReason.FindString(part); c != "" || len(out) == 0 {
+			out = append(out, strings.TrimPrefix(part, c))
+			continue
+		}
+		out[len(out)-1] += ", " + part
+	}
+	return out
 }
 
 // ReasonNames are the meanings expectUnschedulable's reason: accepts.

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,16 @@ func TestInsufficientDevicesInAnyWording(t *testing.T) {
 	// skew-guard keeps to its wordings: the remedy must be named (R11).
 	if reasonMatches("skew-guard", "0/1 nodes are available: 1 this class cannot be used now.") {
 		t.Error("skew-guard matched a message that names neither the gate nor the field")
+	}
+}
+
+func TestNodeReasons(t *testing.T) {
+	got := nodeReasons("0/5 nodes are available: 1 node(s) had untolerated taint {a: b, c: d}, 4 no device has room. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.")
+	want := []string{"node(s) had untolerated taint {a: b, c: d}", "no device has room"}
+	if !slices.Equal(got, want) {
+		t.Errorf("nodeReasons = %q, want %q", got, want)
+	}
+	if got := nodeReasons("the DRAExtendedResourceCapacity gate is off"); len(got) != 1 {
+		t.Errorf("a message in another form is one reason: %q", got)
 	}
 }
