@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	inf "gopkg.in/inf.v0"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,10 +27,12 @@ var (
 // exactly the class's extendedResourceCapacityRequests, and no capacity
 // where the class sets none; and every device allocated to such a request
 // with capacity, where the device is shared (allowMultipleAllocations),
-// records a shareID and consumes at least the request of every capacity.
-// It catches a scheduler that silently loses the field (one reading
-// DeviceClasses as protobuf does), or an allocator that takes a shared
-// device whole or drops its share, even where no case looks for it. A claim
+// records a shareID and consumes the request of every capacity, rounded up
+// by the device's requestPolicy (R6), under the name the device publishes or
+// the request's (R12). It catches a scheduler that silently loses the field
+// (one reading DeviceClasses as protobuf does), or an allocator that takes a
+// shared device whole, drops its share or records it whole or under another
+// name, even where no case looks for it. A claim
 // is synthesized when it carries the annotation or a pod's
 // status.extendedResourceClaimStatus names it, so a scheduler that forgets
 // the annotation does not hide its claims. A class whose spec never changed (generation 1) is checked
@@ -153,9 +156,10 @@ func checkRequestCapacity(ctx context.Context, env *Env, claim *unstructured.Uns
 
 // checkAllocation checks one allocated device of a synthesized claim: where
 // its request asks for capacity and the device is shared, the result must
-// name its share and consume at least what was asked of every capacity
-// (more where the device's requestPolicy rounds up). A device that is not
-// shared is allocated whole, with neither (KEP-5075).
+// name its share and consume what was asked of every capacity, rounded up as
+// the device's requestPolicy says and no further (KEP-5075): not less, and
+// not the whole device. A device that is not shared is allocated whole, with
+// neither.
 func checkAllocation(claim *unstructured.Unstructured, owner string, requests []any, res any, devices *sharedDevices) error {
 	result, _ := res.(map[string]any)
 	reqName, _, _ := unstructured.NestedString(result, "request")
@@ -169,7 +173,8 @@ func checkAllocation(claim *unstructured.Unstructured, owner string, requests []
 	shareID, _, _ := unstructured.NestedString(result, "shareID")
 	consumed, hasConsumed, _ := unstructured.NestedMap(result, "consumedCapacity")
 	where := fmt.Sprintf("device %s/%s/%s, allocated to request %s of claim %s (synthesized for %s, asking for capacity %v)", driver, pool, device, reqName, claim.GetName(), owner, asked)
-	shared, known := devices.shared(driver, pool, device)
+	dev, known := devices.device(driver, pool, device)
+	shared := dev.shared
 	if !known {
 		// The slice is gone; only a shared allocation has either field.
 		shared = shareID != "" || hasConsumed
@@ -180,13 +185,20 @@ func checkAllocation(claim *unstructured.Unstructured, owner string, requests []
 	if shareID == "" {
 		return fmt.Errorf("%s: the device is shared (allowMultipleAllocations), but the allocation has no shareID: the allocator did not record the share", where)
 	}
-	var short []string
+	var short, over []string
 	for _, key := range slices.Sorted(maps.Keys(asked)) {
 		want, err := quantityOf(asked[key])
 		if err != nil {
 			return fmt.Errorf("%s: request capacity %s: %w", where, key, err)
 		}
-		got, ok := consumed[key]
+		// The device's own spelling of the name first: an allocator that
+		// matches either spelling (R12) records the share under the name
+		// the device publishes, or under the request's.
+		capName, capacity, published := dev.capacityFor(driver, key)
+		got, ok := consumed[capName]
+		if !ok {
+			got, ok = consumed[key]
+		}
 		if !ok {
 			short = append(short, fmt.Sprintf("%s: none consumed, %s asked", key, want.String()))
 			continue
@@ -195,14 +207,36 @@ func checkAllocation(claim *unstructured.Unstructured, owner string, requests []
 		if err != nil {
 			return fmt.Errorf("%s: consumedCapacity %s: %w", where, key, err)
 		}
-		if q.Cmp(want) < 0 {
+		low, high, known := want, want, false
+		if published {
+			if low, high, known, err = consumedByPolicy(want, capacity); err != nil {
+				return fmt.Errorf("%s: requestPolicy of capacity %s: %w", where, capName, err)
+			}
+		}
+		switch {
+		case q.Cmp(want) < 0:
 			short = append(short, fmt.Sprintf("%s: %s consumed, %s asked", key, q.String(), want.String()))
+		case known && q.Cmp(low) < 0:
+			short = append(short, fmt.Sprintf("%s: %s consumed, %s asked, which the device's requestPolicy rounds up to %s", key, q.String(), want.String(), low.String()))
+		case known && q.Cmp(high) > 0:
+			over = append(over, fmt.Sprintf("%s: %s consumed, %s asked, %s", key, q.String(), want.String(), roundedTo(capacity, high)))
 		}
 	}
 	if len(short) > 0 {
-		return fmt.Errorf("%s: the device is shared, but its consumedCapacity %v is below what the request asks for (%s): the allocator took the device without consuming the capacity", where, consumed, strings.Join(short, "; "))
+		return fmt.Errorf("%s: the device is shared, but its consumedCapacity %v is below what the request asks for (%s): the allocator took the device without consuming the capacity (KEP-5075 rounds a request up by the device's requestPolicy)", where, consumed, strings.Join(short, "; "))
+	}
+	if len(over) > 0 {
+		return fmt.Errorf("%s: the device is shared, but its consumedCapacity %v is more than the request, rounded up by the device's requestPolicy where it has one (%s): the allocator consumed more than the share, up to the whole device", where, consumed, strings.Join(over, "; "))
 	}
 	return nil
+}
+
+// roundedTo says what a request may consume of a capacity.
+func roundedTo(capacity map[string]any, high resource.Quantity) string {
+	if _, ok, _ := unstructured.NestedMap(capacity, "requestPolicy"); ok {
+		return "which the device's requestPolicy rounds up to " + high.String()
+	}
+	return "on a capacity with no requestPolicy to round it up"
 }
 
 // requestCapacity is capacity.requests of the request a result names:
@@ -243,16 +277,22 @@ func quantityOf(v any) (resource.Quantity, error) {
 	return q, nil
 }
 
-// sharedDevices says, per device the cluster's ResourceSlices publish,
-// whether it allows multiple allocations.
-type sharedDevices struct{ byID map[string]bool }
+// sharedDevices holds, per device the cluster's ResourceSlices publish,
+// whether it allows multiple allocations and the capacities it publishes.
+type sharedDevices struct{ byID map[string]publishedDevice }
+
+// publishedDevice is one device as its slice publishes it.
+type publishedDevice struct {
+	shared   bool
+	capacity map[string]any
+}
 
 func listSharedDevices(ctx context.Context, env *Env) (*sharedDevices, error) {
 	list, err := env.Clients.Dyn.Resource(resourceSliceGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing ResourceSlices to tell shared devices: %w", err)
 	}
-	d := &sharedDevices{byID: map[string]bool{}}
+	d := &sharedDevices{byID: map[string]publishedDevice{}}
 	for _, s := range list.Items {
 		driver, _, _ := unstructured.NestedString(s.Object, "spec", "driver")
 		pool, _, _ := unstructured.NestedString(s.Object, "spec", "pool", "name")
@@ -261,17 +301,120 @@ func listSharedDevices(ctx context.Context, env *Env) (*sharedDevices, error) {
 			m, _ := dev.(map[string]any)
 			name, _, _ := unstructured.NestedString(m, "name")
 			multi, _, _ := unstructured.NestedBool(m, "allowMultipleAllocations")
-			d.byID[driver+"/"+pool+"/"+name] = d.byID[driver+"/"+pool+"/"+name] || multi
+			capacity, _, _ := unstructured.NestedMap(m, "capacity")
+			id := driver + "/" + pool + "/" + name
+			// A pool published in several generations names a device more
+			// than once: shared if any says so, its capacities from the one
+			// that publishes them.
+			p := d.byID[id]
+			p.shared = p.shared || multi
+			if p.capacity == nil {
+				p.capacity = capacity
+			}
+			d.byID[id] = p
 		}
 	}
 	return d, nil
 }
 
-// shared says whether the device allows multiple allocations, and whether
-// a slice publishes it at all.
-func (d *sharedDevices) shared(driver, pool, device string) (shared, known bool) {
-	shared, known = d.byID[driver+"/"+pool+"/"+device]
-	return shared, known
+// device is the device as published, and whether a slice publishes it at
+// all.
+func (d *sharedDevices) device(driver, pool, device string) (publishedDevice, bool) {
+	p, known := d.byID[driver+"/"+pool+"/"+device]
+	return p, known
+}
+
+// capacityFor finds the capacity a request's name asks for: as written, or
+// spelled with or without the driver's domain (R12). It returns the name as
+// the device publishes it (the request's where none is published).
+func (p publishedDevice) capacityFor(driver, name string) (string, map[string]any, bool) {
+	candidates := []string{name}
+	if short, ok := strings.CutPrefix(name, driver+"/"); ok {
+		candidates = append(candidates, short)
+	} else if !strings.Contains(name, "/") {
+		candidates = append(candidates, driver+"/"+name)
+	}
+	for _, c := range candidates {
+		if capacity, ok := p.capacity[c].(map[string]any); ok {
+			return c, capacity, true
+		}
+	}
+	return name, nil, false
+}
+
+// consumedByPolicy is what KEP-5075 consumes of a device's capacity for a
+// request of want (R6): the request itself without a requestPolicy, rounded
+// up to validRange's min and step, or to the least of validValues that holds
+// it. With a fractional min or step, v1.37.2 rounds in milli-units where
+// DRAConsumableCapacityFractionalRange is on and in whole units where it is
+// off, a gate KEP-6406 does not depend on: either is consumed, so the range
+// [low, high] holds both. known is false where no valid value holds the
+// request, which an allocation should not have passed: only the request
+// itself is then a bound.
+func consumedByPolicy(want resource.Quantity, capacity map[string]any) (low, high resource.Quantity, known bool, err error) {
+	policy, _, _ := unstructured.NestedMap(capacity, "requestPolicy")
+	if policy == nil {
+		return want, want, true, nil
+	}
+	if minV, ok, _ := unstructured.NestedFieldNoCopy(policy, "validRange", "min"); ok && minV != nil {
+		minQ, err := quantityOf(minV)
+		if err != nil {
+			return want, want, false, fmt.Errorf("validRange.min: %w", err)
+		}
+		var stepQ *resource.Quantity
+		if stepV, ok, _ := unstructured.NestedFieldNoCopy(policy, "validRange", "step"); ok && stepV != nil {
+			q, err := quantityOf(stepV)
+			if err != nil {
+				return want, want, false, fmt.Errorf("validRange.step: %w", err)
+			}
+			if q.Sign() <= 0 {
+				return want, want, false, nil
+			}
+			stepQ = &q
+		}
+		exact := roundUpRange(want.AsDec(), minQ.AsDec(), stepQ, func(q resource.Quantity) *inf.Dec { return q.AsDec() })
+		whole := roundUpRange(inf.NewDec(want.Value(), 0), inf.NewDec(minQ.Value(), 0), stepQ, func(q resource.Quantity) *inf.Dec { return inf.NewDec(q.Value(), 0) })
+		low, high = *resource.NewDecimalQuantity(*exact, want.Format), *resource.NewDecimalQuantity(*whole, want.Format)
+		if low.Cmp(high) > 0 {
+			low, high = high, low
+		}
+		return low, high, true, nil
+	}
+	if values, ok, _ := unstructured.NestedSlice(policy, "validValues"); ok && values != nil {
+		var least *resource.Quantity
+		for _, v := range values {
+			q, err := quantityOf(v)
+			if err != nil {
+				return want, want, false, fmt.Errorf("validValues: %w", err)
+			}
+			if q.Cmp(want) >= 0 && (least == nil || q.Cmp(*least) < 0) {
+				least = &q
+			}
+		}
+		if least == nil {
+			return want, want, false, nil
+		}
+		return *least, *least, true, nil
+	}
+	return want, want, true, nil
+}
+
+// roundUpRange is want raised to minimum, then up to minimum plus a whole
+// number of steps, with the step read by unit.
+func roundUpRange(want, minimum *inf.Dec, step *resource.Quantity, unit func(resource.Quantity) *inf.Dec) *inf.Dec {
+	if want.Cmp(minimum) < 0 {
+		return minimum
+	}
+	if step == nil {
+		return want
+	}
+	s := unit(*step)
+	if s.Sign() <= 0 {
+		return want
+	}
+	added := new(inf.Dec).Sub(want, minimum)
+	steps := new(inf.Dec).QuoRound(added, s, 0, inf.RoundCeil)
+	return new(inf.Dec).Add(minimum, new(inf.Dec).Mul(steps, s))
 }
 
 // sameRequests compares two capacity request maps, absent equal to empty.

@@ -88,6 +88,11 @@ func TestCapacityInvariant(t *testing.T) {
 // sliceWith publishes gpu-0 in node1's pool of the case's driver; shared
 // says allowMultipleAllocations.
 func sliceWith(shared bool) string {
+	return sliceWithShares(shared, `{value: "4"}`)
+}
+
+// sliceWithShares publishes gpu-0 with the given capacity "shares".
+func sliceWithShares(shared bool, shares string) string {
 	multi := ""
 	if shared {
 		multi = "allowMultipleAllocations: true, "
@@ -100,13 +105,14 @@ spec:
   nodeName: ` + node1 + `
   pool: {name: ` + node1 + `, generation: 1, resourceSliceCount: 1}
   devices:
-  - {name: gpu-0, ` + multi + `capacity: {shares: {value: "4"}, memory: {value: 4Gi}}}
+  - {name: gpu-0, ` + multi + `capacity: {shares: ` + shares + `, memory: {value: 4Gi}}}
 `
 }
 
 // The allocation of a synthesized request with capacity: on a shared
-// device, a share (shareID) consuming at least the request of every
-// capacity; on a device that is not shared, the whole device.
+// device, a share (shareID) consuming the request of every capacity, rounded
+// up by the device's requestPolicy and no further; on a device that is not
+// shared, the whole device.
 func TestCapacityInvariantAllocation(t *testing.T) {
 	const before = "2026-11-30T10:00:00Z"
 	tests := []struct {
@@ -120,7 +126,30 @@ func TestCapacityInvariantAllocation(t *testing.T) {
 		fails     []string
 	}{
 		{name: "consumes the request", requests: `{shares: "2"}`, consumed: `{shares: "2"}`, shareID: true, slice: sliceWith(true), annotated: true},
-		{name: "consumes more, as a requestPolicy rounds up", requests: `{shares: "2"}`, consumed: `{shares: "3"}`, shareID: true, slice: sliceWith(true), annotated: true},
+		{name: "consumes more, as validRange's min rounds up", requests: `{shares: "2"}`, consumed: `{shares: "3"}`, shareID: true, slice: sliceWithShares(true, `{value: "4", requestPolicy: {validRange: {min: "3"}}}`), annotated: true},
+		{name: "consumes more, as validRange's step rounds up", requests: `{shares: "2"}`, consumed: `{shares: "3"}`, shareID: true, slice: sliceWithShares(true, `{value: "8", requestPolicy: {validRange: {min: "1", step: "2"}}}`), annotated: true},
+		{name: "consumes more, as validValues round up", requests: `{shares: "2"}`, consumed: `{shares: "4"}`, shareID: true, slice: sliceWithShares(true, `{value: "8", requestPolicy: {validValues: ["1", "4", "8"]}}`), annotated: true},
+		{name: "a fraction consumed as asked", requests: `{shares: "500m"}`, consumed: `{shares: "0.5"}`, shareID: true, slice: sliceWith(true), annotated: true},
+		{name: "consumes more than the request, without a requestPolicy", requests: `{shares: "2"}`, consumed: `{shares: "3"}`, shareID: true, slice: sliceWith(true), annotated: true,
+			fails: []string{"shares: 3 consumed, 2 asked, on a capacity with no requestPolicy to round it up", "up to the whole device"}},
+		{name: "consumes the whole device", requests: `{shares: "1"}`, consumed: `{shares: "4"}`, shareID: true, slice: sliceWith(true), annotated: true,
+			fails: []string{"shares: 4 consumed, 1 asked", "is more than the request"}},
+		{name: "consumes past validRange's next step", requests: `{shares: "2"}`, consumed: `{shares: "5"}`, shareID: true, slice: sliceWithShares(true, `{value: "8", requestPolicy: {validRange: {min: "1", step: "2"}}}`), annotated: true,
+			fails: []string{"rounds up to 3"}},
+		{name: "consumes past the least valid value", requests: `{shares: "2"}`, consumed: `{shares: "8"}`, shareID: true, slice: sliceWithShares(true, `{value: "8", requestPolicy: {validValues: ["1", "4", "8"]}}`), annotated: true,
+			fails: []string{"rounds up to 4"}},
+		{name: "consumes less than validRange's step rounds up to", requests: `{shares: "2"}`, consumed: `{shares: "2"}`, shareID: true, slice: sliceWithShares(true, `{value: "8", requestPolicy: {validRange: {min: "1", step: "2"}}}`), annotated: true,
+			fails: []string{"shares: 2 consumed, 2 asked, which the device's requestPolicy rounds up to 3", "below what the request asks for"}},
+		{name: "a fractional step: milli-units or whole units", requests: `{shares: "1200m"}`, consumed: `{shares: "1500m"}`, shareID: true, slice: sliceWithShares(true, `{value: "8", requestPolicy: {validRange: {min: "500m", step: "500m"}}}`), annotated: true},
+		{name: "a fractional step in whole units", requests: `{shares: "1200m"}`, consumed: `{shares: "2"}`, shareID: true, slice: sliceWithShares(true, `{value: "8", requestPolicy: {validRange: {min: "500m", step: "500m"}}}`), annotated: true},
+		{name: "a fractional step, past both", requests: `{shares: "1200m"}`, consumed: `{shares: "3"}`, shareID: true, slice: sliceWithShares(true, `{value: "8", requestPolicy: {validRange: {min: "500m", step: "500m"}}}`), annotated: true,
+			fails: []string{"rounds up to 2"}},
+		{name: "the request's domain, the device's name without it", requests: `{"` + stepstest.Driver + `/shares": "1"}`, consumed: `{shares: "1"}`, shareID: true, slice: sliceWith(true), annotated: true},
+		{name: "the request's domain, the whole device under the device's name", requests: `{"` + stepstest.Driver + `/shares": "1"}`, consumed: `{shares: "4"}`, shareID: true, slice: sliceWith(true), annotated: true,
+			fails: []string{"4 consumed, 1 asked"}},
+		{name: "the request's domain, the whole device under the request's name", requests: `{"` + stepstest.Driver + `/shares": "1"}`, consumed: `{"` + stepstest.Driver + `/shares": "4"}`, shareID: true, slice: sliceWith(true), annotated: true,
+			fails: []string{"4 consumed, 1 asked"}},
+		{name: "slice gone: no upper bound is known", requests: `{shares: "1"}`, consumed: `{shares: "4"}`, shareID: true, annotated: true},
 		{name: "consumes less than the request", requests: `{shares: "2"}`, consumed: `{shares: "1"}`, shareID: true, slice: sliceWith(true), annotated: true,
 			fails: []string{"device " + stepstest.Driver + "/" + node1 + "/gpu-0", "request container-0-request-0", "shares: 1 consumed, 2 asked", "below what the request asks for"}},
 		{name: "a capacity not consumed", requests: `{shares: "1", memory: 1Gi}`, consumed: `{shares: "1"}`, shareID: true, slice: sliceWith(true), annotated: true,

@@ -34,6 +34,26 @@ func allocatorMutants() []Mutant {
 			}),
 		},
 		{
+			Name: "consumption-recorded-whole",
+			Mistake: "allocator shares the device but records its whole capacity as the share's consumedCapacity: " +
+				"the claim says a 1-share pod holds the device, and the next pod finds no room",
+			Edits: both(incubatingAllocator, experimentalAllocator, func(file string) Edit {
+				return replace(DRA, file, "\t\t\t\t\tconsumedCapacity[key] = val.DeepCopy()\n",
+					"\t\t\t\t\tconsumedCapacity[key] = val.DeepCopy()\n\t\t\t\t\tif d := internal.Device; d != nil {\n\t\t\t\t\t\tif c, ok := d.Capacity[key]; ok {\n\t\t\t\t\t\t\tconsumedCapacity[key] = c.Value.DeepCopy() // mutant: the whole device recorded\n\t\t\t\t\t\t}\n\t\t\t\t\t}\n").
+					in("func (a *Allocator) Allocate(")
+			}),
+		},
+		{
+			Name: "consumption-under-another-key",
+			Mistake: "allocator records a share's consumedCapacity under the capacity's name spelled with the driver's domain, not as the device publishes it: " +
+				"the device's own capacity looks untouched, and later pods overbook it",
+			Edits: both(incubatingAllocator, experimentalAllocator, func(file string) Edit {
+				return replace(DRA, file, "\t\t\t\t\tconsumedCapacity[key] = val.DeepCopy()\n",
+					"\t\t\t\t\tconsumedCapacity[resourceapi.QualifiedName(internal.id.Driver.String()+\"/\"+string(key))] = val.DeepCopy() // mutant: another key\n").
+					in("func (a *Allocator) Allocate(")
+			}),
+		},
+		{
 			Name:    "allocator-ignores-capacity",
 			Mistake: "allocator reads no capacity requests from an exact request: every allocation of a shareable device consumes its whole capacity (or its requestPolicy default)",
 			Edits: both(incubatingAllocator, experimentalAllocator, func(file string) Edit {
