@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -52,7 +53,7 @@ func defaultHostPlaces(o Options) hostPlaces {
 		Watched: []string{"/etc/docker", "/var/lib/docker", "/run/docker", "/run/docker.sock"},
 		Parents: []string{filepath.Dir(o.StateDir), filepath.Dir(o.DataRoot), o.RunDir},
 		Shared:  []string{"/run/containerd"},
-		ProcSys: "/proc/sys", KernelSettings: snapshot.KubeletKernelSettings}
+		ProcSys: "/proc/sys", KernelSettings: slices.Concat(snapshot.KubeletKernelSettings, snapshot.KindNodeKernelSettings)}
 }
 
 func (o Options) beforeFile() string { return filepath.Join(o.StateDir, "machine-before.json") }
@@ -124,7 +125,7 @@ func (h hostPlaces) restoreKernel(before map[string]string) ([]string, error) {
 			errs = append(errs, fmt.Errorf("restoring %s to %s: %w", name, want, err))
 			continue
 		}
-		restored = append(restored, fmt.Sprintf("%s=%s (kind's kubelet had set %s)", name, want, strings.TrimSpace(string(cur))))
+		restored = append(restored, fmt.Sprintf("%s=%s (a kind node had set %s)", name, want, strings.TrimSpace(string(cur))))
 	}
 	return restored, errors.Join(errs...)
 }

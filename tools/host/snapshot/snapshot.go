@@ -92,6 +92,23 @@ var KubeletKernelSettings = []string{
 	"net.bridge.bridge-nf-call-ip6tables",
 }
 
+// KindNodeKernelSettings are the settings a kind node writes on the host
+// besides its kubelet's: the node runs systemd, which raises fs.file-max and
+// fs.nr_open as it starts and applies its image's sysctl.d (the protected_*
+// links and files, pid_max), and /proc/sys/fs is the host's. Measured here
+// (2026-12-07): after make gate-matrix, fs.file-max, fs.protected_fifos,
+// fs.protected_regular and fs.protected_symlinks had changed, and engine down
+// wrote back only the kubelet's.
+var KindNodeKernelSettings = []string{
+	"fs.file-max",
+	"fs.nr_open",
+	"fs.protected_fifos",
+	"fs.protected_hardlinks",
+	"fs.protected_regular",
+	"fs.protected_symlinks",
+	"kernel.pid_max",
+}
+
 // HostSources are this machine's: the folders are those a run's nodes and
 // control planes write to (/tmp and /var/lib one level down, the node
 // state root and the kubelet's and CNI's fixed folders deeper, the
