@@ -14,7 +14,7 @@ func TestCertifyRefusesBeforeRunning(t *testing.T) {
 	product := filepath.Join(dir, "product.yaml")
 	_ = os.WriteFile(product, []byte("apiVersion: draconform.dev/v1alpha1\nkind: Product\nvendor: V\nname: N\nversion: \"1\"\ndriver: gpu.example.com\nimage: img:1\ncontact: a@b.example\n"), 0o644)
 	profile := filepath.Join(dir, "profile.yaml")
-	_ = os.WriteFile(profile, []byte("apiVersion: draconform.dev/v1alpha1\nkind: DriverProfile\nname: other\ndriver: nic.example.com\ncapacity: bandwidth\nshare: 1Gi\noverCapacity: 1Ti\nworkload: {image: busybox, command: [sh]}\nenv: {X: <any>}\n"), 0o644)
+	_ = os.WriteFile(profile, []byte("apiVersion: draconform.dev/v1alpha1\nkind: DriverProfile\nname: other\ndriver: nic.example.com\ncapacity: bandwidth\nshare: 1Gi\noverCapacity: 1Ti\nworkload: {image: busybox, command: [sh]}\nenv: {X: <any>, BANDWIDTH: 1Gi}\n"), 0o644)
 	for _, tt := range []struct {
 		args []string
 		says string
