@@ -49,6 +49,11 @@ up_pid= driver_pid=
 stop() {
 	local rc=$?
 	trap - EXIT INT TERM
+	# Each prints "interrupt: cleaning up" as it would for Ctrl-C: say
+	# first that this is the planned stop, not a failure.
+	if [ -n "$driver_pid$up_pid" ]; then
+		say "stopping the example driver and the node as planned (each answers as it would Ctrl-C: \"interrupt: cleaning up\")"
+	fi
 	for pid in $driver_pid $up_pid; do
 		if kill -0 "$pid" 2>/dev/null; then
 			kill -INT "$pid" 2>/dev/null || true
