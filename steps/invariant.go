@@ -372,9 +372,14 @@ func consumedByPolicy(want resource.Quantity, capacity map[string]any) (low, hig
 			}
 			stepQ = &q
 		}
-		exact := roundUpRange(want.AsDec(), minQ.AsDec(), stepQ, func(q resource.Quantity) *inf.Dec { return q.AsDec() })
-		whole := roundUpRange(inf.NewDec(want.Value(), 0), inf.NewDec(minQ.Value(), 0), stepQ, func(q resource.Quantity) *inf.Dec { return inf.NewDec(q.Value(), 0) })
-		low, high = *resource.NewDecimalQuantity(*exact, want.Format), *resource.NewDecimalQuantity(*whole, want.Format)
+		whole := func(q resource.Quantity) *inf.Dec { return inf.NewDec(q.Value(), 0) }
+		var exactStep, wholeStep *inf.Dec
+		if stepQ != nil {
+			exactStep, wholeStep = stepQ.AsDec(), whole(*stepQ)
+		}
+		exact := roundUpRange(want.AsDec(), minQ.AsDec(), exactStep)
+		inWholeUnits := roundUpRange(whole(want), whole(minQ), wholeStep)
+		low, high = *resource.NewDecimalQuantity(*exact, want.Format), *resource.NewDecimalQuantity(*inWholeUnits, want.Format)
 		if low.Cmp(high) > 0 {
 			low, high = high, low
 		}
@@ -400,21 +405,17 @@ func consumedByPolicy(want resource.Quantity, capacity map[string]any) (low, hig
 }
 
 // roundUpRange is want raised to minimum, then up to minimum plus a whole
-// number of steps, with the step read by unit.
-func roundUpRange(want, minimum *inf.Dec, step *resource.Quantity, unit func(resource.Quantity) *inf.Dec) *inf.Dec {
+// number of steps (step nil: no step).
+func roundUpRange(want, minimum, step *inf.Dec) *inf.Dec {
 	if want.Cmp(minimum) < 0 {
 		return minimum
 	}
 	if step == nil {
 		return want
 	}
-	s := unit(*step)
-	if s.Sign() <= 0 {
-		return want
-	}
 	added := new(inf.Dec).Sub(want, minimum)
-	steps := new(inf.Dec).QuoRound(added, s, 0, inf.RoundCeil)
-	return new(inf.Dec).Add(minimum, new(inf.Dec).Mul(steps, s))
+	steps := new(inf.Dec).QuoRound(added, step, 0, inf.RoundCeil)
+	return new(inf.Dec).Add(minimum, new(inf.Dec).Mul(steps, step))
 }
 
 // sameRequests compares two capacity request maps, absent equal to empty.

@@ -19,6 +19,14 @@ func allocatorMutants() []Mutant {
 	both := func(incubating, experimental string, edit func(file string) Edit) []Edit {
 		return []Edit{edit(incubating), edit(experimental)}
 	}
+	// recorded replaces the line of Allocate that copies a device's
+	// consumption into the allocation result: what the claim says, not
+	// what the allocator counted.
+	recorded := func(with string) []Edit {
+		return both(incubatingAllocator, experimentalAllocator, func(file string) Edit {
+			return replace(DRA, file, "\t\t\t\t\tconsumedCapacity[key] = val.DeepCopy()\n", with).in("func (a *Allocator) Allocate(")
+		})
+	}
 	return []Mutant{
 		{
 			Name:    "consumed-ignores-rounding",
@@ -37,21 +45,13 @@ func allocatorMutants() []Mutant {
 			Name: "consumption-recorded-whole",
 			Mistake: "allocator shares the device but records its whole capacity as the share's consumedCapacity: " +
 				"the claim says a 1-share pod holds the device, and the next pod finds no room",
-			Edits: both(incubatingAllocator, experimentalAllocator, func(file string) Edit {
-				return replace(DRA, file, "\t\t\t\t\tconsumedCapacity[key] = val.DeepCopy()\n",
-					"\t\t\t\t\tconsumedCapacity[key] = val.DeepCopy()\n\t\t\t\t\tif d := internal.Device; d != nil {\n\t\t\t\t\t\tif c, ok := d.Capacity[key]; ok {\n\t\t\t\t\t\t\tconsumedCapacity[key] = c.Value.DeepCopy() // mutant: the whole device recorded\n\t\t\t\t\t\t}\n\t\t\t\t\t}\n").
-					in("func (a *Allocator) Allocate(")
-			}),
+			Edits: recorded("\t\t\t\t\tconsumedCapacity[key] = val.DeepCopy()\n\t\t\t\t\tif d := internal.Device; d != nil {\n\t\t\t\t\t\tif c, ok := d.Capacity[key]; ok {\n\t\t\t\t\t\t\tconsumedCapacity[key] = c.Value.DeepCopy() // mutant: the whole device recorded\n\t\t\t\t\t\t}\n\t\t\t\t\t}\n"),
 		},
 		{
 			Name: "consumption-under-another-key",
 			Mistake: "allocator records a share's consumedCapacity under the capacity's name spelled with the driver's domain, not as the device publishes it: " +
 				"the device's own capacity looks untouched, and later pods overbook it",
-			Edits: both(incubatingAllocator, experimentalAllocator, func(file string) Edit {
-				return replace(DRA, file, "\t\t\t\t\tconsumedCapacity[key] = val.DeepCopy()\n",
-					"\t\t\t\t\tconsumedCapacity[resourceapi.QualifiedName(internal.id.Driver.String()+\"/\"+string(key))] = val.DeepCopy() // mutant: another key\n").
-					in("func (a *Allocator) Allocate(")
-			}),
+			Edits: recorded("\t\t\t\t\tconsumedCapacity[resourceapi.QualifiedName(internal.id.Driver.String()+\"/\"+string(key))] = val.DeepCopy() // mutant: another key\n"),
 		},
 		{
 			Name:    "allocator-ignores-capacity",
