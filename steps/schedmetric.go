@@ -50,7 +50,7 @@ func (s *ExpectSchedulerMetric) series() string {
 func (s *ExpectSchedulerMetric) Run(ctx context.Context, env *Env) error {
 	reader, ok := env.Cluster.(cluster.SchedulerMetrics)
 	if !ok {
-		return &NotApplicable{Cause: causeNoMetrics, Reason: fmt.Sprintf("expectSchedulerMetric reads %s from kube-scheduler's /metrics, which the provider of this cluster cannot reach (it reads them on the embedded control planes)", s.series())}
+		return &NotApplicable{Cause: causeNoMetrics, Reason: fmt.Sprintf("expectSchedulerMetric reads %s from kube-scheduler's /metrics, which the provider of this cluster cannot reach (the embedded control planes and kind read them)", s.series())}
 	}
 	err := watchPod(ctx, env, s.Spec.Pod, defaultScheduleWithin, func(p *corev1.Pod) error {
 		if p.Spec.NodeName != "" {

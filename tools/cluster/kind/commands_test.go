@@ -24,6 +24,7 @@ func TestCommandLines(t *testing.T) {
 		{"list containers", crictlPsArgv(cluster.APIServer), "crictl ps -a --name ^kube-apiserver$ -o json"},
 		{"container log", crictlLogsArgv("abc"), "crictl logs --tail 40 abc"},
 		{"gates of a binary", crictlHelpArgv("abc", cluster.ControllerManager), "crictl exec abc /usr/local/bin/kube-controller-manager --help"},
+		{"scheduler metrics", schedulerMetricsArgv(), "kubectl --kubeconfig /etc/kubernetes/admin.conf --server https://127.0.0.1:10259 --insecure-skip-tls-verify get --raw /metrics"},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(tt.got, " "); got != tt.want {
