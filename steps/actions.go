@@ -71,6 +71,7 @@ func Actions() []Action {
 		{Field: "Delete", Build: func(st *spec.Step) Step { return &Delete{Ref: *st.Delete} },
 			Check: func(c Checker, st *spec.Step) { c.Need(st.Pos, *st.Delete) }},
 		{Field: "Restart", Build: func(st *spec.Step) Step { return &Restart{Spec: st.Restart} }, Check: checkRestart, Serial: true},
+		{Field: "Outage", Build: func(st *spec.Step) Step { return &Outage{Spec: st.Outage} }, Check: checkOutage, Serial: true},
 		{Field: "Sleep", Build: func(st *spec.Step) Step { return &Sleep{Spec: st.Sleep} }, Check: checkSleep},
 		{Field: "SchedulerSeesClasses", Build: func(st *spec.Step) Step { return &SchedulerSeesClasses{Spec: st.SchedulerSeesClasses} },
 			Check: checkSchedulerSeesClasses},

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -63,6 +64,11 @@ func (s *ExpectClaim) Run(ctx context.Context, env *Env) error {
 	}
 	if err := matchObject(ctx, env, claim, want, within); err != nil {
 		return fmt.Errorf("%s: %w", s.Describe(), err)
+	}
+	if s.Spec.Only {
+		if err := onlyClaim(ctx, env, s.Spec.Pod, claim); err != nil {
+			return err
+		}
 	}
 	if s.Spec.Mapping == nil {
 		return nil
@@ -266,6 +272,9 @@ func checkExpectClaim(c Checker, st *spec.Step) {
 		c.Vars(&e.Results[i].ConsumedCapacity)
 		checkAbsent(c, p, "results", e.Results[i].Absent, resultFields, []string{"consumedCapacity", "device", "driver", "request", "shareID"})
 	}
+	if e.Only && e.Pod == "" {
+		c.Problem(p, "", "only: says the claim is the one ever made for a pod: use pod:")
+	}
 	if e.Mapping != nil && e.Pod == "" {
 		c.Problem(p, "", "mapping: is checked on a pod's status: use pod:")
 	}
@@ -301,4 +310,28 @@ func checkAbsent(c Checker, p spec.Pos, list string, absent, fields, own []strin
 			c.Problem(p, "", "%s: absent: %q has its own key in expectClaim: say it there (null, or shareID: unset)", list, f)
 		}
 	}
+}
+
+// onlyClaim replays the claim events since the pod was created: the claim
+// found must be the only one ever made for it. A scheduler that creates a
+// claim at each attempt and deletes it when the attempt fails leaves one
+// claim at the end, as a conformant one does; only the history shows the
+// others (KEP-6406 Scalability: claim creation "unchanged in frequency from
+// KEP-5004", which creates it once, at PreBind). Where the API server no
+// longer holds that history (it keeps at least the last 75 s of events),
+// nothing can tell, and the step does not apply rather than pass unmeasured.
+// causeHistoryGone is the golden table's word for a case whose claim
+// history the API server no longer holds.
+const causeHistoryGone = "the API server no longer holds the claim events since the pod's creation"
+
+func onlyClaim(ctx context.Context, env *Env, local string, claim *Created) error {
+	pod, err := env.Lookup(spec.RefOf("Pod", local))
+	if err != nil {
+		return err
+	}
+	err = claimsSince(ctx, env, pod.Object.GetResourceVersion(), string(pod.Object.GetUID()), local, string(claim.Object.GetUID()))
+	if errors.Is(err, errHistoryGone) {
+		return &NotApplicable{Cause: causeHistoryGone, Reason: fmt.Sprintf("pod %s: whether it was given only one claim cannot be told: %v", local, err)}
+	}
+	return err
 }

@@ -18,6 +18,10 @@ type allocation struct {
 	Device  string // driver/pool/device
 	ShareID string
 	Claim   string
+	Request string
+	// Index is the result's place in its claim's allocation: a driver may
+	// name a container's variables by it.
+	Index int
 }
 
 // Devices asserts a relation between the devices of several pods: all on
@@ -124,10 +128,10 @@ func podAllocations(ctx context.Context, env *Env, local string, within time.Dur
 		if len(results) == 0 {
 			return nil, fmt.Errorf("claim %s of bound pod %s has no allocation", name, local)
 		}
-		for _, r := range results {
+		for i, r := range results {
 			m, _ := r.(map[string]any)
 			str := func(k string) string { s, _ := m[k].(string); return s }
-			out = append(out, allocation{Device: str("driver") + "/" + str("pool") + "/" + str("device"), ShareID: str("shareID"), Claim: name})
+			out = append(out, allocation{Device: str("driver") + "/" + str("pool") + "/" + str("device"), ShareID: str("shareID"), Claim: name, Request: str("request"), Index: i})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Device < out[j].Device })

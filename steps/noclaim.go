@@ -199,6 +199,13 @@ const replayWatchSeconds int64 = 4
 // v1.37.2's watch cache sends none to a watch whose start is newer than the
 // last claim event it saw, so a bookmark alone could not say.
 func noClaimSince(ctx context.Context, env *Env, podRV, uid, local string) error {
+	return claimsSince(ctx, env, podRV, uid, local, "")
+}
+
+// claimsSince is noClaimSince that lets one claim, the one whose UID is
+// keep, belong to the pod: the claim it was given, which must be the only
+// one ever made for it.
+func claimsSince(ctx context.Context, env *Env, podRV, uid, local, keep string) error {
 	if podRV == "" {
 		return fmt.Errorf("pod %s has no resourceVersion from its creation to replay claim events from", local)
 	}
@@ -214,7 +221,7 @@ func noClaimSince(ctx context.Context, env *Env, podRV, uid, local string) error
 	}()
 	rctx, cancel := context.WithTimeout(ctx, replayBound)
 	defer cancel()
-	r := replay{uid: uid, local: local, podRV: podRV, marker: marker}
+	r := replay{uid: uid, keep: keep, local: local, podRV: podRV, marker: marker}
 	r.present, r.ordered = revision(marker.GetResourceVersion())
 	from := podRV
 	for {
@@ -272,7 +279,9 @@ func writeReplayMarker(ctx context.Context, env *Env, ri dynamic.ResourceInterfa
 // replay is what noClaimSince has seen so far.
 type replay struct {
 	uid, local, podRV string
-	marker            *unstructured.Unstructured
+	// keep is the UID of the one claim the pod may own ("" for none).
+	keep   string
+	marker *unstructured.Unstructured
 	// present is the marker's resourceVersion, where it is a number that
 	// orders events (ordered); a bookmark at or past it reaches it too.
 	present uint64
@@ -300,12 +309,16 @@ func (r *replay) read(ctx context.Context, w watch.Interface) (reached bool, err
 			if err != nil {
 				return false, fmt.Errorf("replaying claim events since pod %s was created: a %s event without metadata: %w", r.local, ev.Type, err)
 			}
-			if u, ok := ev.Object.(*unstructured.Unstructured); ok && ev.Type != watch.Bookmark && ownedBy(u, r.uid) {
+			if u, ok := ev.Object.(*unstructured.Unstructured); ok && ev.Type != watch.Bookmark && ownedBy(u, r.uid) && (r.keep == "" || string(u.GetUID()) != r.keep) {
 				verb := "was created for it"
 				if ev.Type != watch.Added {
 					verb = "belonged to it (" + string(ev.Type) + ")"
 				}
-				return false, fmt.Errorf("pod %s must never have had a claim, but claim %s %s (seen replaying the claim events since the pod was created)", r.local, u.GetName(), verb)
+				must := "must never have had a claim"
+				if r.keep != "" {
+					must = "must have been given one claim, once"
+				}
+				return false, fmt.Errorf("pod %s %s, but claim %s %s (seen replaying the claim events since the pod was created%s)", r.local, must, u.GetName(), verb, uidNote(u))
 			}
 			if m.GetResourceVersion() != "" {
 				r.last = m.GetResourceVersion()
@@ -351,4 +364,12 @@ func gone(err error) bool { return apierrors.IsResourceExpired(err) || apierrors
 func revision(rv string) (uint64, bool) {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	return n, err == nil
+}
+
+// uidNote names a claim's UID, which tells apart two claims of one name.
+func uidNote(u *unstructured.Unstructured) string {
+	if u.GetUID() == "" {
+		return ""
+	}
+	return "; its uid " + string(u.GetUID())
 }

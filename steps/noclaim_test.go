@@ -338,3 +338,67 @@ func TestExpectNoClaimWithin(t *testing.T) {
 		})
 	}
 }
+
+// only: the claim a pod was given must be the only one ever made for it;
+// one made and deleted by an earlier attempt shows only in the replay.
+func TestExpectClaimOnly(t *testing.T) {
+	tests := []struct {
+		name    string
+		earlier bool // a claim of p1 created and deleted before this one
+		gone    bool // the API server no longer holds the history
+		fails   []string
+		na      string
+	}{
+		{name: "one claim, made once"},
+		{name: "an earlier claim made and deleted", earlier: true,
+			fails: []string{"pod p1 must have been given one claim, once, but claim p1-extended-resources-old was created for it", "its uid uid-old"}},
+		{name: "history gone", gone: true, na: "whether it was given only one claim cannot be told"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			f.SeedYAML("gpu", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: "+stepstest.Prefix+"-gpu}")
+			pod := stepstest.Obj(t, synthPod)
+			pod.SetResourceVersion("41")
+			f.Seed("p1", pod)
+			kept := f.Add(stepstest.Obj(t, synthClaim)).Object.DeepCopy()
+			kept.SetResourceVersion("47")
+			watches := []func(*watch.FakeWatcher){func(w *watch.FakeWatcher) {
+				if tt.gone {
+					w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 41 (900)"})
+					return
+				}
+				if tt.earlier {
+					old := replayClaim(t, "p1-extended-resources-old", "p1", "43")
+					old.SetUID("uid-old")
+					w.Add(old)
+					w.Delete(old)
+				}
+				w.Add(kept)
+				w.Modify(kept)
+				w.Add(replayClaim(t, replayMarker, "", "50"))
+			}}
+			(&replayAPI{}).install(f, noClaimEverCase{watches: watches})
+			// Only the replay (from the pod's resourceVersion) is scripted;
+			// the claim's own watch, while it is matched, is the fake's.
+			f.Dyn.PrependWatchReactor("resourceclaims", func(a k8stesting.Action) (bool, watch.Interface, error) {
+				if a.(k8stesting.WatchActionImpl).WatchRestrictions.ResourceVersion == "41" {
+					return false, nil, nil
+				}
+				w, err := f.Dyn.Tracker().Watch(a.GetResource(), a.GetNamespace())
+				return true, w, err
+			})
+			err := run(t, f, &steps.ExpectClaim{Spec: &spec.ExpectClaim{Pod: "p1", Only: true, Within: spec.Duration(300 * time.Millisecond),
+				Results: []spec.ClaimResult{{Request: "container-0-request-0", Device: "gpu-0"}}}})
+			if tt.na != "" {
+				na, ok := steps.AsNotApplicable(err)
+				if !ok || !strings.Contains(na.Reason, tt.na) {
+					t.Fatalf("err %v: want not applicable, saying %q", err, tt.na)
+				}
+				return
+			}
+			check(t, err, tt.fails)
+		})
+	}
+}

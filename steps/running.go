@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/draconform/draconform/tools/lang/spec"
@@ -110,7 +111,7 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	if want, err = fillDevice(ctx, env, s.Spec.Pod, want); err != nil {
+	if want, err = fillDevice(ctx, env, s.Spec.Pod, container, want); err != nil {
 		return err
 	}
 	if len(want) == 0 && len(output) == 0 {
@@ -163,17 +164,23 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 const (
 	devicePlaceholder       = "<device>"
 	deviceNumberPlaceholder = "<deviceNumber>"
+	// resultPlaceholder is the place of the container's result in its
+	// claim's allocation, by which a driver may number the variables of a
+	// container that holds one of several devices or shares of the claim.
+	resultPlaceholder = "<result>"
 )
 
 var trailingNumber = regexp.MustCompile(`[0-9]+$`)
 
-// fillDevice replaces the placeholders with the device of the pod's
-// allocation (its name, and the number that ends it: gpu-3 gives 3). A pod
-// with more than one device cannot fill them: which would it be?
-func fillDevice(ctx context.Context, env *Env, pod string, want map[string]string) (map[string]string, error) {
+// fillDevice replaces the placeholders with the device of the container's
+// allocation (its name, and the number that ends it: gpu-3 gives 3): the
+// results of the requests the pod's status maps to the container, or,
+// where it maps none, of the whole pod. A container with more than one
+// device cannot fill them: which would it be?
+func fillDevice(ctx context.Context, env *Env, pod, container string, want map[string]string) (map[string]string, error) {
 	uses := false
 	for k, v := range want {
-		uses = uses || strings.Contains(k+v, devicePlaceholder) || strings.Contains(k+v, deviceNumberPlaceholder)
+		uses = uses || strings.Contains(k+v, devicePlaceholder) || strings.Contains(k+v, deviceNumberPlaceholder) || strings.Contains(k+v, resultPlaceholder)
 	}
 	if !uses {
 		return want, nil
@@ -182,22 +189,72 @@ func fillDevice(ctx context.Context, env *Env, pod string, want map[string]strin
 	if err != nil {
 		return nil, err
 	}
+	if allocs, err = containerAllocations(ctx, env, pod, container, allocs); err != nil {
+		return nil, err
+	}
 	devices := map[string]bool{}
 	for _, a := range allocs {
 		devices[a.Device] = true
 	}
 	if len(devices) != 1 {
-		return nil, fmt.Errorf("pod %s: the expected variables name %s or %s, but the pod has %d devices (%s), not one", pod, devicePlaceholder, deviceNumberPlaceholder, len(devices), describeAllocations([]string{pod}, map[string][]allocation{pod: allocs}))
+		return nil, fmt.Errorf("pod %s, container %s: the expected variables name %s, %s or %s, but the container has %d devices (%s), not one", pod, container, devicePlaceholder, deviceNumberPlaceholder, resultPlaceholder, len(devices), describeAllocations([]string{pod}, map[string][]allocation{pod: allocs}))
 	}
 	device := allocs[0].Device[strings.LastIndex(allocs[0].Device, "/")+1:]
 	number := trailingNumber.FindString(device)
-	r := strings.NewReplacer(devicePlaceholder, device, deviceNumberPlaceholder, number)
+	result := ""
+	if len(allocs) == 1 {
+		result = strconv.Itoa(allocs[0].Index)
+	}
+	r := strings.NewReplacer(devicePlaceholder, device, deviceNumberPlaceholder, number, resultPlaceholder, result)
 	out := map[string]string{}
 	for k, v := range want {
+		if result == "" && strings.Contains(k+v, resultPlaceholder) {
+			return nil, fmt.Errorf("pod %s, container %s: the expected variable %s names %s, but the container holds %d results of its claim on device %s, not one", pod, container, k, resultPlaceholder, len(allocs), device)
+		}
 		if number == "" && strings.Contains(k+v, deviceNumberPlaceholder) {
 			return nil, fmt.Errorf("pod %s: the expected variable %s names %s, but device %s does not end in a number", pod, k, deviceNumberPlaceholder, device)
 		}
 		out[r.Replace(k)] = r.Replace(v)
+	}
+	return out, nil
+}
+
+// containerAllocations keeps, of a pod's allocations, those of the requests
+// its status.extendedResourceClaimStatus maps to the container: in a pod of
+// two containers, each sees the share of its own request, which may be on
+// another device than the other's. Where the status maps no request to the
+// container, all are kept.
+func containerAllocations(ctx context.Context, env *Env, pod, container string, allocs []allocation) ([]allocation, error) {
+	c, err := env.Lookup(spec.RefOf("Pod", pod))
+	if err != nil {
+		return nil, err
+	}
+	u, err := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace).Get(ctx, c.Object.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading pod %s: %w", pod, err)
+	}
+	p, err := toPod(u)
+	if err != nil {
+		return nil, err
+	}
+	st := p.Status.ExtendedResourceClaimStatus
+	if st == nil {
+		return allocs, nil
+	}
+	requests := map[string]bool{}
+	for _, m := range st.RequestMappings {
+		if m.ContainerName == container {
+			requests[m.RequestName] = true
+		}
+	}
+	if len(requests) == 0 {
+		return allocs, nil
+	}
+	var out []allocation
+	for _, a := range allocs {
+		if a.Claim != st.ResourceClaimName || requests[a.Request] {
+			out = append(out, a)
+		}
 	}
 	return out, nil
 }

@@ -208,7 +208,7 @@ func TestExpectRunningNamesTheAllocatedDevice(t *testing.T) {
 		{name: "another device's variables", allocs: []alloc{{"pool-a", "gpu-3", "s1"}}, log: "GPU_DEVICE_0_MEMORY=40Gi\nDEVICE=gpu-0\n",
 			fails: []string{`want "gpu-3"`}},
 		{name: "two devices", allocs: []alloc{{"pool-a", "gpu-0", "s1"}, {"pool-a", "gpu-1", "s2"}}, log: "",
-			fails: []string{"the pod has 2 devices", "not one"}},
+			fails: []string{"the container has 2 devices", "not one"}},
 		{name: "no number", allocs: []alloc{{"pool-a", "gpu", "s1"}}, log: "",
 			fails: []string{"device gpu does not end in a number"}},
 	} {
@@ -225,6 +225,56 @@ func TestExpectRunningNamesTheAllocatedDevice(t *testing.T) {
 			name := mustLookup(t, f, "pod/p1").Object.GetName()
 			l.set(name+"/main", tt.log)
 			err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Env: want, Within: spec.Duration(short)}})
+			check(t, err, tt.fails)
+		})
+	}
+}
+
+// Two containers of one pod each get the share of their own request, which
+// may be on another device than the other's: each container's variables
+// are those of its own device, as the pod's status maps them.
+func TestExpectRunningNamesTheContainersOwnDevice(t *testing.T) {
+	for _, tt := range []struct {
+		name, log string
+		fails     []string
+	}{
+		{name: "its own device", log: "DEVICE=gpu-1\nX_1=gpu-1\n"},
+		{name: "the other container's device", log: "DEVICE=gpu-0\nX_1=gpu-1\n", fails: []string{`want "gpu-1"`}},
+		{name: "numbered by the other container's result", log: "DEVICE=gpu-1\nX_0=gpu-1\n", fails: []string{"X_1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := stepstest.New(t)
+			l := &logs{text: map[string]string{}}
+			f.Env.Clients.Logs = l.read
+			f.SeedYAML("p1", `apiVersion: v1
+kind: Pod
+metadata: {name: p1}
+spec:
+  nodeName: n1
+  containers: [{name: main, image: pause}, {name: second, image: pause}]
+status:
+  phase: Running
+  containerStatuses: [{name: main, state: {running: {}}}, {name: second, state: {running: {}}}]
+  extendedResourceClaimStatus:
+    resourceClaimName: p1-claim
+    requestMappings:
+    - {containerName: main, resourceName: x, requestName: container-0-request-0}
+    - {containerName: second, resourceName: x, requestName: container-1-request-0}
+`)
+			f.AddYAML(fmt.Sprintf(`apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: p1-claim}
+status:
+  allocation:
+    devices:
+      results:
+      - {request: container-0-request-0, driver: %[1]s, pool: pool-a, device: gpu-0, shareID: s1}
+      - {request: container-1-request-0, driver: %[1]s, pool: pool-a, device: gpu-1, shareID: s2}
+`, stepstest.Driver))
+			name := mustLookup(t, f, "pod/p1").Object.GetName()
+			l.set(name+"/second", tt.log)
+			err := run(t, f, &steps.ExpectRunning{Spec: &spec.ExpectRunning{Pod: "p1", Container: "second", Env: map[string]string{"DEVICE": "<device>", "X_<result>": "<device>"}, Within: spec.Duration(short)}})
 			check(t, err, tt.fails)
 		})
 	}

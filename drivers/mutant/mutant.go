@@ -15,8 +15,9 @@ var Active string
 
 // Known are the broken builds, by name, with the mistake each makes.
 var Known = map[string]string{
-	"whole-device": "test driver prepares the whole device: the container gets the device's full capacity, not the allocated share",
-	"no-share-id":  "test driver drops the allocation's shareID: the container cannot tell its share from another pod's",
+	"whole-device":                    "test driver prepares the whole device: the container gets the device's full capacity, not the allocated share",
+	"no-share-id":                     "test driver drops the allocation's shareID: the container cannot tell its share from another pod's",
+	"first-share-for-every-container": "test driver gives every request of a claim the CDI device of its first result: in a pod of two containers, each sees the first container's share",
 }
 
 // LinkerFlag is the -ldflags value that builds mutant name.

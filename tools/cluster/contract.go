@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -18,15 +19,17 @@ import (
 //	ability           implemented by          asked by
 //	RunInspector      Cluster (local, kind)   hot-loop and crash steps, outage diagnosis
 //	Restarter         Cluster (local, kind)   restart steps; the runner for restart checks
+//	Outager           Cluster (local, kind)   outage steps
 //	BinaryRestarter   Cluster (local)         restart steps with `binary: released`
 //	BinaryLister      Cluster (local)         reports: which binaries ran
 //	SchedulerLatency  Cluster (local)         the runner's timings, benchmarks
-//	SchedulerMetrics  Cluster (local)         the PRR metrics step, benchmarks
+//	SchedulerMetrics  Cluster (local, kind)   the PRR metrics step, benchmarks
 //	MixedStarter      Provider (local, kubeconfig)  version-skew cells (StartCell)
 //	NodeAdder         Provider (local)        the runner, for cells whose cases need a kubelet
 //	GateChecker       Provider (local)        the planner and the runner: what a binary refuses
 //
-// tools/cluster/contract_test.go checks this table against the providers.
+// tools/cluster/providers/contract_test.go checks this table against the
+// providers.
 
 // Provider creates the cluster for one gate cell and tears it down.
 type Provider interface {
@@ -107,6 +110,13 @@ type RunInspector interface {
 // since every case on the cluster sees the restart.
 type Restarter interface {
 	Restart(ctx context.Context, c Component, gates Gates) error
+}
+
+// Outager is a cluster that can take one component away for a while and
+// bring it back as it was, gates and binary: an outage, which the KEP's
+// Troubleshooting asks about. Steps that need it run serially.
+type Outager interface {
+	Outage(ctx context.Context, c Component, down time.Duration) error
 }
 
 // BinaryRestarter restarts a component from a chosen one of its two

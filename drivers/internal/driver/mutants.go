@@ -3,6 +3,7 @@ package driver
 import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/dynamic-resource-allocation/kubeletplugin"
 
 	"github.com/draconform/draconform/drivers/config"
 	"github.com/draconform/draconform/drivers/mutant"
@@ -28,4 +29,14 @@ func mutate(result resourceapi.DeviceRequestAllocationResult, devices []config.D
 		result.ShareID = nil
 	}
 	return result
+}
+
+// firstShareForAll is the first-share-for-every-container mutant: every
+// request is given the CDI device of the claim's first result, so each
+// container of a pod sees the first container's share.
+func firstShareForAll(devices []kubeletplugin.Device) []kubeletplugin.Device {
+	for i := range devices {
+		devices[i].CDIDeviceIDs = devices[0].CDIDeviceIDs
+	}
+	return devices
 }

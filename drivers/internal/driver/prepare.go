@@ -75,6 +75,9 @@ func (d *Driver) prepareClaim(ctx context.Context, claim *resourceapi.ResourceCl
 		// CDI rejects a spec without devices; there is nothing to inject.
 		return nil, nil
 	}
+	if mutant.Active == "first-share-for-every-container" {
+		devices = firstShareForAll(devices)
+	}
 	if err := d.cdi.write(claim.UID, spec); err != nil {
 		return nil, err
 	}

@@ -109,6 +109,19 @@ func (c *Cluster) Restart(ctx context.Context, comp cluster.Component, gates clu
 	return nil
 }
 
+// Outage implements cluster.Outager: comp's pod leaves the control-plane
+// node for down, then comes back with its gates, and Outage returns once
+// it serves again.
+func (c *Cluster) Outage(ctx context.Context, comp cluster.Component, down time.Duration) error {
+	if !slices.Contains(cluster.Components, comp) {
+		return fmt.Errorf("kind: cannot take %q away in cell %s: not a control-plane component", comp, c.cell)
+	}
+	if err := c.kc.outage(ctx, comp, down); err != nil {
+		return fmt.Errorf("kind: an outage of %s for %s in cell %s: %w", comp, down, c.cell, err)
+	}
+	return nil
+}
+
 // journal reads the last lines of a node service's journal on every node of
 // the cluster, since a pod may have landed on any of them.
 func (c *Cluster) journal(ctx context.Context, comp cluster.Component, lines int) (string, error) {

@@ -277,6 +277,64 @@ func (kc *kindCluster) waitRenewed(ctx context.Context, c cluster.Component) err
 	})
 }
 
+// outage takes c's manifest out of the kubelet's static pod folder, which
+// makes the kubelet stop its pod, waits until none of its containers runs
+// and down has passed, and puts the manifest back as a new pod, its gates
+// unchanged. The manifest comes back whatever fails in between: a cell
+// without its API server or scheduler fails every later case.
+func (kc *kindCluster) outage(ctx context.Context, c cluster.Component, down time.Duration) error {
+	data, err := readManifest(ctx, kc.cp, c)
+	if err != nil {
+		return err
+	}
+	gates, err := FeatureGatesOf(data, c)
+	if err != nil {
+		return fmt.Errorf("%s: %w", manifestPath(c), err)
+	}
+	before, err := listContainers(ctx, kc.cp, c)
+	if err != nil {
+		return err
+	}
+	holder := ""
+	if name := leaseName(c); name != "" {
+		if l, err := kc.api.lease(ctx, name); err == nil {
+			holder = leaseHolder(l)
+		}
+	}
+	if _, err := nodeRun(ctx, kc.cp, nil, "rm", "-f", manifestPath(c)); err != nil {
+		return fmt.Errorf("removing %s: %w", manifestPath(c), err)
+	}
+	began := time.Now()
+	stopped := cluster.Poll(ctx, kc.timing.component, kc.timing.interval, func(ctx context.Context) (bool, error) {
+		cs, err := listContainers(ctx, kc.cp, c)
+		return err == nil && !anyRunning(cs), nil
+	})
+	if stopped == nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(down):
+		}
+	}
+	edited, err := stampRestart(data)
+	if err == nil {
+		err = writeManifest(context.WithoutCancel(ctx), kc.cp, c, edited)
+	}
+	if err != nil {
+		return fmt.Errorf("putting %s back after the outage: %w", manifestPath(c), err)
+	}
+	if stopped != nil {
+		return fmt.Errorf("the kubelet did not stop %s once its manifest was gone: %w", c, stopped)
+	}
+	if err := kc.waitServing(ctx, c, gates, containerIDs(before), holder); err != nil {
+		return fmt.Errorf("%s after the outage: %w", c, err)
+	}
+	kc.logf("kind: %s on %s served again %.0fs after its manifest was taken away (down for %s)", c, kc.name, time.Since(began).Seconds(), down)
+	if c == cluster.APIServer {
+		return kc.waitReconnected(ctx)
+	}
+	return nil
+}
+
 // stampRestart makes a manifest a new pod for the kubelet, gates unchanged.
 func stampRestart(manifest []byte) ([]byte, error) {
 	return SetRestartAnnotation(manifest, time.Now().UTC().Format(time.RFC3339Nano))

@@ -442,6 +442,64 @@ func (c *Cluster) restart(ctx context.Context, comp cluster.Component, gates clu
 	return nil
 }
 
+// Outage implements cluster.Outager: comp stops, stays away for down, and
+// starts again with the gates and binary it had. Unlike Restart, nothing
+// serves in between: for the API server, the proxy's backend is gone, so
+// every client is refused until the new process serves.
+func (c *Cluster) Outage(ctx context.Context, comp cluster.Component, down time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	prev, ok := c.procs[comp]
+	if !ok || comp == Etcd {
+		return fmt.Errorf("local: cannot take %q away in cell %s: not a running control-plane component", comp, c.cell)
+	}
+	began := time.Now()
+	prev.stop(stopGrace(comp))
+	c.log.Printf("local: %s stopped for an outage of %s (cell %s)", comp, down, c.cell)
+	select {
+	case <-ctx.Done():
+	case <-time.After(down):
+	}
+	// Back even when the case was interrupted: later cases of the cell,
+	// and its teardown, need the component.
+	if err := c.launchComponent(context.WithoutCancel(ctx), comp); err != nil {
+		return fmt.Errorf("local: starting %s again after an outage in cell %s: %w", comp, c.cell, err)
+	}
+	c.log.Printf("local: %s serves again %.1fs after it stopped (cell %s)", comp, time.Since(began).Seconds(), c.cell)
+	if comp == cluster.APIServer {
+		if err := c.restartIfLeaseLost(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// leaseGiveUp is how long after the API server is back a scheduler that
+// could not renew its leader lease meanwhile may still take to exit: its
+// renew deadline and one retry (KubeSchedulerConfiguration's defaults,
+// 10 s and 2 s). One still running then has renewed.
+const leaseGiveUp = 12 * time.Second
+
+// restartIfLeaseLost does what the kubelet does for a static pod on any
+// control plane: a scheduler that lost its leader lease while the API
+// server was away exits, and is started again. Caller holds c.mu.
+func (c *Cluster) restartIfLeaseLost(ctx context.Context) error {
+	p, ok := c.procs[cluster.Scheduler]
+	if !ok {
+		return nil
+	}
+	select {
+	case <-p.done:
+	case <-time.After(leaseGiveUp):
+		return nil
+	}
+	c.log.Printf("local: kube-scheduler exited (%v) after the API server outage, as one that lost its leader lease does; starting it again, as a kubelet would (cell %s)", p.exitErr, c.cell)
+	if err := c.launchComponent(ctx, cluster.Scheduler); err != nil {
+		return fmt.Errorf("local: starting kube-scheduler again after it lost its lease in the outage, cell %s: %w", c.cell, err)
+	}
+	return nil
+}
+
 // setReleased records which binary comp runs from; the cell's map may be
 // shared with its start, so it is copied before it changes. Caller holds c.mu.
 func (c *Cluster) setReleased(comp cluster.Component, released bool) {

@@ -20,6 +20,7 @@ import (
 var abilities = map[string]reflect.Type{
 	"RunInspector":     reflect.TypeFor[cluster.RunInspector](),
 	"Restarter":        reflect.TypeFor[cluster.Restarter](),
+	"Outager":          reflect.TypeFor[cluster.Outager](),
 	"BinaryRestarter":  reflect.TypeFor[cluster.BinaryRestarter](),
 	"BinaryLister":     reflect.TypeFor[cluster.BinaryLister](),
 	"SchedulerLatency": reflect.TypeFor[cluster.SchedulerLatency](),

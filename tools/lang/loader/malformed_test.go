@@ -113,7 +113,7 @@ var malformedSpecs = []struct {
 	{
 		name:  "step with two actions",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n    expectScheduled: {pod: p1}\n"),
-		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectSomeScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
+		want:  []string{`suites/s.yaml:9: a step needs exactly one action, found 2 (one of create, update, apply, delete, restart, outage, sleep, schedulerSeesClasses, assert, expectScheduled, expectSomeScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
 	},
 	{
 		name:  "sleep without a reason, too long",
@@ -231,7 +231,7 @@ var malformedSpecs = []struct {
 		name:  "a list where a list's item is a map",
 		suite: suite("- id: a\n  title: t\n  steps:\n  - [create]\n"),
 		want: []string{`suites/s.yaml:9: expected a map in an item of "steps", found a list`,
-			`suites/s.yaml:9: a step needs exactly one action, found 0 (one of create, update, apply, delete, restart, sleep, schedulerSeesClasses, assert, expectScheduled, expectSomeScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
+			`suites/s.yaml:9: a step needs exactly one action, found 0 (one of create, update, apply, delete, restart, outage, sleep, schedulerSeesClasses, assert, expectScheduled, expectSomeScheduled, expectUnschedulable, expectClaim, expectNoClaim, expectSameDevice, expectDistinctDevices, expectEvent, expectNoHotLoop, expectSchedulerMetric, expectRunning)`},
 	},
 	{
 		name:  "a string where a key takes a list",

@@ -32,7 +32,7 @@ func TestExpandShippedSuites(t *testing.T) {
 	for _, c := range all {
 		restarts := false
 		for _, st := range c.Case.Steps {
-			restarts = restarts || st.Restart != nil
+			restarts = restarts || st.Restart != nil || st.Outage != nil
 		}
 		if c.Serial != restarts || c.Serial != slices.Contains(c.Labels, "restart") {
 			t.Errorf("%s: serial %t, restarts a component %t, labels %v", c.ID, c.Serial, restarts, c.Labels)

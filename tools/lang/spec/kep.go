@@ -23,6 +23,7 @@ var KEPSections = []string{
 	"Feature Enablement and Rollback",
 	"Rollout, Upgrade and Rollback Planning",
 	"Monitoring Requirements",
+	"Dependencies",
 	"Scalability",
 	"Troubleshooting",
 	// Behaviour of the KEPs this one composes, which it promises to keep.

@@ -21,6 +21,7 @@ type Step struct {
 	Delete *Ref   `yaml:"delete" doc:"delete an object by kind/name"`
 
 	Restart *Restart `yaml:"restart" doc:"restart one component with other gates (serial; the cell's gates come back after the case)"`
+	Outage  *Outage  `yaml:"outage" doc:"stop one component, keep it away for a while, and start it again as it was (serial): an outage, as the KEP's Troubleshooting asks about"`
 	Sleep   *Sleep   `yaml:"sleep" doc:"wait a fixed time, when only time tells objects apart (creationTimestamp has one-second resolution); say why"`
 	// SchedulerSeesClasses is a barrier, not a wait for time.
 	SchedulerSeesClasses *SchedulerSeesClasses `yaml:"schedulerSeesClasses" doc:"wait until kube-scheduler has seen every DeviceClass and ResourceClaim write the case made so far: before a pod whose claim depends on which class won, or whose first FailedScheduling message is checked"`
@@ -83,6 +84,12 @@ type Restart struct {
 	Binary string `yaml:"binary" doc:"released: run the component from the Kubernetes release the implementation builds on (a binary downgrade); implementation: from the implementation's binary again (default: the binary it runs now)"`
 }
 
+// Outage takes one component away for a while.
+type Outage struct {
+	Component string   `yaml:"component" doc:"kube-apiserver, kube-scheduler or kube-controller-manager"`
+	For       Duration `yaml:"for" doc:"how long it stays away, from the moment it stopped (at most 2m)"`
+}
+
 // Binaries a restart may name.
 const (
 	BinaryReleased       = "released"
@@ -139,6 +146,7 @@ type ExpectClaim struct {
 	Requests []ClaimRequest `yaml:"requests" doc:"the exact list of device requests"`
 	Results  []ClaimResult  `yaml:"results" doc:"the exact list of allocation results, in any order: each matched by a distinct result of the claim"`
 	Mapping  []ClaimMapping `yaml:"mapping" doc:"pod.status.extendedResourceClaimStatus.requestMappings, exact"`
+	Only     bool           `yaml:"only" doc:"with pod: this claim is the only one ever made for the pod, and was made once: the replay of claim events since the pod's creation shows no other (none made and deleted by a failed attempt)"`
 	Within   Duration       `yaml:"within" doc:"default 30s"`
 	Pos      Pos            `yaml:"-"`
 }
@@ -174,7 +182,7 @@ type ClaimMapping struct {
 type ExpectRunning struct {
 	Pod       string            `yaml:"pod"`
 	Container string            `yaml:"container" doc:"whose log to read; default the first container"`
-	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty, \"<unset>\" means not printed at all; <device> and <deviceNumber> in a name or value are the device the pod was given and the number its name ends in"`
+	Env       map[string]string `yaml:"env" doc:"variables the container must have printed, by value; \"<any>\" means set and not empty, \"<unset>\" means not printed at all; <device> and <deviceNumber> in a name or value are the device the container was given and the number its name ends in, <result> the place of its result in the claim's allocation"`
 	EnvFrom   string            `yaml:"envFrom" doc:"a variable holding more of them as a map, e.g. ${profileEnv}"`
 	// Output is how a check of a file or a command inside the container
 	// reaches the suite without exec rights: the workload prints it.

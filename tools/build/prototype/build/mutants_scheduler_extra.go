@@ -37,6 +37,21 @@ func schedulerExtraMutants() []Mutant {
 `).in("func createRequestsAndMappings(")},
 		},
 		{
+			Name: "claim-per-failed-attempt",
+			Mistake: "scheduler writes the claim it synthesized for a pod whenever an attempt at the pod fails, and deletes it again: " +
+				"a pod that waits makes a claim and a delete on every retry, where KEP-5004 makes one claim, once, at PreBind",
+			Edits: []Edit{before(Kubernetes, schedulerPlugin, "\t_, status := pl.deallocateOrDeletePodClaims(ctx, pod, state)\n", `	// mutant: a failed attempt writes the pod's synthesized claim, then deletes it.
+	if c := state.claims.extendedResourceClaim(); c != nil && isSpecialClaimName(c.Name) {
+		written := c.DeepCopy()
+		written.Name, written.UID, written.ResourceVersion = "", "", ""
+		written.Status = resourceapi.ResourceClaimStatus{}
+		if created, err := pl.clientset.ResourceV1().ResourceClaims(pod.Namespace).Create(ctx, written, metav1.CreateOptions{}); err == nil {
+			_ = pl.clientset.ResourceV1().ResourceClaims(pod.Namespace).Delete(ctx, created.Name, metav1.DeleteOptions{})
+		}
+	}
+`).in("func (pl *DynamicResources) PostFilter(")},
+		},
+		{
 			Name: "synthesized-requests-tolerate-taints",
 			Mistake: "scheduler gives the requests it synthesizes for a class with the field a toleration of every device taint, as if a share were not the tainted device: " +
 				"pods are placed on devices their administrator tainted NoSchedule",
