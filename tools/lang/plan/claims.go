@@ -46,8 +46,9 @@ func inClaim(c *spec.Claim, pc Case) bool {
 }
 
 // ClaimProblems lists each claim that the suites give fewer blocking cases
-// than its minCases: a case removed, or made to inform, weakened the claim,
-// and lint says so instead of letting the claim stand on less.
+// than its minCases, or other than minCases + mayNotApply: a case removed,
+// or made to inform, weakened the claim, and one added is not counted on
+// until its claim says so; lint says so instead of letting either pass.
 func ClaimProblems(b *loader.Bundle) []string {
 	var out []string
 	claims := Claims(b, Expand(b, Filter{}))
@@ -58,9 +59,12 @@ func ClaimProblems(b *loader.Bundle) []string {
 				blocking++
 			}
 		}
-		if blocking < c.MinCases {
-			sc := b.Claims[i]
+		sc := b.Claims[i]
+		switch want := c.MinCases + sc.MayNotApply; {
+		case blocking < c.MinCases:
 			out = append(out, fmt.Sprintf("%s:%d: claim %s rests on %d blocking cases, fewer than its minCases %d: a case was removed or made to inform; lower minCases only on purpose", sc.Pos.File, sc.Pos.Line, c.Name, blocking, c.MinCases))
+		case blocking != want:
+			out = append(out, fmt.Sprintf("%s:%d: claim %s rests on %d blocking cases, where minCases %d and mayNotApply %d say %d: a case was added, removed or made to inform; say so in minCases (all must apply) or mayNotApply (some may not)", sc.Pos.File, sc.Pos.Line, c.Name, blocking, c.MinCases, sc.MayNotApply, want))
 		}
 	}
 	return out

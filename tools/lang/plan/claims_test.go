@@ -81,9 +81,20 @@ func TestClaimBelowItsMinimumIsAProblem(t *testing.T) {
 	if probs := plan.ClaimProblems(b); len(probs) > 0 {
 		t.Fatalf("the shipped claims: %v", probs)
 	}
+	minCases := b.Claims[0].MinCases
 	b.Claims[0].MinCases = 1000
 	probs := plan.ClaimProblems(b)
 	if len(probs) != 1 || !strings.Contains(probs[0], "suites/claims.yaml:") || !strings.Contains(probs[0], "fewer than its minCases 1000") {
 		t.Errorf("problems %q", probs)
+	}
+	// One case more, or one fewer, than minCases + mayNotApply says.
+	for _, delta := range []int{-1, 1} {
+		b.Claims[0].MinCases = minCases
+		b.Claims[0].MayNotApply += delta
+		probs = plan.ClaimProblems(b)
+		if len(probs) != 1 || !strings.Contains(probs[0], "a case was added, removed or made to inform") {
+			t.Errorf("mayNotApply off by %d: problems %q", delta, probs)
+		}
+		b.Claims[0].MayNotApply -= delta
 	}
 }

@@ -196,7 +196,11 @@ type Claim struct {
 	// (a kubeconfig cluster declared as one of several cells), and a
 	// suite edit that leaves it fewer blocking cases fails lint.
 	MinCases int `yaml:"minCases" doc:"the least number of blocking cases that must apply (and pass) for the claim to stand; lint fails when the suites give the claim fewer"`
-	Pos      Pos `yaml:"-"`
+	// MayNotApply makes the count exact: the suites must give the claim
+	// minCases + mayNotApply blocking cases, so a case added, removed or
+	// made to inform changes the claim only when someone says so here.
+	MayNotApply int `yaml:"mayNotApply" doc:"how many of the claim's blocking cases may not apply on a cluster it still stands on (a provider that cannot swap binaries, a vendor's cluster); lint fails unless the suites give the claim exactly minCases + mayNotApply blocking cases"`
+	Pos         Pos `yaml:"-"`
 }
 
 // Restart values of a Claim.
