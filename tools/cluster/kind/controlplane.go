@@ -121,15 +121,9 @@ func (kc *kindCluster) setComponent(ctx context.Context, c cluster.Component, ga
 	if !changing && !force {
 		return kc.waitServing(ctx, c, gates, nil, "")
 	}
-	before, err := listContainers(ctx, kc.cp, c)
+	before, holder, err := kc.runningNow(ctx, c)
 	if err != nil {
 		return err
-	}
-	holder := ""
-	if name := leaseName(c); name != "" {
-		if l, err := kc.api.lease(ctx, name); err == nil {
-			holder = leaseHolder(l)
-		}
 	}
 	// Same gates, forced: a new pod rather than a stopped container,
 	// whose restarts the kubelet would delay more each time (10 s, 20 s,
@@ -157,6 +151,23 @@ func (kc *kindCluster) setComponent(ctx context.Context, c cluster.Component, ga
 		return kc.waitReconnected(ctx)
 	}
 	return nil
+}
+
+// runningNow is what a new pod of c must replace: its containers, and the
+// holder of its leader lease (none for the API server), which the new one
+// must take over before it acts.
+func (kc *kindCluster) runningNow(ctx context.Context, c cluster.Component) ([]criContainer, string, error) {
+	before, err := listContainers(ctx, kc.cp, c)
+	if err != nil {
+		return nil, "", err
+	}
+	holder := ""
+	if name := leaseName(c); name != "" {
+		if l, err := kc.api.lease(ctx, name); err == nil {
+			holder = leaseHolder(l)
+		}
+	}
+	return before, holder, nil
 }
 
 // waitServing waits until the kubelet runs c anew (a container not in
@@ -291,15 +302,9 @@ func (kc *kindCluster) outage(ctx context.Context, c cluster.Component, down tim
 	if err != nil {
 		return fmt.Errorf("%s: %w", manifestPath(c), err)
 	}
-	before, err := listContainers(ctx, kc.cp, c)
+	before, holder, err := kc.runningNow(ctx, c)
 	if err != nil {
 		return err
-	}
-	holder := ""
-	if name := leaseName(c); name != "" {
-		if l, err := kc.api.lease(ctx, name); err == nil {
-			holder = leaseHolder(l)
-		}
 	}
 	if _, err := nodeRun(ctx, kc.cp, nil, "rm", "-f", manifestPath(c)); err != nil {
 		return fmt.Errorf("removing %s: %w", manifestPath(c), err)
