@@ -312,6 +312,10 @@ func checkAbsent(c Checker, p spec.Pos, list string, absent, fields, own []strin
 	}
 }
 
+// causeHistoryGone is the golden table's word for a case whose claim
+// history the API server no longer holds.
+const causeHistoryGone = "the API server no longer holds the claim events since the pod's creation"
+
 // onlyClaim replays the claim events since the pod was created: the claim
 // found must be the only one ever made for it. A scheduler that creates a
 // claim at each attempt and deletes it when the attempt fails leaves one
@@ -320,10 +324,6 @@ func checkAbsent(c Checker, p spec.Pos, list string, absent, fields, own []strin
 // KEP-5004", which creates it once, at PreBind). Where the API server no
 // longer holds that history (it keeps at least the last 75 s of events),
 // nothing can tell, and the step does not apply rather than pass unmeasured.
-// causeHistoryGone is the golden table's word for a case whose claim
-// history the API server no longer holds.
-const causeHistoryGone = "the API server no longer holds the claim events since the pod's creation"
-
 func onlyClaim(ctx context.Context, env *Env, local string, claim *Created) error {
 	pod, err := env.Lookup(spec.RefOf("Pod", local))
 	if err != nil {

@@ -43,7 +43,7 @@ func (s *Devices) Describe() string {
 func (s *Devices) Run(ctx context.Context, env *Env) error {
 	byPod := map[string][]allocation{}
 	for _, p := range s.Pods {
-		allocs, err := podAllocations(ctx, env, p, defaultScheduleWithin)
+		allocs, _, err := podAllocations(ctx, env, p, defaultScheduleWithin)
 		if err != nil {
 			return err
 		}
@@ -102,31 +102,32 @@ func describeAllocations(pods []string, byPod map[string][]allocation) string {
 }
 
 // podAllocations waits until the pod is bound and every claim it uses is
-// allocated, then lists the devices.
-func podAllocations(ctx context.Context, env *Env, local string, within time.Duration) ([]allocation, error) {
-	var claims []string
+// allocated, then lists the devices, with the bound pod they were read for.
+func podAllocations(ctx context.Context, env *Env, local string, within time.Duration) ([]allocation, *corev1.Pod, error) {
+	var pod *corev1.Pod
 	err := watchPod(ctx, env, local, within, func(p *corev1.Pod) error {
 		if p.Spec.NodeName == "" {
 			return notYet{"pod " + local + " is not bound; " + schedulingState(p)}
 		}
-		claims = podClaimNames(p)
+		pod = p
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("devices of pod %s: %w", local, err)
+		return nil, nil, fmt.Errorf("devices of pod %s: %w", local, err)
 	}
+	claims := podClaimNames(pod)
 	if len(claims) == 0 {
-		return nil, fmt.Errorf("pod %s is bound but uses no ResourceClaim, so it has no device to compare", local)
+		return nil, nil, fmt.Errorf("pod %s is bound but uses no ResourceClaim, so it has no device to compare", local)
 	}
 	var out []allocation
 	for _, name := range claims {
 		u, err := env.Clients.Dyn.Resource(ClaimGVR).Namespace(env.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("claim %s of pod %s: %w", name, local, err)
+			return nil, nil, fmt.Errorf("claim %s of pod %s: %w", name, local, err)
 		}
 		results, _, _ := unstructured.NestedSlice(u.Object, "status", "allocation", "devices", "results")
 		if len(results) == 0 {
-			return nil, fmt.Errorf("claim %s of bound pod %s has no allocation", name, local)
+			return nil, nil, fmt.Errorf("claim %s of bound pod %s has no allocation", name, local)
 		}
 		for i, r := range results {
 			m, _ := r.(map[string]any)
@@ -135,7 +136,7 @@ func podAllocations(ctx context.Context, env *Env, local string, within time.Dur
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Device < out[j].Device })
-	return out, nil
+	return out, pod, nil
 }
 
 // podClaimNames lists every claim a pod uses: hand-written, from templates,

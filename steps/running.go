@@ -14,7 +14,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/draconform/draconform/tools/lang/spec"
@@ -185,13 +184,11 @@ func fillDevice(ctx context.Context, env *Env, pod, container string, want map[s
 	if !uses {
 		return want, nil
 	}
-	allocs, err := podAllocations(ctx, env, pod, defaultScheduleWithin)
+	allocs, bound, err := podAllocations(ctx, env, pod, defaultScheduleWithin)
 	if err != nil {
 		return nil, err
 	}
-	if allocs, err = containerAllocations(ctx, env, pod, container, allocs); err != nil {
-		return nil, err
-	}
+	allocs = containerAllocations(bound, container, allocs)
 	devices := map[string]bool{}
 	for _, a := range allocs {
 		devices[a.Device] = true
@@ -224,22 +221,10 @@ func fillDevice(ctx context.Context, env *Env, pod, container string, want map[s
 // two containers, each sees the share of its own request, which may be on
 // another device than the other's. Where the status maps no request to the
 // container, all are kept.
-func containerAllocations(ctx context.Context, env *Env, pod, container string, allocs []allocation) ([]allocation, error) {
-	c, err := env.Lookup(spec.RefOf("Pod", pod))
-	if err != nil {
-		return nil, err
-	}
-	u, err := env.Clients.Dyn.Resource(podGVR).Namespace(env.Namespace).Get(ctx, c.Object.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("reading pod %s: %w", pod, err)
-	}
-	p, err := toPod(u)
-	if err != nil {
-		return nil, err
-	}
+func containerAllocations(p *corev1.Pod, container string, allocs []allocation) []allocation {
 	st := p.Status.ExtendedResourceClaimStatus
 	if st == nil {
-		return allocs, nil
+		return allocs
 	}
 	requests := map[string]bool{}
 	for _, m := range st.RequestMappings {
@@ -248,7 +233,7 @@ func containerAllocations(ctx context.Context, env *Env, pod, container string, 
 		}
 	}
 	if len(requests) == 0 {
-		return allocs, nil
+		return allocs
 	}
 	var out []allocation
 	for _, a := range allocs {
@@ -256,7 +241,7 @@ func containerAllocations(ctx context.Context, env *Env, pod, container string, 
 			out = append(out, a)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // running says whether the container has started, or why not yet; a
