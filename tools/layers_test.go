@@ -46,8 +46,14 @@ var layers = []layer{
 	{"tools/runner", []string{"steps", "suites", "fixtures", "tools/lang", "tools/report", "tools/cluster", "tools/build/k8sbuild", "tools/internal"}},
 	{"tools/certify", []string{"tools/report", "tools/lang", "tools/internal"}},
 	{"tools/quality", []string{"tools/report", "tools/lang", "tools/runner", "tools/cluster", "tools/build"}},
-	{"tools/cli", []string{"steps", "suites", "fixtures", "tools/lang", "tools/report", "tools/runner", "tools/cluster",
+	// The use cases (run, certify, merge, up, bench, ...) are the one layer
+	// that loads the specs, builds providers and starts runners for the
+	// command line.
+	{"tools/usecase", []string{"suites", "fixtures", "tools/lang", "tools/report", "tools/runner", "tools/cluster",
 		"tools/host", "tools/build", "tools/certify", "tools/quality", "tools/internal"}},
+	// The command line maps flags to a use case's request and its result
+	// to text: no provider, runner or build of its own.
+	{"tools/cli", []string{"tools/usecase", "tools/lang", "tools/report", "tools/internal"}},
 	{"tools/cmd", []string{"tools/cli", "tools/host/capabilities"}},
 	{"drivers", []string{"tools/lang/yamlpos"}},
 	{"fixtures", nil},
@@ -62,6 +68,9 @@ var layers = []layer{
 var testOnly = map[string][]string{
 	"tools/runner/e2e":     {"tools/certify/secretscan"},
 	"tools/certify/access": {"tools/cli", "tools/cluster"},
+	// The command line's tests run whole verbs and read what a run left:
+	// its output folder, the binaries' cache, the machine's processes.
+	"tools/cli": {"tools/runner", "tools/cluster/localcp", "tools/build/k8sbuild"},
 }
 
 // under says whether pkg is the folder name or, unless name is "=" one
@@ -191,7 +200,8 @@ func TestLayers(t *testing.T) {
 }
 
 // The rules must be able to fail: a lang package reaching a provider, a
-// step reaching a provider, and a provider reaching the runner are refused,
+// step reaching a provider, a provider reaching the runner, and the command
+// line reaching a provider or the runner are refused,
 // and a folder in no layer is reported.
 func TestLayersRefuse(t *testing.T) {
 	for _, c := range []struct{ pkg, imp string }{
@@ -202,6 +212,9 @@ func TestLayersRefuse(t *testing.T) {
 		{"tools/report", "tools/lang/spec"},
 		{"tools/runner", "tools/cli"},
 		{"tools/cluster", "tools/cluster/localcp"},
+		{"tools/cli", "tools/cluster/providers"},
+		{"tools/cli", "tools/runner"},
+		{"tools/cli", "tools/cluster/localcp"},
 	} {
 		l, ok := layerOf(c.pkg)
 		if !ok {

@@ -7,14 +7,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
-	"github.com/draconform/draconform/fixtures"
-	"github.com/draconform/draconform/suites"
-	"github.com/draconform/draconform/tools/lang/loader"
-	"github.com/draconform/draconform/tools/runner/shards"
+	"github.com/draconform/draconform/tools/usecase"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -72,7 +66,7 @@ func verbs() []verb {
 // verb's own, or 2 for a command line cobra refused.
 func Run(ctx context.Context, args []string, s Streams) int {
 	// A sharded run starts this program again for each of its shards.
-	if code, served := shards.ServeChild(ctx, s.Out, s.Err); served {
+	if code, served := usecase.ServeChild(ctx, s.Out, s.Err); served {
 		return code
 	}
 	code := 0
@@ -150,66 +144,25 @@ func newRoot(s Streams, code *int) *cobra.Command {
 // check them themselves; every other verb refuses any.
 var takesArgs = map[string]bool{"engine": true, "verify-bundle": true, "results": true, "merge": true, "bench": true}
 
-// specFlags are the flags every verb that loads specs shares.
-type specFlags struct {
-	suites, fixtures string
+// registerSpecs registers the flags every verb that loads specs shares.
+func registerSpecs(fs *pflag.FlagSet, f *usecase.Specs) {
+	fs.StringVar(&f.Suites, "suites", "", "directory of suite YAML files (default: the suites built into draconform)")
+	fs.StringVar(&f.Fixtures, "fixtures", "", "directory of fixture YAML files (default: the fixtures built into draconform)")
 }
 
-func (f *specFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.suites, "suites", "", "directory of suite YAML files (default: the suites built into draconform)")
-	fs.StringVar(&f.fixtures, "fixtures", "", "directory of fixture YAML files (default: the fixtures built into draconform)")
-}
+// uc is where a use case writes: the verb's streams.
+func (s Streams) uc() usecase.Streams { return usecase.Streams{Out: s.Out, Err: s.Err} }
 
-// load reads the specs; a problem names a user's folder as the user gave
-// it, the built-in ones as suites/ and fixtures/.
-func (f *specFlags) load() (*loader.Bundle, error) {
-	var sfs, ffs fs.FS = suites.FS, fixtures.FS
-	sdir, fdir := "suites", "fixtures"
-	if f.suites != "" {
-		sfs, sdir = os.DirFS(f.suites), filepath.Clean(f.suites)
+// exit says why a use case failed, where it did not say so itself, under
+// prefix (the verb's name, "draconform:" for a refusal), and returns its
+// exit code.
+func exit(s Streams, prefix string, err error) int {
+	code, msg := usecase.ExitCode(err)
+	if _, ok := err.(*refusal); ok {
+		prefix = "draconform:"
 	}
-	if f.fixtures != "" {
-		ffs, fdir = os.DirFS(f.fixtures), filepath.Clean(f.fixtures)
+	if msg != "" {
+		fmt.Fprintln(s.Err, prefix, msg)
 	}
-	return loader.LoadNamed(sfs, sdir, ffs, fdir)
-}
-
-// loadOrReport loads the specs, or prints every problem and returns nil.
-func (f *specFlags) loadOrReport(s Streams) *loader.Bundle {
-	b, _ := f.loadOr(s)
-	return b
-}
-
-// loadOr loads the specs, or prints why not and returns the exit code: 2
-// for a --suites or --fixtures that names no folder of YAML files, 1 for
-// problems in the files.
-func (f *specFlags) loadOr(s Streams) (*loader.Bundle, int) {
-	for _, r := range []*refusal{checkSpecDir("--suites", f.suites), checkSpecDir("--fixtures", f.fixtures)} {
-		if r != nil {
-			return nil, printRefusal(s, r)
-		}
-	}
-	b, err := f.load()
-	if err != nil {
-		fmt.Fprintln(s.Err, err)
-		return nil, 1
-	}
-	return b, 0
-}
-
-// outputDir resolves (default: _output/<name>) and creates a run's output
-// directory, as an absolute path since components run from other folders.
-func outputDir(flagValue, name string) (string, error) {
-	dir := flagValue
-	if dir == "" {
-		dir = filepath.Join("_output", name)
-	}
-	dir, err := filepath.Abs(dir)
-	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
-	}
-	if err != nil {
-		return "", fmt.Errorf("output directory: %w", err)
-	}
-	return dir, nil
+	return code
 }

@@ -5,10 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/draconform/draconform/fixtures"
-	"github.com/draconform/draconform/suites"
-	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/lang/loader"
+	"github.com/draconform/draconform/tools/usecase"
 )
 
 // completeNames lets the shell complete the names --provider, --suite and
@@ -16,7 +14,7 @@ import (
 // list, so the names complete after the last comma.
 func completeNames(cmd *cobra.Command) {
 	lists := map[string]func() []string{
-		"provider": providers.Names,
+		"provider": usecase.ProviderNames,
 		"suite":    func() []string { return builtinNames(suiteNames) },
 		"cells":    func() []string { return builtinNames(func(b *loader.Bundle) []string { return b.CellOrder }) },
 	}
@@ -40,7 +38,7 @@ func completeNames(cmd *cobra.Command) {
 // builtinNames are names from the built-in suites; a shell completing a
 // flag has no --suites to read yet.
 func builtinNames(of func(*loader.Bundle) []string) []string {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := usecase.BuiltIn()
 	if err != nil {
 		return nil
 	}

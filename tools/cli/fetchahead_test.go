@@ -9,6 +9,8 @@ import (
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/spf13/pflag"
+
+	"github.com/draconform/draconform/tools/usecase"
 )
 
 // make conformance downloads the Kubernetes and container runtime modules
@@ -31,8 +33,8 @@ func TestMakefileFetchesForTheDefaultCache(t *testing.T) {
 		}
 	}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	var prov providerFlags
-	prov.register(fs)
+	var prov usecase.Providers
+	registerProviders(fs, &prov)
 	version := fs.Lookup("k8s-version").DefValue
 	rel := func(path string) string {
 		r, err := filepath.Rel(root, path)

@@ -42,18 +42,6 @@ func TestDocsWriteAndCheck(t *testing.T) {
 	}
 }
 
-func TestWriteOrCheckCreatesDirectories(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a", "b", "c.txt")
-	var out, errs strings.Builder
-	stale, err := writeOrCheck(map[string][]byte{path: []byte("x")}, false, "x", Streams{Out: &out, Err: &errs})
-	if err != nil || stale {
-		t.Fatalf("write: stale %v, err %v", stale, err)
-	}
-	if data, err := os.ReadFile(path); err != nil || string(data) != "x" {
-		t.Errorf("read back %q, %v", data, err)
-	}
-}
-
 // docs --check (make lint) fails on a relative link of the README or the
 // docs that leads nowhere, naming the page, its line and the link.
 func TestDocsCheckFailsOnABrokenLink(t *testing.T) {

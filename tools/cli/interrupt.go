@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/internal/privdir"
+	"github.com/draconform/draconform/tools/usecase"
 )
 
 // InterruptedExit is the exit code of a stop at once: 128 + SIGINT, as a
@@ -59,7 +59,7 @@ func underDraconform() bool {
 // leftBehind says what a stop at once of process pid leaves and how to
 // remove it.
 func leftBehind(pid int, tmp string) string {
-	procs, dirs := localcp.Held(pid, tmp)
+	procs, dirs := usecase.Held(pid, tmp)
 	var b strings.Builder
 	b.WriteString("\ndraconform: stopping at once, without cleaning up.\n")
 	if len(procs) > 0 {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/tools/usecase"
 )
 
 // The checked-in kind-configs/ must be what the cells give; make lint runs
@@ -26,7 +28,7 @@ func TestKindConfigsWriteAndCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), generatedMark) {
+	if !strings.HasPrefix(string(data), usecase.GeneratedMark) {
 		t.Errorf("no generated header:\n%s", data)
 	}
 	if code, out, errs := run(t, "kind-configs", "--out", dir, "--check"); code != 0 || !strings.HasPrefix(out, "ok: 6 kind configs") {
@@ -39,7 +41,7 @@ func TestKindConfigsWriteAndCheck(t *testing.T) {
 	}
 	gone := filepath.Join(dir, "old-cell.yaml")
 	mine := filepath.Join(dir, "mine.yaml")
-	for path, text := range map[string]string{gone: generatedMark + " from the gate cell \"old-cell\"\n", mine: "kind: Cluster\n"} {
+	for path, text := range map[string]string{gone: usecase.GeneratedMark + " from the gate cell \"old-cell\"\n", mine: "kind: Cluster\n"} {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -2,85 +2,50 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/draconform/draconform/tools/cluster/providers"
-	"github.com/draconform/draconform/tools/internal/textline"
-	"github.com/draconform/draconform/tools/lang/loader"
-	"github.com/draconform/draconform/tools/lang/plan"
+	"github.com/draconform/draconform/tools/usecase"
 )
 
 func planCmd(fs *pflag.FlagSet) action {
-	var sf specFlags
-	var pf planFlags
-	var focus, labels, provider, list string
-	sf.register(fs)
-	pf.register(fs)
-	fs.StringVar(&focus, "focus", "", "as for run: only cases whose suite, description or id (suite/case@cell) matches this regular expression")
-	fs.StringVar(&labels, "label-filter", "", "as for run: a ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
-	fs.StringVar(&provider, "provider", defaultProviders, "as for run: the implementations, which --label-filter may name (provider:<name>)")
-	fs.StringVar(&list, "list", "", "list instead the names a flag takes, one a line: suites, cells, cases, providers or claims")
+	var r usecase.PlanRequest
+	registerSpecs(fs, &r.Specs)
+	registerFilter(fs, &r.Filter)
+	fs.StringVar(&r.Focus, "focus", "", "as for run: only cases whose suite, description or id (suite/case@cell) matches this regular expression")
+	fs.StringVar(&r.Labels, "label-filter", "", "as for run: a ginkgo label filter, e.g. 'suite:kep5075-capacity && !restart'")
+	fs.StringVar(&r.Provider, "provider", usecase.DefaultProviders, "as for run: the implementations, which --label-filter may name (provider:<name>)")
+	fs.StringVar(&r.List, "list", "", "list instead the names a flag takes, one a line: suites, cells, cases, providers or claims")
 	return func(_ context.Context, _ []string, s Streams) int {
-		if list == "providers" {
-			fmt.Fprintln(s.Out, strings.Join(providers.Names(), "\n"))
-			return 0
-		}
-		if rf := checkProviders(provider); rf != nil {
-			return printRefusal(s, rf)
-		}
-		b, code := sf.loadOr(s)
-		if b == nil {
-			return code
-		}
-		if list != "" {
-			return listNames(b, list, s)
-		}
-		sel := selection{filter: pf, focus: focus, labels: labels, targets: splitList(provider)}
-		_, cases, rf := sel.cases(b)
-		if rf != nil {
-			return printRefusal(s, rf)
-		}
-		for _, c := range cases {
-			fmt.Fprintf(s.Out, "%s\n    %s\n    labels: %s\n", c.ID, c.Case.Title, strings.Join(c.Labels, ", "))
-		}
-		fmt.Fprintf(s.Out, "%s in %s\n", textline.Count(len(cases), "case"), textline.Count(len(plan.Cells(cases)), "cell"))
-		return 0
+		return exit(s, "draconform:", usecase.Plan(r, s.uc()))
 	}
 }
 
-// listable are the lists --list prints.
-var listable = []string{"suites", "cells", "cases", "providers", "claims"}
+func lintCmd(fs *pflag.FlagSet) action {
+	var specs usecase.Specs
+	registerSpecs(fs, &specs)
+	return func(_ context.Context, args []string, s Streams) int {
+		return exit(s, "draconform:", usecase.Lint(specs, s.uc()))
+	}
+}
 
-// listNames prints the names --list asks for.
-func listNames(b *loader.Bundle, list string, s Streams) int {
-	var names []string
-	switch list {
-	case "suites":
-		for _, su := range b.Suites {
-			names = append(names, su.Name)
+// resultsCmd re-shows a past run from its output folder: its summary as
+// the run printed it (failures with their reasons and rerun commands, the
+// verdicts), judged again against --golden when given.
+func resultsCmd(fs *pflag.FlagSet) action {
+	var golden string
+	fs.StringVar(&golden, "golden", "", "judge the run again against this table of expected outcomes, e.g. docs/golden-outcomes.json")
+	return func(_ context.Context, args []string, s Streams) int {
+		if len(args) != 1 {
+			return printRefusal(s, refuse("results takes one argument, the output folder of a run (draconform run --out; default _output/<run id>), got %d", len(args)))
 		}
-	case "cells":
-		names = b.CellOrder
-	case "cases":
-		for _, c := range plan.Expand(b, plan.Filter{}) {
-			names = append(names, c.ID)
+		ok, err := usecase.Results(args[0], golden, s.Out)
+		if err != nil {
+			return exit(s, "draconform:", err)
 		}
-	case "claims":
-		for _, c := range b.Claims {
-			names = append(names, c.Name)
+		if !ok {
+			return 1
 		}
-	default:
-		msg := fmt.Sprintf("--list %s: not a list draconform keeps", list)
-		if hint := loader.DidYouMean(list, listable); hint != "" {
-			msg += " (" + hint + ")"
-		}
-		return printRefusal(s, refuse("%s\n  the lists: %s", msg, strings.Join(listable, ", ")))
+		return 0
 	}
-	for _, n := range names {
-		fmt.Fprintln(s.Out, n)
-	}
-	return 0
 }

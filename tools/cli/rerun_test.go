@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/draconform/draconform/tools/usecase"
 )
 
 // The rerun command a failure prints gives the case its implementation
@@ -21,12 +23,12 @@ func TestRerunFlagsNameTheBinariesAndTheCluster(t *testing.T) {
 		{[]string{"--provider", "prototype"}, "prototype", ""},
 	} {
 		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-		var f providerFlags
-		f.register(fs)
+		var f usecase.Providers
+		registerProviders(fs, &f)
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		if got := f.rerunFlags()[tc.target]; got != tc.want {
+		if got := f.RerunFlags()[tc.target]; got != tc.want {
 			t.Errorf("%v: rerun flags of %s are %q, want %q", tc.args, tc.target, got, tc.want)
 		}
 	}

@@ -4,96 +4,41 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/cluster/kubeconfig"
-	"github.com/draconform/draconform/tools/cluster/providers"
-	"github.com/draconform/draconform/tools/internal/privdir"
-	"github.com/draconform/draconform/tools/runner"
 	"github.com/spf13/pflag"
+
+	"github.com/draconform/draconform/tools/usecase"
 )
 
 // upCmd starts one cell's embedded control plane and keeps it until
-// interrupted: for exploring with kubectl, or for running the suite against
-// it through --provider kubeconfig as any cluster would be.
+// interrupted (usecase.Up). It starts embedded control planes only, so it
+// registers their flags and not a visited cluster's or kind's.
 func upCmd(fs *pflag.FlagSet) action {
-	var sf specFlags
-	sf.register(fs)
-	cellName := fs.String("cell", "defaults", "the cell whose gates the control plane runs with")
-	var prov providerFlags
-	prov.register(fs)
+	var r usecase.UpRequest
+	registerSpecs(fs, &r.Specs)
+	fs.StringVar(&r.Cell, "cell", "defaults", "the cell whose gates the control plane runs with")
+	registerProvider(fs, &r.Providers)
+	registerEmbedded(fs, &r.Providers)
 	oneProvider(fs, "local", "the implementation whose control plane to start: local (the embedded v1.37.2 binaries), prototype (with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static, or a mutant (see draconform mutation --list)")
-	out := fs.String("out", "", "directory for logs (default: _output/up-<id>); the kubeconfig, which holds the admin token, goes to a private folder up prints")
-	withNode := fs.Bool("node", false, "also start a kubelet node with containerd and the test driver (root, Linux)")
+	fs.StringVar(&r.Out, "out", "", "directory for logs (default: _output/up-<id>); the kubeconfig, which holds the admin token, goes to a private folder up prints")
+	fs.BoolVar(&r.Node, "node", false, "also start a kubelet node with containerd and the test driver (root, Linux)")
 	return func(ctx context.Context, args []string, s Streams) int {
-		b, code := sf.loadOr(s)
-		if b == nil {
-			return code
+		r.Ready = func(up usecase.UpResult) {
+			fmt.Fprintf(s.Out, "control plane %s is up; logs in %s\n  export KUBECONFIG=%s\nCtrl-C stops it.\n", up.Name, up.LogDir, up.Kubeconfig)
 		}
-		cell, ok := b.Cells[*cellName]
-		if !ok {
-			fmt.Fprintf(s.Err, "draconform up: unknown cell %q (cells: %v)\n", *cellName, b.CellOrder)
-			return 1
-		}
-		if prov.provider == "kubeconfig" {
-			fmt.Fprintln(s.Err, "draconform up: starts a control plane; --provider kubeconfig has none to start")
-			return 2
-		}
-		if strings.Contains(prov.provider, ",") {
-			fmt.Fprintf(s.Err, "draconform up: starts one implementation's control plane; --provider names %s\n", prov.provider)
-			return 2
-		}
-		dir, err := outputDir(*out, "up-"+runner.NewRunID())
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform up:", err)
-			return 1
-		}
-		cfg, err := prov.config(prov.provider, dir, s)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform up:", err)
-			return 2
-		}
-		p, err := providers.New(ctx, cfg)
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform up:", err)
-			return 1
-		}
-		defer providers.Closer(p, s.Err)()
-		c, err := cluster.StartCell(ctx, p, cell.Name, cluster.CellGates(cell), cluster.CellReleased(cell))
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform up:", err)
-			return 1
-		}
-		if *withNode {
-			adder, ok := p.(cluster.NodeAdder)
-			if !ok {
-				fmt.Fprintf(s.Err, "draconform up: provider %s cannot add a node\n", prov.provider)
-				return 1
-			}
-			if err := adder.AddNode(ctx, c); err != nil {
-				fmt.Fprintln(s.Err, "draconform up:", err)
-				return 1
-			}
-		}
-		// The kubeconfig carries the admin token inline: it goes to a
-		// folder of its own only its owner can read, never to the output
-		// folder, which CI uploads; it goes when up stops.
-		private, err := privdir.Make("draconform-up-")
-		if err != nil {
-			fmt.Fprintln(s.Err, "draconform up:", err)
-			return 1
-		}
-		defer os.RemoveAll(private)
-		kc := filepath.Join(private, "kubeconfig")
-		if err := kubeconfig.Write(c.RESTConfig(), kc); err != nil {
-			fmt.Fprintln(s.Err, "draconform up:", err)
-			return 1
-		}
-		fmt.Fprintf(s.Out, "control plane %s is up; logs in %s\n  export KUBECONFIG=%s\nCtrl-C stops it.\n", c.Name(), dir, kc)
-		<-ctx.Done()
-		fmt.Fprintln(s.Out, "stopping")
-		return 0
+		return exit(s, "draconform up:", usecase.Up(ctx, r, s.uc()))
+	}
+}
+
+// exampleDriverCmd puts the Kubernetes SIG's example DRA driver on the
+// kubelet node of a running `draconform up --node` until interrupted
+// (usecase.ExampleDriver).
+func exampleDriverCmd(fs *pflag.FlagSet) action {
+	var r usecase.ExampleDriverRequest
+	fs.StringVar(&r.Kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "the kubeconfig draconform up wrote (default: $KUBECONFIG)")
+	fs.StringVar(&r.Node, "node", "", "the embedded node to install on, where several talk to the API server (default: the only one)")
+	fs.StringVar(&r.Out, "out", "", "directory for the chart's values, the rendered chart and the image archive (default: _output/example-driver-<id>)")
+	return func(ctx context.Context, args []string, s Streams) int {
+		return exit(s, "draconform example-driver:", usecase.ExampleDriver(ctx, r, s.uc()))
 	}
 }

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/draconform/draconform/tools/usecase"
+)
+
+// binariesCmd builds (or finds in the cache) what the embedded providers
+// run, so a long cold build can happen before, and apart from, a run.
+func binariesCmd(fs *pflag.FlagSet) action {
+	var prov usecase.Providers
+	registerProviders(fs, &prov)
+	return func(ctx context.Context, args []string, s Streams) int {
+		return exit(s, "draconform:", usecase.Binaries(ctx, prov, s.uc()))
+	}
+}
+
+// nodeImageCmd prints on stdout the kind node image the gate matrix runs,
+// so that `--kind-image "$(draconform node-image)"` works; progress goes to
+// stderr.
+func nodeImageCmd(fs *pflag.FlagSet) action {
+	var r usecase.NodeImageRequest
+	fs.BoolVar(&r.Rebuild, "rebuild", false, "build again even if an image of the same inputs exists")
+	fs.StringVar(&r.Mirror, "mirror", "", "Debian mirror for debootstrap (default debootstrap's)")
+	fs.BoolVar(&r.Offline, "offline", false, "build draconform's own node image even where kind's published one is served")
+	fs.StringVar(&r.Published, "published-image", usecase.PublishedNodeImage, "kind's published node image, used where its registry serves it")
+	return func(ctx context.Context, args []string, s Streams) int {
+		tag, err := usecase.NodeImage(ctx, r, s.uc())
+		if err != nil {
+			return exit(s, "draconform node-image:", err)
+		}
+		fmt.Fprintln(s.Out, tag)
+		return 0
+	}
+}
+
+// imageCmd writes draconform's own container image as an OCI archive,
+// without Docker.
+func imageCmd(fs *pflag.FlagSet) action {
+	var r usecase.ImageRequest
+	fs.StringVar(&r.Out, "out", "_output/draconform-image.tar", "where to write the OCI archive (load it with ctr images import, docker load, or push it with crane)")
+	fs.StringVar(&r.Ref, "ref", "draconform.dev/draconform:dev", "the image's name")
+	return func(ctx context.Context, _ []string, s Streams) int {
+		path, err := usecase.Image(ctx, r, s.uc())
+		if err != nil {
+			return exit(s, "draconform image:", err)
+		}
+		fmt.Fprintf(s.Out, "%s: image %s\n", path, r.Ref)
+		return 0
+	}
+}
+
+// engineCmd manages the Docker engine kind's nodes run in
+// (usecase.Engine).
+func engineCmd(fs *pflag.FlagSet) action {
+	var r usecase.EngineRequest
+	fs.BoolVar(&r.Install, "install", false, "with up: install docker.io from Debian packages when no engine is installed (root)")
+	fs.StringVar(&r.StateDir, "state-dir", "", "where draconform keeps its engine's runtime wrapper, log, pid and configuration (default "+usecase.DefaultEngineStateDir+")")
+	return func(ctx context.Context, args []string, s Streams) int {
+		if len(args) != 1 {
+			fmt.Fprintln(s.Err, "usage: draconform engine up [--install] | install | down")
+			return 2
+		}
+		r.Verb = args[0]
+		err := usecase.Engine(ctx, r, s.uc())
+		if sub, ok := err.(*usecase.SubcommandError); ok {
+			fmt.Fprintf(s.Err, "draconform engine %s: %v\n", sub.Verb, sub.Err)
+			return 1
+		}
+		return exit(s, "draconform engine:", err)
+	}
+}

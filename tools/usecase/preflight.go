@@ -1,0 +1,157 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/draconform/draconform/tools/certify/access"
+	"github.com/draconform/draconform/tools/certify/bundle"
+	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/runner"
+)
+
+// PreflightRequest is a cluster to check before a run, as a run with
+// these flags would.
+type PreflightRequest struct {
+	Kubeconfig      KubeconfigOptions
+	AllowUnconfined bool
+}
+
+// Preflight checks a cluster the way a run does before its first case,
+// and says on w what a run would create there.
+func Preflight(ctx context.Context, r PreflightRequest, w io.Writer) error {
+	kp := &kubeconfig.Provider{Path: r.Kubeconfig.Path, Context: r.Kubeconfig.Context, AllowFakeNodes: r.Kubeconfig.AllowFakeNodes}
+	if _, err := preflight(ctx, kp, r.AllowUnconfined, w); err != nil {
+		return failed(2, err)
+	}
+	return nil
+}
+
+// preflight checks a cluster the run did not start before anything is
+// created there: the credentials load, the API server answers and accepts
+// them, the user holds every permission a run needs, and draconform's
+// current admission policy confines its writes (or allowUnconfined says
+// to write anyway). It prints what it found and what the run will create;
+// the error says why the run must not start.
+func preflight(ctx context.Context, p *kubeconfig.Provider, allowUnconfined bool, w io.Writer) (bundle.Access, error) {
+	acc := bundle.Access{Cluster: bundle.ClusterVisited}
+	cfg, err := p.Credentials()
+	if err != nil {
+		return acc, fmt.Errorf("%w: %v", access.ErrUnusable, err)
+	}
+	r, err := access.Check(ctx, cfg)
+	describe(w, r, p.AllowFakeNodes)
+	if err != nil {
+		return acc, err
+	}
+	acc.Confined = r.Confined
+	if r.Confined == access.ConfinedCurrent {
+		return acc, nil
+	}
+	if !allowUnconfined {
+		return acc, unconfined(r)
+	}
+	acc.Unconfined = true
+	fmt.Fprintln(w, "  --allow-unconfined: the run writes anyway, and its output (a certify bundle's access.json and README) records it")
+	return acc, nil
+}
+
+// errUnconfined refuses a run on a cluster that does not hold its writes
+// to what it creates.
+var errUnconfined = errors.New("writes are not confined")
+
+func unconfined(r access.Report) error {
+	found := map[string]string{
+		access.Unconfined:      "nothing refused a dry-run namespace that is not draconform's",
+		access.ConfinedOlder:   "it is confined by an older policy of draconform's, which lets through writes today's refuses (apply draconform rbac again)",
+		access.ConfinedUnknown: "a dry-run namespace that is not draconform's was refused, but not by draconform's admission policy, so what it confines cannot be told",
+	}[r.Confined]
+	return fmt.Errorf("%w: refusing to write to %s as %s, whose writes draconform's admission policy does not confine: %s. "+
+		"Its credentials could change what the run did not create. Either apply what `draconform rbac --subject ...` prints for this identity "+
+		"(kubectl apply -f -: the role a run needs and the policy that confines it), or give --allow-unconfined to run anyway (a certify bundle then records it)",
+		errUnconfined, r.Server, r.Who(), found)
+}
+
+func describe(w io.Writer, r access.Report, fakeNodes bool) {
+	if r.Version == "" {
+		return
+	}
+	fmt.Fprintf(w, "draconform: preflight of %s (Kubernetes %s) as %s: %d of %d permissions held\n", r.Server, r.Version, userOrUnknown(r.User), r.Checked-len(r.Missing), r.Checked)
+	switch r.Confined {
+	case access.ConfinedCurrent:
+		fmt.Fprintln(w, "  writes are confined to draconform's own objects by its admission policy")
+	case access.ConfinedOlder:
+		fmt.Fprintln(w, "  writes are confined by an older policy of draconform's: apply `draconform rbac` again (it lets through writes today's refuses)")
+	case access.Unconfined:
+		fmt.Fprintf(w, "  writes are not confined: these credentials could change what draconform did not create (it never does; draconform rbac prints a policy that makes the cluster enforce it)\n")
+	case access.ConfinedUnknown:
+		fmt.Fprintln(w, "  writes are refused by something other than draconform's admission policy: what it confines cannot be told")
+	}
+	fmt.Fprintf(w, "  a run creates, all labelled %s=<run id> and removed when each case ends:\n", access.RunLabel)
+	fmt.Fprintln(w, "    a namespace per case, dc-<run id>-<case>, with its pods, ResourceClaims and quotas")
+	fmt.Fprintln(w, "    DeviceClasses and ResourceSlices named dc-<run id>-<case>-*, for drivers and extended resources under dc-<run id>-<case>.draconform.test")
+	if fakeNodes {
+		fmt.Fprintf(w, "    Nodes with no kubelet (dc-<run id>-<case>-*), tainted %s=<run id>:NoSchedule, each renewing a Lease in %s\n", access.RunLabel, access.LeaseNamespace)
+	} else {
+		fmt.Fprintln(w, "    no Node: the cases that need Nodes without a kubelet skip (--allow-fake-nodes runs them)")
+	}
+	if fakeNodes {
+		switch f := r.Followers; {
+		case f == nil:
+			fmt.Fprintln(w, "  DaemonSets and pending pods could not be listed: any that tolerates every taint will land on the fake Nodes")
+		case len(f.DaemonSets) == 0 && len(f.PendingPods) == 0:
+			fmt.Fprintln(w, "  no DaemonSet and no pending pod would land on the fake Nodes")
+		default:
+			if len(f.DaemonSets) > 0 {
+				fmt.Fprintf(w, "  %d DaemonSets tolerate every taint and would put a pod on each fake Node, until it is deleted: %s\n", len(f.DaemonSets), strings.Join(f.DaemonSets, ", "))
+			}
+			if len(f.PendingPods) > 0 {
+				fmt.Fprintf(w, "  %d pending pods tolerate every taint and could be bound to a fake Node, where they would never run: %s\n", len(f.PendingPods), strings.Join(f.PendingPods, ", "))
+			}
+		}
+		if r.NodeLeases > 0 {
+			fmt.Fprintf(w, "  %d Nodes renew Leases in %s, so a node lifecycle controller watches them: the fake Nodes renew theirs every 10 s\n", r.NodeLeases, access.LeaseNamespace)
+		}
+	}
+}
+
+func userOrUnknown(s string) string {
+	if s == "" {
+		return "an unknown user"
+	}
+	return s
+}
+
+// RBAC is the manifest that lets subject run draconform and nothing more.
+func RBAC(subject string) ([]byte, error) {
+	sub, err := access.ParseSubject(subject)
+	if err != nil {
+		return nil, failed(2, err)
+	}
+	return access.Manifest(sub)
+}
+
+// preflightAll checks each cluster the run did not start: it says what the
+// run will do there, and refuses once, before any case, if it cannot. The
+// run (not its shards, which the run checked for) records what it found
+// in its folder, where certify's bundle takes it from.
+func preflightAll(ctx context.Context, targets []runner.Target, r RunRequest, outDir string, w io.Writer) error {
+	// The embedded control planes and kind start their clusters, with
+	// credentials of their own: there is nothing of anyone else's to
+	// confine. kind restarts components by editing static pods, which no
+	// confined identity could do.
+	acc := bundle.Access{Cluster: bundle.ClusterStarted}
+	for _, t := range targets {
+		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
+			a, err := preflight(ctx, kp, r.Providers.AllowUnconfined, w)
+			if err != nil {
+				return err
+			}
+			acc = a
+		}
+	}
+	return bundle.WriteAccess(outDir, acc)
+}
