@@ -26,3 +26,23 @@ func TestUpStartsOneImplementation(t *testing.T) {
 		t.Errorf("a refused up made %s", out)
 	}
 }
+
+// up starts an embedded control plane, so its help lists the embedded
+// providers' flags and none of a visited cluster's or kind's, which only
+// run and certify read.
+func TestUpHelpListsOnlyUpsFlags(t *testing.T) {
+	code, out, errs := run(t, "up", "--help")
+	if code != 0 {
+		t.Fatalf("up --help: exit %d: %s", code, errs)
+	}
+	for _, flag := range []string{"--provider", "--cell", "--node", "--out", "--k8s-version", "--bin-dir"} {
+		if !strings.Contains(out, flag+" ") {
+			t.Errorf("up --help does not list %s:\n%s", flag, out)
+		}
+	}
+	for _, flag := range []string{"--kind-no-driver", "--kind-keep", "--allow-fake-nodes", "--allow-unconfined", "--as-cell", "--kubeconfig", "--context", "--focus"} {
+		if strings.Contains(out, flag+" ") {
+			t.Errorf("up --help lists %s, a flag of run that up never reads:\n%s", flag, out)
+		}
+	}
+}
