@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/runner/shards"
@@ -171,7 +172,7 @@ func (f *specFlags) load() (*loader.Bundle, error) {
 	if f.fixtures != "" {
 		ffs, fdir = os.DirFS(f.fixtures), filepath.Clean(f.fixtures)
 	}
-	return loader.LoadNamed(sfs, sdir, ffs, fdir)
+	return loader.LoadNamed(sfs, sdir, ffs, fdir, steps.Kinds())
 }
 
 // loadOrReport loads the specs, or prints every problem and returns nil.

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/certify/bundle"
 	"github.com/draconform/draconform/tools/lang/loader"
@@ -349,7 +350,7 @@ func verifyBundleCmd(fs *pflag.FlagSet) action {
 			fmt.Fprintln(s.Err, "usage: draconform verify-bundle [--allowed-signers FILE] DIR")
 			return 2
 		}
-		b, err := loader.Load(suites.FS, fixtures.FS)
+		b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 		if err != nil {
 			fmt.Fprintln(s.Err, "draconform verify-bundle:", err)
 			return 1

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/lang/loader"
@@ -40,7 +41,7 @@ func completeNames(cmd *cobra.Command) {
 // builtinNames are names from the built-in suites; a shell completing a
 // flag has no --suites to read yet.
 func builtinNames(of func(*loader.Bundle) []string) []string {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/certify/bundle"
 	"github.com/draconform/draconform/tools/lang/loader"
@@ -33,7 +34,7 @@ func TestVerifyBundleAsksForItsSignature(t *testing.T) {
 // verify-bundle holds a merged bundle's shares to merge's refusals, and to
 // certify's plan: a share missing, twice, or of another plan is refused.
 func TestVerifyBundleChecksAMergedBundlesShares(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
@@ -69,7 +70,7 @@ func buildVersion() Version {
 // builtInCaseDigests is what each case of the built-in suites runs, as
 // plan.Digest says, by id.
 func builtInCaseDigests() (map[string]string, error) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		return nil, fmt.Errorf("loading the built-in suites: %w", err)
 	}
