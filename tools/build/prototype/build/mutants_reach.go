@@ -59,9 +59,9 @@ func reachMutants() []Mutant {
 		{
 			Name:    "skew-guard-explicit-name-only",
 			Mistake: "scheduler with its gate off refuses a class that sets the field only for pods of its explicit extendedResourceName: pods of the implicit name get whole devices",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
+			Edits: []Edit{createRequests().replace("\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
 				"\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity && class.Spec.ExtendedResourceName != nil && v1.ResourceName(*class.Spec.ExtendedResourceName) == resource { // mutant: the explicit name only\n",
-			).in("func createRequestsAndMappings(")},
+			)},
 		},
 		{
 			Name:    "validates-named-classes-only",

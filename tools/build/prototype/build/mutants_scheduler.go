@@ -18,26 +18,26 @@ func fieldCopyMutants() []Mutant {
 		{
 			Name:    "scheduler-ignores-field",
 			Mistake: "scheduler ignores the field: KEP-5004 whole-device requests with the gate on",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
-				"\t\t\t_ = class // mutant: the capacity requests are never read\n").in("func createRequestsAndMappings(")},
+			Edits: []Edit{createRequests().replace("\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+				"\t\t\t_ = class // mutant: the capacity requests are never read\n")},
 		},
 		{
 			Name:    "implicit-name-only",
 			Mistake: "scheduler applies the capacity only when the pod uses the implicit deviceclass.resource.kubernetes.io/<class> name",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+			Edits: []Edit{createRequests().replace("\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
 				`			if resource == v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+class.Name) {
 				classCapacity = class.Spec.ExtendedResourceCapacityRequests
 			}
-`).in("func createRequestsAndMappings(")},
+`)},
 		},
 		{
 			Name:    "multiplies-count",
 			Mistake: "scheduler multiplies: one allocation of Count × each amount instead of Count allocations of the amount",
 			Edits: []Edit{
-				replace(Kubernetes, extendedDRA, "\t\t\tCount:           crq - sum, // the extra devices to request\n\t\t\tCapacity:        capacity.DeepCopy(),\n",
+				createRequest().replace("\t\t\tCount:           crq - sum, // the extra devices to request\n\t\t\tCapacity:        capacity.DeepCopy(),\n",
 					"\t\t\tCount:           mutantCount(crq-sum, capacity),\n\t\t\tCapacity:        mutantCapacity(crq-sum, capacity),\n",
-				).in("func createResourceRequestAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantCount and mutantCapacity fold Count shares into one request.
+				),
+				schedulerHelper(`// mutantCount and mutantCapacity fold Count shares into one request.
 func mutantCount(count int64, capacity *resourceapi.CapacityRequirements) int64 {
 	if capacity == nil {
 		return count
@@ -76,8 +76,8 @@ func skewGuardMutants() []Mutant {
 		{
 			Name:    "scheduler-ignores-its-gate",
 			Mistake: "scheduler copies the field whatever its own gate says",
-			Edits: []Edit{noSkewGuard(), replace(Kubernetes, extendedDRA, "\t\tif enableExtendedResourceCapacity {\n\t\t\tclassCapacity = ",
-				"\t\tif true {\n\t\t\tclassCapacity = ").in("func createRequestsAndMappings(")},
+			Edits: []Edit{noSkewGuard(), createRequests().replace("\t\tif enableExtendedResourceCapacity {\n\t\t\tclassCapacity = ",
+				"\t\tif true {\n\t\t\tclassCapacity = ")},
 		},
 		{
 			Name:    "leaves-unallocated-claim",
@@ -121,7 +121,7 @@ func containerKindMutants() []Mutant {
 				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
 				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, mutantSidecarCapacity(i, len(pod.Spec.InitContainers), classCapacity), nil)",
 			).in("func createRequestsAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantSidecarCapacity withholds the capacity from containers listed
+				schedulerHelper(`// mutantSidecarCapacity withholds the capacity from containers listed
 // among the init containers, which for long-lived ones are the sidecars.
 func mutantSidecarCapacity(index, numInit int, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
 	if index < numInit {
@@ -146,7 +146,7 @@ func partialCopyMutants() []Mutant {
 			Edits: []Edit{
 				replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantFirstCapacity(capacity),\n").
 					in("func createResourceRequestAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantFirstCapacity copies the class's capacity requests as if a class
+				schedulerHelper(`// mutantFirstCapacity copies the class's capacity requests as if a class
 // named one capacity: the first name, in sorted order.
 func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
 	if capacity == nil || len(capacity.Requests) == 0 {
@@ -173,17 +173,17 @@ func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceap
 			Name:    "first-request-only",
 			Mistake: "scheduler sets the class's capacity on the first request it builds for an extended resource only: when a second container of the pod asks for the same resource, its request takes a whole device",
 			Edits: []Edit{
-				replace(Kubernetes, extendedDRA, "createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
-					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, nil)").in("func createRequestsAndMappings("),
-				replace(Kubernetes, extendedDRA, "createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
-					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])").in("func createRequestsAndMappings("),
+				createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
+					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, nil)"),
+				createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
+					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])"),
 				before(Kubernetes, extendedDRA, "\t\t// append non-nil requests\n", "\t\tmutantFirstOfResource := len(deviceRequests)\n").
 					in("func createRequestsAndMappings("),
-				before(Kubernetes, extendedDRA, "\t\t// append mappings\n", `		// mutant: the class's capacity goes on the resource's request, the first one.
+				createRequests().before("\t\t// append mappings\n", `		// mutant: the class's capacity goes on the resource's request, the first one.
 		if len(deviceRequests) > mutantFirstOfResource {
 			deviceRequests[mutantFirstOfResource].Exactly.Capacity = classCapacity.DeepCopy()
 		}
-`).in("func createRequestsAndMappings("),
+`),
 			},
 		},
 		{
@@ -192,7 +192,7 @@ func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceap
 			Edits: []Edit{
 				replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantSingleDeviceCapacity(crq-sum, capacity),\n").
 					in("func createResourceRequestAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantSingleDeviceCapacity reads "If Count > 1, the request fails if
+				schedulerHelper(`// mutantSingleDeviceCapacity reads "If Count > 1, the request fails if
 // there aren't enough devices" as a reason to leave Count > 1 alone.
 func mutantSingleDeviceCapacity(count int64, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
 	if count > 1 {
@@ -228,9 +228,9 @@ func capacitySourceMutants() []Mutant {
 }
 
 func noSkewGuard() Edit {
-	return replace(Kubernetes, extendedDRA, "\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
+	return createRequests().replace("\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
 		"\t\tif mutantGuard := false; mutantGuard && class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
-	).in("func createRequestsAndMappings(")
+	)
 }
 
 // retryLosesCapacity caches, per pod, the requests of its first scheduling
@@ -243,7 +243,7 @@ func retryLosesCapacity() []Edit {
 		replace(Kubernetes, extendedDRA, "\tnodeExtendedResourceClaim.Spec.Devices.Requests = reqs\n",
 			"\tnodeExtendedResourceClaim.Spec.Devices.Requests = mutantReuseRequests(pod, state, reqs)\n").
 			in("func (pl *DynamicResources) filterExtendedResources("),
-		before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantCachedRequest is what the cache keeps of a synthesized request.
+		schedulerHelper(`// mutantCachedRequest is what the cache keeps of a synthesized request.
 type mutantCachedRequest struct {
 	name, className string
 	count           int64

@@ -40,11 +40,11 @@ func Variants() []Mutant {
 			Name:    "explicit-name-only",
 			Mistake: "scheduler applies the capacity only when the pod uses the class's explicit extendedResourceName, and gives pods of the implicit name the default consumption",
 			Reading: "R4 (open): \"for that class's ExtendedResourceName\" (Summary, Goals) against \"every ExactDeviceRequest it synthesizes for this class\" (API)",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+			Edits: []Edit{createRequests().replace("\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
 				`			if class.Spec.ExtendedResourceName != nil && v1.ResourceName(*class.Spec.ExtendedResourceName) == resource {
 				classCapacity = class.Spec.ExtendedResourceCapacityRequests
 			}
-`).in("func createRequestsAndMappings(")},
+`)},
 		},
 		{
 			Name: "validation-v1.37.2",
