@@ -109,18 +109,16 @@ func containerKindMutants() []Mutant {
 		{
 			Name:    "init-containers-without-capacity",
 			Mistake: "scheduler gives the capacity to long-lived containers' requests but not to the request of an init container that needs more devices than they do",
-			Edits: []Edit{replace(Kubernetes, extendedDRA,
-				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
+			Edits: []Edit{createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
 				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])",
-			).in("func createRequestsAndMappings(")},
+			)},
 		},
 		{
 			Name:    "sidecars-without-capacity",
 			Mistake: "scheduler treats only regular containers as long-lived consumers of the capacity: a sidecar (an init container with restartPolicy Always) gets a whole-device request",
-			Edits: []Edit{replace(Kubernetes, extendedDRA,
-				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
+			Edits: []Edit{createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
 				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, mutantSidecarCapacity(i, len(pod.Spec.InitContainers), classCapacity), nil)",
-			).in("func createRequestsAndMappings("),
+			),
 				schedulerHelper(`// mutantSidecarCapacity withholds the capacity from containers listed
 // among the init containers, which for long-lived ones are the sidecars.
 func mutantSidecarCapacity(index, numInit int, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
@@ -143,26 +141,7 @@ func partialCopyMutants() []Mutant {
 		{
 			Name:    "copies-one-capacity-key",
 			Mistake: "scheduler copies one entry of a class's capacity requests (the first name in sorted order): a class asking for bandwidth and queues gets requests for bandwidth only, and the allocation takes every queue",
-			Edits: []Edit{
-				replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantFirstCapacity(capacity),\n").
-					in("func createResourceRequestAndMappings("),
-				schedulerHelper(`// mutantFirstCapacity copies the class's capacity requests as if a class
-// named one capacity: the first name, in sorted order.
-func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
-	if capacity == nil || len(capacity.Requests) == 0 {
-		return capacity.DeepCopy()
-	}
-	names := make([]string, 0, len(capacity.Requests))
-	for name := range capacity.Requests {
-		names = append(names, string(name))
-	}
-	slices.Sort(names)
-	first := resourceapi.QualifiedName(names[0])
-	return &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{first: capacity.Requests[first].DeepCopy()}}
-}
-
-`),
-			},
+			Edits:   copiesOneCapacityKey(),
 		},
 		{
 			Name:    "retry-loses-capacity",
@@ -177,8 +156,7 @@ func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceap
 					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, nil)"),
 				createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
 					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])"),
-				before(Kubernetes, extendedDRA, "\t\t// append non-nil requests\n", "\t\tmutantFirstOfResource := len(deviceRequests)\n").
-					in("func createRequestsAndMappings("),
+				createRequests().before("\t\t// append non-nil requests\n", "\t\tmutantFirstOfResource := len(deviceRequests)\n"),
 				createRequests().before("\t\t// append mappings\n", `		// mutant: the class's capacity goes on the resource's request, the first one.
 		if len(deviceRequests) > mutantFirstOfResource {
 			deviceRequests[mutantFirstOfResource].Exactly.Capacity = classCapacity.DeepCopy()
@@ -190,8 +168,7 @@ func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceap
 			Name:    "no-capacity-above-count-one",
 			Mistake: "scheduler sets the capacity only on requests for one device: a container asking for 3 gets a request for 3 whole devices",
 			Edits: []Edit{
-				replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantSingleDeviceCapacity(crq-sum, capacity),\n").
-					in("func createResourceRequestAndMappings("),
+				createRequest().replace("\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantSingleDeviceCapacity(crq-sum, capacity),\n"),
 				schedulerHelper(`// mutantSingleDeviceCapacity reads "If Count > 1, the request fails if
 // there aren't enough devices" as a reason to leave Count > 1 alone.
 func mutantSingleDeviceCapacity(count int64, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
@@ -221,8 +198,7 @@ func capacitySourceMutants() []Mutant {
 			Name:       "no-deep-copy",
 			Mistake:    "scheduler puts the class's own CapacityRequirements into the synthesized request instead of a deep copy",
 			Equivalent: "in v1.37.2 nothing writes through the shared pointer: informers replace a cached class instead of changing it, the allocator only reads request capacity, and the claim is deep-copied before it is created (createExtendedResourceClaimInAPI)",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        capacity,\n").
-				in("func createResourceRequestAndMappings(")},
+			Edits:      []Edit{createRequest().replace("\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        capacity,\n")},
 		},
 	}
 }
@@ -287,6 +263,29 @@ func mutantReuseRequests(pod *v1.Pod, cycle *stateData, reqs []resourceapi.Devic
 		})
 	}
 	return out
+}
+
+`),
+	}
+}
+
+// copiesOneCapacityKey copies the first of a class's capacity names only.
+func copiesOneCapacityKey() []Edit {
+	return []Edit{
+		createRequest().replace("\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantFirstCapacity(capacity),\n"),
+		schedulerHelper(`// mutantFirstCapacity copies the class's capacity requests as if a class
+// named one capacity: the first name, in sorted order.
+func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
+	if capacity == nil || len(capacity.Requests) == 0 {
+		return capacity.DeepCopy()
+	}
+	names := make([]string, 0, len(capacity.Requests))
+	for name := range capacity.Requests {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	first := resourceapi.QualifiedName(names[0])
+	return &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{first: capacity.Requests[first].DeepCopy()}}
 }
 
 `),

@@ -23,18 +23,7 @@ func schedulerExtraMutants() []Mutant {
 			Name: "capacity-for-the-whole-pod",
 			Mistake: "scheduler resolves one capacity per pod, from whichever of its extended resources' classes sets the field, and puts it on every request it synthesizes: " +
 				"a container asking for a shared GPU and a whole one gets a share of both",
-			Edits: []Edit{createRequests().replace("\treturn deviceRequests, mappings, nil\n", `	// mutant: the pod's capacity, from any of its classes, on each of its requests.
-	var podCapacity *resourceapi.CapacityRequirements
-	for i := range deviceRequests {
-		if deviceRequests[i].Exactly.Capacity != nil {
-			podCapacity = deviceRequests[i].Exactly.Capacity
-		}
-	}
-	for i := range deviceRequests {
-		deviceRequests[i].Exactly.Capacity = podCapacity.DeepCopy()
-	}
-	return deviceRequests, mappings, nil
-`)},
+			Edits: capacityForTheWholePod(),
 		},
 		{
 			Name: "claim-per-failed-attempt",
@@ -69,4 +58,21 @@ func mutantTolerations(capacity *resourceapi.CapacityRequirements) []resourceapi
 `)},
 		},
 	}
+}
+
+// capacityForTheWholePod puts the capacity of any of a pod's classes on
+// every request synthesized for the pod.
+func capacityForTheWholePod() []Edit {
+	return []Edit{createRequests().replace("\treturn deviceRequests, mappings, nil\n", `	// mutant: the pod's capacity, from any of its classes, on each of its requests.
+	var podCapacity *resourceapi.CapacityRequirements
+	for i := range deviceRequests {
+		if deviceRequests[i].Exactly.Capacity != nil {
+			podCapacity = deviceRequests[i].Exactly.Capacity
+		}
+	}
+	for i := range deviceRequests {
+		deviceRequests[i].Exactly.Capacity = podCapacity.DeepCopy()
+	}
+	return deviceRequests, mappings, nil
+`)}
 }

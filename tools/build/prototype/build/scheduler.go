@@ -1,5 +1,7 @@
 package build
 
+import "slices"
+
 const (
 	schedulerFeatures = "pkg/scheduler/framework/plugins/feature/feature.go"
 	extendedDRA       = "pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go"
@@ -27,7 +29,13 @@ func schedulerHelper(src string) Edit {
 }
 
 func schedulerEdits() Group {
-	return Group{Name: "scheduler", Edits: []Edit{
+	return Group{Name: "scheduler", Edits: slices.Concat(schedulerGateEdits(), schedulerCapacityEdits())}
+}
+
+// schedulerGateEdits bring the scheduler's gate to the extended-resource
+// code, where Filter turns the skew guard into the node's status.
+func schedulerGateEdits() []Edit {
+	return []Edit{
 		// The plugins see gates only through this struct.
 		after(Kubernetes, schedulerFeatures, "\tEnableDRAExtendedResource                          bool\n",
 			"\tEnableDRAExtendedResourceCapacity                  bool\n",
@@ -45,12 +53,17 @@ func schedulerEdits() Group {
 		return nil, nil, status
 	}
 `).in("func (pl *DynamicResources) filterExtendedResources("),
+	}
+}
 
+// schedulerCapacityEdits copy the resolved class's capacity requests onto
+// the requests kube-scheduler synthesizes, or apply the skew guard.
+func schedulerCapacityEdits() []Edit {
+	return []Edit{
 		// createRequestsAndMappings gets the gate and may now fail with a status.
-		replace(Kubernetes, extendedDRA,
-			"deviceClassMapping fwk.DeviceClassResolver) ([]resourceapi.DeviceRequest, []v1.ContainerExtendedResourceRequest) {\n",
+		createRequests().replace("deviceClassMapping fwk.DeviceClassResolver) ([]resourceapi.DeviceRequest, []v1.ContainerExtendedResourceRequest) {\n",
 			"deviceClassMapping fwk.DeviceClassResolver, enableExtendedResourceCapacity bool) ([]resourceapi.DeviceRequest, []v1.ContainerExtendedResourceRequest, *fwk.Status) {\n",
-		).in("func createRequestsAndMappings("),
+		),
 
 		// The resolved class's capacity requests, or the skew guard when this scheduler's gate is off.
 		createRequests().after("\t\tif class == nil {\n\t\t\tcontinue\n\t\t}\n", `
@@ -77,8 +90,7 @@ func schedulerEdits() Group {
 		),
 
 		// The new third result on success.
-		replace(Kubernetes, extendedDRA, "\treturn deviceRequests, mappings\n", "\treturn deviceRequests, mappings, nil\n").
-			in("func createRequestsAndMappings("),
+		createRequests().replace("\treturn deviceRequests, mappings\n", "\treturn deviceRequests, mappings, nil\n"),
 
 		// createResourceRequestAndMappings takes the capacity requests alongside the class name (the KEP's integration point).
 		createRequest().replace("className string, reusableRequests []*resourceapi.DeviceRequest)",
@@ -89,5 +101,5 @@ func schedulerEdits() Group {
 		createRequest().after("\t\t\tCount:           crq - sum, // the extra devices to request\n",
 			"\t\t\tCapacity:        capacity.DeepCopy(),\n",
 		),
-	}}
+	}
 }
