@@ -94,30 +94,9 @@ func (s *ExpectClaim) claimTree(env *Env) (map[string]any, error) {
 	if s.Spec.Requests != nil {
 		reqs := []any{}
 		for _, r := range s.Spec.Requests {
-			ex := map[string]any{}
-			if r.DeviceClass != "" {
-				name, err := env.NameOf(spec.RefOf("DeviceClass", r.DeviceClass))
-				if err != nil {
-					return nil, err
-				}
-				ex["deviceClassName"] = name
-			}
-			if r.Count != nil {
-				ex["count"] = *r.Count
-			}
-			if spec.IsSet(r.Capacity) {
-				if spec.IsNull(r.Capacity) {
-					ex["capacity"] = nil
-				} else {
-					tree, err := expandTree(env, &r.Capacity)
-					if err != nil {
-						return nil, err
-					}
-					ex["capacity"] = map[string]any{"requests": tree}
-				}
-			}
-			for _, f := range r.Absent {
-				ex[f] = nil
+			ex, err := exactRequestTree(env, r)
+			if err != nil {
+				return nil, err
 			}
 			reqs = append(reqs, map[string]any{"name": r.Name, "exactly": ex})
 		}
@@ -127,33 +106,9 @@ func (s *ExpectClaim) claimTree(env *Env) (map[string]any, error) {
 		driver, _ := env.Scope().String("${driver}")
 		results := []any{}
 		for _, r := range s.Spec.Results {
-			m := map[string]any{"request": r.Request, "driver": driver}
-			if r.Device != "" {
-				device, err := env.Scope().String(r.Device)
-				if err != nil {
-					return nil, err
-				}
-				m["device"] = device
-			}
-			if spec.IsSet(r.ConsumedCapacity) {
-				if spec.IsNull(r.ConsumedCapacity) {
-					m["consumedCapacity"] = nil
-				} else {
-					tree, err := expandTree(env, &r.ConsumedCapacity)
-					if err != nil {
-						return nil, err
-					}
-					m["consumedCapacity"] = tree
-				}
-			}
-			switch r.ShareID {
-			case "set":
-				m["shareID"] = match.AnyValue
-			case "unset":
-				m["shareID"] = nil
-			}
-			for _, f := range r.Absent {
-				m[f] = nil
+			m, err := resultTree(env, driver, r)
+			if err != nil {
+				return nil, err
 			}
 			results = append(results, m)
 		}
@@ -162,6 +117,69 @@ func (s *ExpectClaim) claimTree(env *Env) (map[string]any, error) {
 		want["status"] = map[string]any{"allocation": map[string]any{"devices": map[string]any{"results": match.Unordered(results)}}}
 	}
 	return want, nil
+}
+
+// exactRequestTree is the partial tree of one wanted request's exactly:.
+func exactRequestTree(env *Env, r spec.ClaimRequest) (map[string]any, error) {
+	ex := map[string]any{}
+	if r.DeviceClass != "" {
+		name, err := env.NameOf(spec.RefOf("DeviceClass", r.DeviceClass))
+		if err != nil {
+			return nil, err
+		}
+		ex["deviceClassName"] = name
+	}
+	if r.Count != nil {
+		ex["count"] = *r.Count
+	}
+	if spec.IsSet(r.Capacity) {
+		if spec.IsNull(r.Capacity) {
+			ex["capacity"] = nil
+		} else {
+			tree, err := expandTree(env, &r.Capacity)
+			if err != nil {
+				return nil, err
+			}
+			ex["capacity"] = map[string]any{"requests": tree}
+		}
+	}
+	for _, f := range r.Absent {
+		ex[f] = nil
+	}
+	return ex, nil
+}
+
+// resultTree is the partial tree of one wanted allocation result.
+func resultTree(env *Env, driver string, r spec.ClaimResult) (map[string]any, error) {
+	m := map[string]any{"request": r.Request, "driver": driver}
+	if r.Device != "" {
+		device, err := env.Scope().String(r.Device)
+		if err != nil {
+			return nil, err
+		}
+		m["device"] = device
+	}
+	if spec.IsSet(r.ConsumedCapacity) {
+		if spec.IsNull(r.ConsumedCapacity) {
+			m["consumedCapacity"] = nil
+		} else {
+			tree, err := expandTree(env, &r.ConsumedCapacity)
+			if err != nil {
+				return nil, err
+			}
+			m["consumedCapacity"] = tree
+		}
+	}
+	switch r.ShareID {
+	case "set":
+		m["shareID"] = match.AnyValue
+	case "unset":
+		m["shareID"] = nil
+	}
+	for _, f := range r.Absent {
+		m[f] = nil
+	}
+	return m, nil
 }
 
 func (s *ExpectClaim) mappingTree(env *Env, claimName string) (map[string]any, error) {

@@ -185,11 +185,28 @@ func checkAllocation(claim *unstructured.Unstructured, owner string, requests []
 	if shareID == "" {
 		return fmt.Errorf("%s: the device is shared (allowMultipleAllocations), but the allocation has no shareID: the allocator did not record the share", where)
 	}
-	var short, over []string
+	short, over, err := consumedShares(where, driver, dev, asked, consumed)
+	if err != nil {
+		return err
+	}
+	if len(short) > 0 {
+		return fmt.Errorf("%s: the device is shared, but its consumedCapacity %v is below what the request asks for (%s): the allocator took the device without consuming the capacity (KEP-5075 rounds a request up by the device's requestPolicy)", where, consumed, strings.Join(short, "; "))
+	}
+	if len(over) > 0 {
+		return fmt.Errorf("%s: the device is shared, but its consumedCapacity %v is more than the request, rounded up by the device's requestPolicy where it has one (%s): the allocator consumed more than the share, up to the whole device", where, consumed, strings.Join(over, "; "))
+	}
+	return nil
+}
+
+// consumedShares compares, capacity by capacity, what an allocation of dev
+// consumed with what its request asked for: short are those below the ask
+// (or below what the device's requestPolicy rounds it up to), over those
+// above the rounded ask.
+func consumedShares(where, driver string, dev publishedDevice, asked, consumed map[string]any) (short, over []string, err error) {
 	for _, key := range slices.Sorted(maps.Keys(asked)) {
 		want, err := quantityOf(asked[key])
 		if err != nil {
-			return fmt.Errorf("%s: request capacity %s: %w", where, key, err)
+			return nil, nil, fmt.Errorf("%s: request capacity %s: %w", where, key, err)
 		}
 		// The device's own spelling of the name first: an allocator that
 		// matches either spelling (R12) records the share under the name
@@ -205,12 +222,12 @@ func checkAllocation(claim *unstructured.Unstructured, owner string, requests []
 		}
 		q, err := quantityOf(got)
 		if err != nil {
-			return fmt.Errorf("%s: consumedCapacity %s: %w", where, key, err)
+			return nil, nil, fmt.Errorf("%s: consumedCapacity %s: %w", where, key, err)
 		}
 		low, high, known := want, want, false
 		if published {
 			if low, high, known, err = consumedByPolicy(want, capacity); err != nil {
-				return fmt.Errorf("%s: requestPolicy of capacity %s: %w", where, capName, err)
+				return nil, nil, fmt.Errorf("%s: requestPolicy of capacity %s: %w", where, capName, err)
 			}
 		}
 		switch {
@@ -222,13 +239,7 @@ func checkAllocation(claim *unstructured.Unstructured, owner string, requests []
 			over = append(over, fmt.Sprintf("%s: %s consumed, %s asked, %s", key, q.String(), want.String(), roundedTo(capacity, high)))
 		}
 	}
-	if len(short) > 0 {
-		return fmt.Errorf("%s: the device is shared, but its consumedCapacity %v is below what the request asks for (%s): the allocator took the device without consuming the capacity (KEP-5075 rounds a request up by the device's requestPolicy)", where, consumed, strings.Join(short, "; "))
-	}
-	if len(over) > 0 {
-		return fmt.Errorf("%s: the device is shared, but its consumedCapacity %v is more than the request, rounded up by the device's requestPolicy where it has one (%s): the allocator consumed more than the share, up to the whole device", where, consumed, strings.Join(over, "; "))
-	}
-	return nil
+	return short, over, nil
 }
 
 // roundedTo says what a request may consume of a capacity.

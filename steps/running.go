@@ -94,8 +94,9 @@ func (s *ExpectRunning) Describe() string {
 	return fmt.Sprintf("pod %s is running with %d variables as expected", s.Spec.Pod, len(s.Spec.Env))
 }
 
-// Run implements Step.
-func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
+// awaitRunning waits for the pod's container to run: the one the step
+// names, or the pod's first.
+func (s *ExpectRunning) awaitRunning(ctx context.Context, env *Env) (string, error) {
 	container := s.Spec.Container
 	err := watchPod(ctx, env, s.Spec.Pod, s.Spec.Within.Or(defaultRunningWithin), func(pod *corev1.Pod) error {
 		if container == "" && len(pod.Spec.Containers) > 0 {
@@ -104,7 +105,16 @@ func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
 		return running(pod, container)
 	})
 	if err != nil {
-		return fmt.Errorf("pod %s must run: %w", s.Spec.Pod, err)
+		return "", fmt.Errorf("pod %s must run: %w", s.Spec.Pod, err)
+	}
+	return container, nil
+}
+
+// Run implements Step.
+func (s *ExpectRunning) Run(ctx context.Context, env *Env) error {
+	container, err := s.awaitRunning(ctx, env)
+	if err != nil {
+		return err
 	}
 	want, output, err := s.wanted(env)
 	if err != nil {

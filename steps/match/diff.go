@@ -59,36 +59,46 @@ func prune(want, got any, present bool) (pruned any, keep bool) {
 		if !ok {
 			return got, true
 		}
-		out := make(map[string]any, len(w))
-		for k, wv := range w {
-			gv, has := g[k]
-			if p, keep := prune(wv, gv, has); keep {
-				out[k] = p
-			}
-		}
-		return out, true
+		return pruneMap(w, g), true
 	case []any:
 		g, ok := got.([]any)
 		if !ok {
 			return got, true
 		}
-		out := make([]any, len(g))
-		for i, gv := range g {
-			switch {
-			case i < len(w):
-				out[i], _ = prune(w[i], gv, true)
-			case len(w) > 0:
-				out[i], _ = prune(w[len(w)-1], gv, true)
-			default:
-				out[i] = gv
-			}
-		}
-		return out, true
+		return pruneList(w, g), true
 	}
 	if equal, _ := scalarEqual(want, got); equal {
 		return want, true
 	}
 	return got, true
+}
+
+// pruneMap keeps the keys want names.
+func pruneMap(want, got map[string]any) map[string]any {
+	out := make(map[string]any, len(want))
+	for k, wv := range want {
+		gv, has := got[k]
+		if p, keep := prune(wv, gv, has); keep {
+			out[k] = p
+		}
+	}
+	return out
+}
+
+// pruneList prunes every got item, the ones past want's end by its last.
+func pruneList(want, got []any) []any {
+	out := make([]any, len(got))
+	for i, gv := range got {
+		switch {
+		case i < len(want):
+			out[i], _ = prune(want[i], gv, true)
+		case len(want) > 0:
+			out[i], _ = prune(want[len(want)-1], gv, true)
+		default:
+			out[i] = gv
+		}
+	}
+	return out
 }
 
 func toYAML(v any) string {

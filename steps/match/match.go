@@ -112,22 +112,14 @@ func compare(out *[]Mismatch, path string, want, got any, present bool) {
 			add(typeReason(want, got))
 			return
 		}
-		for _, k := range slices.Sorted(maps.Keys(w)) {
-			gv, has := g[k]
-			compare(out, keyPath(path, k), w[k], gv, has)
-		}
+		compareMap(out, path, w, g)
 	case []any:
 		g, ok := got.([]any)
 		if !ok {
 			add(typeReason(want, got))
 			return
 		}
-		if len(g) != len(w) {
-			add(fmt.Sprintf("length %d, want %d", len(g), len(w)))
-		}
-		for i := 0; i < len(w) && i < len(g); i++ {
-			compare(out, indexPath(path, i), w[i], g[i], true)
-		}
+		compareList(out, path, w, g)
 	default:
 		equal, comparable := scalarEqual(want, got)
 		switch {
@@ -136,6 +128,24 @@ func compare(out *[]Mismatch, path string, want, got any, present bool) {
 		case !equal:
 			add(ReasonDiffers)
 		}
+	}
+}
+
+// compareMap compares the keys want names, in order.
+func compareMap(out *[]Mismatch, path string, want, got map[string]any) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		gv, has := got[k]
+		compare(out, keyPath(path, k), want[k], gv, has)
+	}
+}
+
+// compareList compares a list item by item, after its length.
+func compareList(out *[]Mismatch, path string, want, got []any) {
+	if len(got) != len(want) {
+		*out = append(*out, Mismatch{Path: path, Want: want, Got: got, Reason: fmt.Sprintf("length %d, want %d", len(got), len(want))})
+	}
+	for i := 0; i < len(want) && i < len(got); i++ {
+		compare(out, indexPath(path, i), want[i], got[i], true)
 	}
 }
 

@@ -18,15 +18,7 @@ type Unordered []any
 // with the unused got element it differs from least, so the report shows
 // the closest candidate. Unpaired want elements (got too short) get -1.
 func assign(want Unordered, got []any) []int {
-	fits := make([][]bool, len(want))
-	for i := range want {
-		fits[i] = make([]bool, len(got))
-		for j := range got {
-			var ms []Mismatch
-			compare(&ms, "", want[i], got[j], true)
-			fits[i][j] = len(ms) == 0
-		}
-	}
+	fits := fitting(want, got)
 	owner := make([]int, len(got)) // got index -> want index, or -1
 	for j := range owner {
 		owner[j] = -1
@@ -57,6 +49,27 @@ func assign(want Unordered, got []any) []int {
 			pair[i] = j
 		}
 	}
+	pairTheRest(want, got, owner, pair)
+	return pair
+}
+
+// fitting says, for each wanted item, which got items it matches whole.
+func fitting(want Unordered, got []any) [][]bool {
+	fits := make([][]bool, len(want))
+	for i := range want {
+		fits[i] = make([]bool, len(got))
+		for j := range got {
+			var ms []Mismatch
+			compare(&ms, "", want[i], got[j], true)
+			fits[i][j] = len(ms) == 0
+		}
+	}
+	return fits
+}
+
+// pairTheRest pairs each wanted item no got item matches with the unpaired
+// got item it differs from least, so that its mismatches say what is off.
+func pairTheRest(want Unordered, got []any, owner, pair []int) {
 	for i := range want {
 		if pair[i] >= 0 {
 			continue
@@ -76,7 +89,6 @@ func assign(want Unordered, got []any) []int {
 			owner[best], pair[i] = i, best
 		}
 	}
-	return pair
 }
 
 // compareUnordered reports, for a want element no distinct got element

@@ -174,7 +174,7 @@ var (
 // Fixtures are the shipped fixtures, loaded once.
 func Fixtures(t testing.TB) map[string]*spec.Fixture {
 	t.Helper()
-	bundleOnce.Do(func() { bundle, bundleErr = loader.Load(suites.FS, fixtures.FS) })
+	bundleOnce.Do(func() { bundle, bundleErr = loader.Load(suites.FS, fixtures.FS, steps.Kinds()) })
 	if bundleErr != nil {
 		t.Fatalf("stepstest: loading the shipped suites and fixtures: %v", bundleErr)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/draconform/draconform/tools/lang/flagfile"
+	"github.com/draconform/draconform/tools/cli/flagfile"
 	"github.com/draconform/draconform/tools/lang/loader"
 )
 

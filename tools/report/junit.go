@@ -115,30 +115,14 @@ func JUnit(r types.Report, outcomes []Outcome, dir string) ([]byte, error) {
 	seconds := map[string]float64{}
 	for _, o := range outcomes {
 		s := suite(o.JUnitClass())
-		c := junitCase{Name: o.JUnitName(), Classname: o.JUnitClass(), Status: string(o.State), Time: secs(o.Seconds)}
+		c := junitCaseOf(o, dir)
 		seconds[s.Name] += o.Seconds
 		s.Tests++
-		switch o.State {
-		case Failed:
+		if c.Failure != nil {
 			s.Failures++
-			c.Failure = &junitMessage{Message: FailureReason(o), Type: failureType(o), Text: FailureText(o)}
-		case Skipped:
+		}
+		if c.Skipped != nil {
 			s.Skipped++
-			c.Skipped = &junitMessage{Message: textline.Summary(o.Message, " …")}
-		}
-		var out []string
-		if o.Note != "" {
-			out = append(out, "outcome: "+o.Note)
-		}
-		if o.Cause != "" {
-			out = append(out, "cause: "+o.Cause)
-		}
-		if o.Diagnostics != "" {
-			out = append(out, "diagnostics: "+relative(dir, o.Diagnostics))
-		}
-		out = append(out, o.Measurements...)
-		if len(out) > 0 {
-			c.SystemOut = &junitText{strings.Join(out, "\n")}
 		}
 		s.Cases = append(s.Cases, c)
 	}
@@ -172,6 +156,34 @@ func JUnit(r types.Report, outcomes []Outcome, dir string) ([]byte, error) {
 		return nil, fmt.Errorf("junit: %w", err)
 	}
 	return append([]byte(xml.Header), append(data, '\n')...), nil
+}
+
+// junitCaseOf is an outcome's test case: a failure or a skip says why, and
+// what a reader of the outcome sees besides (its note, cause, diagnostics
+// and measurements) is its system-out.
+func junitCaseOf(o Outcome, dir string) junitCase {
+	c := junitCase{Name: o.JUnitName(), Classname: o.JUnitClass(), Status: string(o.State), Time: secs(o.Seconds)}
+	switch o.State {
+	case Failed:
+		c.Failure = &junitMessage{Message: FailureReason(o), Type: failureType(o), Text: FailureText(o)}
+	case Skipped:
+		c.Skipped = &junitMessage{Message: textline.Summary(o.Message, " …")}
+	}
+	var out []string
+	if o.Note != "" {
+		out = append(out, "outcome: "+o.Note)
+	}
+	if o.Cause != "" {
+		out = append(out, "cause: "+o.Cause)
+	}
+	if o.Diagnostics != "" {
+		out = append(out, "diagnostics: "+relative(dir, o.Diagnostics))
+	}
+	out = append(out, o.Measurements...)
+	if len(out) > 0 {
+		c.SystemOut = &junitText{strings.Join(out, "\n")}
+	}
+	return c
 }
 
 func writeJUnit(path string, r types.Report, outcomes []Outcome) error {

@@ -182,19 +182,9 @@ func Register(opts Options) error {
 		}
 		opts.Profile = p
 	}
-	sel, err := newSelection(opts.Focus, opts.LabelFilter)
+	selected, err := selectCases(opts)
 	if err != nil {
 		return err
-	}
-	var selected []plan.Case
-	for _, group := range bySuite(opts.Plan) {
-		for _, t := range opts.Targets {
-			for _, c := range group {
-				if c := c.ForTarget(t.Name); sel.matches(c) {
-					selected = append(selected, c)
-				}
-			}
-		}
 	}
 	s := newSession(opts)
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
@@ -225,6 +215,32 @@ func Register(opts Options) error {
 			Fail(err.Error())
 		}
 	})
+	describeCases(s, selected)
+	return nil
+}
+
+// selectCases are the cases of the plan, on each target, that the focus
+// and label filter select, suite by suite.
+func selectCases(opts Options) ([]plan.Case, error) {
+	sel, err := newSelection(opts.Focus, opts.LabelFilter)
+	if err != nil {
+		return nil, err
+	}
+	var selected []plan.Case
+	for _, group := range bySuite(opts.Plan) {
+		for _, t := range opts.Targets {
+			for _, c := range group {
+				if c := c.ForTarget(t.Name); sel.matches(c) {
+					selected = append(selected, c)
+				}
+			}
+		}
+	}
+	return selected, nil
+}
+
+// describeCases makes a ginkgo table of each suite's selected cases.
+func describeCases(s *session, selected []plan.Case) {
 	for _, group := range bySuite(selected) {
 		suite := group[0].Suite
 		entries := make([]TableEntry, 0, len(group))
@@ -245,7 +261,6 @@ func Register(opts Options) error {
 			}, entries)
 		})
 	}
-	return nil
 }
 
 func bySuite(cases []plan.Case) [][]plan.Case {

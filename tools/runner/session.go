@@ -165,13 +165,23 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	if canRestart {
 		st.RestartsRefused = s.refusedRestarts(ctx, t, cell)
 	}
+	caps, ok := s.probeCell(ctx, key, c, st, canRestart)
+	if !ok || !s.exportKubeconfig(t, cell, c, st) {
+		return
+	}
+	s.logf("%s: %s\n  %s\n  %s", key, c.Name(), caps.Describe(), caps)
+}
+
+// probeCell reads what the started cluster c can do, and its facts, into
+// st; it says whether the cell can run its cases.
+func (s *session) probeCell(ctx context.Context, key string, c cluster.Cluster, st *cellState, canRestart bool) (probe.Capabilities, bool) {
 	caps, err := probe.Read(ctx, c.RESTConfig(), canRestart)
 	if err != nil {
 		st.Failed = fmt.Sprintf("probing %s: %v", c.Name(), err)
 		if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) {
 			st.FailedCause = report.CauseProbe
 		}
-		return
+		return caps, false
 	}
 	st.Caps = caps
 	if f, err := probe.ReadFacts(ctx, c.RESTConfig()); err != nil {
@@ -183,22 +193,28 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 		st.Contradicted = strings.Join(c, "; ")
 		s.logf("%s: the cluster is not in the state its gates promise: %s", key, st.Contradicted)
 	}
+	return caps, true
+}
+
+// exportKubeconfig writes c's credentials into the run's private folder,
+// for the cell's cases; it says whether it could.
+func (s *session) exportKubeconfig(t Target, cell *spec.Cell, c cluster.Cluster, st *cellState) bool {
 	if s.private == "" {
 		// 0700, by MkdirTemp: only this user reads the credentials. Its
 		// owner is recorded, for cleanup --nodes after a kill.
 		dir, err := privdir.Make("draconform-run-")
 		if err != nil {
 			st.Failed = fmt.Sprintf("creating a private folder for the cluster's credentials: %v", err)
-			return
+			return false
 		}
 		s.private = dir
 	}
 	st.Kubeconfig = filepath.Join(s.private, "kubeconfig-"+t.Name+"-"+cell.Name)
 	if err := kubeconfig.Export(c, st.Kubeconfig); err != nil {
 		st.Failed = err.Error()
-		return
+		return false
 	}
-	s.logf("%s: %s\n  %s\n  %s", key, c.Name(), caps.Describe(), caps)
+	return true
 }
 
 // addNode gives the cluster a kubelet node with the test driver, where the

@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"github.com/draconform/draconform/steps"
 	"io"
 
 	"github.com/draconform/draconform/fixtures"
@@ -25,5 +26,5 @@ func Held(pid int, tmp string) (procs, dirs []string) {
 
 // BuiltIn loads the suites and fixtures built into draconform.
 func BuiltIn() (*loader.Bundle, error) {
-	return loader.Load(suites.FS, fixtures.FS)
+	return loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 }

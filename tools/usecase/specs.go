@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"fmt"
+	"github.com/draconform/draconform/steps"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func (f Specs) load() (*loader.Bundle, error) {
 	if f.Fixtures != "" {
 		ffs, fdir = os.DirFS(f.Fixtures), filepath.Clean(f.Fixtures)
 	}
-	return loader.LoadNamed(sfs, sdir, ffs, fdir)
+	return loader.LoadNamed(sfs, sdir, ffs, fdir, steps.Kinds())
 }
 
 // Load loads the specs, or says why not as an error whose exit code is 2

@@ -3,6 +3,7 @@ package usecase
 import (
 	"errors"
 	"fmt"
+	"github.com/draconform/draconform/steps"
 	"strings"
 
 	"github.com/draconform/draconform/fixtures"
@@ -43,7 +44,7 @@ func (e *InvalidBundle) Error() string { return e.Err.Error() }
 // following from its outcomes by today's policy, and its signature when
 // AllowedSigners is given.
 func VerifyBundle(r VerifyRequest) (VerifyResult, error) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		return VerifyResult{}, failed(1, err)
 	}

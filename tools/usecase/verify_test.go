@@ -1,6 +1,7 @@
 package usecase
 
 import (
+	"github.com/draconform/draconform/steps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // verify-bundle holds a merged bundle's shares to merge's refusals, and to
 // certify's plan: a share missing, twice, or of another plan is refused.
 func TestVerifyBundleChecksAMergedBundlesShares(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

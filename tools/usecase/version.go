@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"fmt"
+	"github.com/draconform/draconform/steps"
 	"runtime/debug"
 
 	"github.com/draconform/draconform/fixtures"
@@ -61,7 +62,7 @@ func BuildVersion(linked string) Version {
 // builtInCaseDigests is what each case of the built-in suites runs, as
 // plan.Digest says, by id.
 func builtInCaseDigests() (map[string]string, error) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		return nil, fmt.Errorf("loading the built-in suites: %w", err)
 	}

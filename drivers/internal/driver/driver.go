@@ -75,37 +75,8 @@ func Run(ctx context.Context, o Options) error {
 // Start registers the driver with the kubelet and starts publishing its
 // ResourceSlice. Call Stop when done.
 func Start(ctx context.Context, o Options) (*Driver, error) {
-	switch {
-	case o.NodeName == "":
-		return nil, errors.New("node name is required")
-	case o.Config == nil:
-		return nil, errors.New("config is required")
-	case o.KubeClient == nil:
-		return nil, errors.New("Kubernetes client is required")
-	case o.CDIDir == "":
-		return nil, errors.New("CDI directory is required")
-	}
-	if err := o.Config.Validate(); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	if m := mutant.Active; m != "" {
-		if _, known := mutant.Known[m]; !known {
-			return nil, fmt.Errorf("built as unknown mutant %q", m)
-		}
-		klog.FromContext(ctx).Info("DELIBERATELY BROKEN BUILD, for draconform mutation", "mutant", m, "mistake", mutant.Known[m])
-	}
-	if o.PluginDataDir == "" {
-		o.PluginDataDir = filepath.Join(kubeletplugin.KubeletPluginsDir, DriverName)
-	}
-	if o.RegistrarDir == "" {
-		o.RegistrarDir = kubeletplugin.KubeletRegistryDir
-	}
-	// The kubelet does not create the plugin's own directories; the CDI
-	// directory may not exist before the first CDI driver runs on a node.
-	for _, dir := range []string{o.PluginDataDir, o.CDIDir} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create directory: %w", err)
-		}
+	if err := o.prepare(ctx); err != nil {
+		return nil, err
 	}
 
 	d := &Driver{
@@ -139,6 +110,44 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 		return nil, fmt.Errorf("publish resources: %w", err)
 	}
 	return d, nil
+}
+
+// prepare checks the options, fills in the kubelet's default directories
+// and makes the ones the kubelet does not.
+func (o *Options) prepare(ctx context.Context) error {
+	switch {
+	case o.NodeName == "":
+		return errors.New("node name is required")
+	case o.Config == nil:
+		return errors.New("config is required")
+	case o.KubeClient == nil:
+		return errors.New("Kubernetes client is required")
+	case o.CDIDir == "":
+		return errors.New("CDI directory is required")
+	}
+	if err := o.Config.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if m := mutant.Active; m != "" {
+		if _, known := mutant.Known[m]; !known {
+			return fmt.Errorf("built as unknown mutant %q", m)
+		}
+		klog.FromContext(ctx).Info("DELIBERATELY BROKEN BUILD, for draconform mutation", "mutant", m, "mistake", mutant.Known[m])
+	}
+	if o.PluginDataDir == "" {
+		o.PluginDataDir = filepath.Join(kubeletplugin.KubeletPluginsDir, DriverName)
+	}
+	if o.RegistrarDir == "" {
+		o.RegistrarDir = kubeletplugin.KubeletRegistryDir
+	}
+	// The kubelet does not create the plugin's own directories; the CDI
+	// directory may not exist before the first CDI driver runs on a node.
+	for _, dir := range []string{o.PluginDataDir, o.CDIDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create directory: %w", err)
+		}
+	}
+	return nil
 }
 
 // Stop unregisters the driver and stops publishing. Published slices stay:

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/certify/access"
 	"github.com/draconform/draconform/tools/cluster"
@@ -62,7 +63,7 @@ func TestConfinedWrites(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/certify/access"
 	"github.com/draconform/draconform/tools/certify/secretscan"
@@ -158,7 +159,7 @@ func startAuditedCell(ctx context.Context, t *testing.T, dir, auditLog string) c
 	if err := os.WriteFile(admissionFile, []byte(restrictedByDefault), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

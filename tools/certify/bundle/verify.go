@@ -82,6 +82,15 @@ func VerifyMerged(dir, suiteDigest string, judge Judge, check CheckShares) error
 			add("%s does not follow from %s: %s", VerdictsFile, OutcomesFile, verdictDiff([]report.Verdict{want}, verdicts))
 		}
 	}
+	probs = append(probs, checkRecords(dir)...)
+	return errors.Join(probs...)
+}
+
+// checkRecords checks what a bundle says of its run besides the outcomes:
+// the product, the README's command and unconfined note, and the log.
+func checkRecords(dir string) []error {
+	var probs []error
+	add := func(format string, args ...any) { probs = append(probs, fmt.Errorf(format, args...)) }
 	if product, err := readFile(dir, ProductFile); err != nil {
 		probs = append(probs, err)
 	} else if _, err := loader.ParseProduct(ProductFile, product); err != nil {
@@ -99,7 +108,7 @@ func VerifyMerged(dir, suiteDigest string, judge Judge, check CheckShares) error
 	if log, err := readFile(dir, LogFile); err == nil && !strings.Contains(string(log), "verdicts:") {
 		add("%s is not the log of a whole run: it has no verdicts", LogFile)
 	}
-	return errors.Join(probs...)
+	return probs
 }
 
 // checkSums compares SHA256SUMS with the files, required each and

@@ -121,12 +121,19 @@ func Ensure(ctx context.Context, o Options) (*Engine, error) {
 		_ = e.Stop(context.Background())
 		return nil, err
 	}
+	return o.restartWithRuntime(ctx, e, err)
+}
+
+// restartWithRuntime restarts the engine e, whose privileged containers
+// failed with probeErr for want of capabilities, with the runtime that
+// drops the ones this machine's bounding set lacks.
+func (o Options) restartWithRuntime(ctx context.Context, e *Engine, probeErr error) (*Engine, error) {
 	missing, merr := capabilities.Missing()
 	if merr != nil {
 		_ = e.Stop(context.Background())
-		return nil, errors.Join(err, merr)
+		return nil, errors.Join(probeErr, merr)
 	}
-	o.logf("privileged containers fail here (%v): this machine's capability bounding set lacks %s; restarting dockerd with the runtime %s, which drops them", textline.First(err.Error()), strings.Join(missing, ", "), runtimeName)
+	o.logf("privileged containers fail here (%v): this machine's capability bounding set lacks %s; restarting dockerd with the runtime %s, which drops them", textline.First(probeErr.Error()), strings.Join(missing, ", "), runtimeName)
 	if err := e.Stop(ctx); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,44 @@ const runcDir = "/usr/local/draconform"
 
 // nodeEntries are the files the build copies onto the Debian rootfs.
 func nodeEntries(o Options) ([]entry, error) {
+	out, err := kindEntries(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range []string{"kubeadm", "kubelet", "kubectl"} {
+		out = append(out, entry{target: "/usr/bin/" + b, src: filepath.Join(o.KubeBinDir, b), mode: 0o755})
+	}
+	for _, b := range []string{"containerd", "ctr", "containerd-shim-runc-v2", "crictl"} {
+		out = append(out, entry{target: "/usr/local/bin/" + b, src: filepath.Join(o.RuntimeDir, b), mode: 0o755})
+	}
+	out = append(out,
+		entry{target: "/usr/local/sbin/runc", src: filepath.Join(o.RuntimeDir, "runc"), mode: 0o755},
+		entry{target: runcDir + "/runc", src: filepath.Join(o.RuntimeDir, "runc"), mode: 0o755},
+		entry{target: runcDir + "/draconform-runc", src: filepath.Join(o.ToolsDir, "draconform-runc"), mode: 0o755})
+	for _, b := range []string{"bridge", "host-local", "loopback"} {
+		out = append(out, entry{target: "/opt/cni/bin/" + b, src: filepath.Join(o.RuntimeDir, b), mode: 0o755})
+	}
+	own := []struct {
+		file, target string
+		mode         int64
+	}{
+		{"setup.sh", "/usr/local/bin/draconform-setup", 0o755},
+		{"podnet.sh", "/usr/local/bin/draconform-podnet", 0o755},
+		{"draconform-podnet.service", "/etc/systemd/system/draconform-podnet.service", 0o644},
+		{"default-cni.yaml", "/kind/manifests/default-cni.yaml", 0o644},
+	}
+	for _, f := range own {
+		data, err := files.ReadFile("files/" + f.file)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, entry{target: f.target, data: data, mode: f.mode})
+	}
+	return append(out, entry{target: "/kind/version", data: []byte(o.Version + "\n"), mode: 0o644}), nil
+}
+
+// kindEntries are kind's base files, two of them with a line more.
+func kindEntries(o Options) ([]entry, error) {
 	var out []entry
 	kindFiles := filepath.Join(o.KindDir, kindFilesDir)
 	err := filepath.WalkDir(kindFiles, func(p string, d fs.DirEntry, err error) error {
@@ -52,37 +90,7 @@ func nodeEntries(o Options) ([]entry, error) {
 	})
 	out = append(out, entry{target: "/etc/containerd/config.toml", data: toml, mode: 0o644},
 		entry{target: "/etc/default/kubelet", data: kubelet, mode: 0o644})
-
-	for _, b := range []string{"kubeadm", "kubelet", "kubectl"} {
-		out = append(out, entry{target: "/usr/bin/" + b, src: filepath.Join(o.KubeBinDir, b), mode: 0o755})
-	}
-	for _, b := range []string{"containerd", "ctr", "containerd-shim-runc-v2", "crictl"} {
-		out = append(out, entry{target: "/usr/local/bin/" + b, src: filepath.Join(o.RuntimeDir, b), mode: 0o755})
-	}
-	out = append(out,
-		entry{target: "/usr/local/sbin/runc", src: filepath.Join(o.RuntimeDir, "runc"), mode: 0o755},
-		entry{target: runcDir + "/runc", src: filepath.Join(o.RuntimeDir, "runc"), mode: 0o755},
-		entry{target: runcDir + "/draconform-runc", src: filepath.Join(o.ToolsDir, "draconform-runc"), mode: 0o755})
-	for _, b := range []string{"bridge", "host-local", "loopback"} {
-		out = append(out, entry{target: "/opt/cni/bin/" + b, src: filepath.Join(o.RuntimeDir, b), mode: 0o755})
-	}
-	own := []struct {
-		file, target string
-		mode         int64
-	}{
-		{"setup.sh", "/usr/local/bin/draconform-setup", 0o755},
-		{"podnet.sh", "/usr/local/bin/draconform-podnet", 0o755},
-		{"draconform-podnet.service", "/etc/systemd/system/draconform-podnet.service", 0o644},
-		{"default-cni.yaml", "/kind/manifests/default-cni.yaml", 0o644},
-	}
-	for _, f := range own {
-		data, err := files.ReadFile("files/" + f.file)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, entry{target: f.target, data: data, mode: f.mode})
-	}
-	return append(out, entry{target: "/kind/version", data: []byte(o.Version + "\n"), mode: 0o644}), nil
+	return out, nil
 }
 
 // nodeConfigToml is kind's containerd configuration with runc behind

@@ -87,21 +87,30 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 		return "", fmt.Errorf("nodeimage: debootstrap failed (log %s): %w\n%s", logFile, err, logtail.Lines(string(data), 15))
 	}
 	fmt.Fprintf(o.Log, "nodeimage: rootfs made in %s; importing it as %s\n", time.Since(began).Round(time.Second), tag)
+	if err := importRootfs(ctx, o, command, dir, tag); err != nil {
+		return "", err
+	}
+	return tag, nil
+}
+
+// importRootfs streams the rootfs in dir, read by command (as root where
+// it must), into Docker as the image tag.
+func importRootfs(ctx context.Context, o Options, command func(name string, args ...string) *exec.Cmd, dir, tag string) error {
 	tar := command("tar", "--numeric-owner", "-C", dir, "-c", ".")
 	stream, err := tar.StdoutPipe()
 	if err != nil {
-		return "", fmt.Errorf("nodeimage: %w", err)
+		return fmt.Errorf("nodeimage: %w", err)
 	}
 	if err := tar.Start(); err != nil {
-		return "", fmt.Errorf("nodeimage: tar of the rootfs: %w", err)
+		return fmt.Errorf("nodeimage: tar of the rootfs: %w", err)
 	}
 	_, ierr := o.Docker.RunStdin(ctx, stream, "import", "--message", "Debian "+o.Suite+" minbase for draconform's kind node image", "-", tag)
 	terr := tar.Wait()
 	if ierr != nil {
-		return "", fmt.Errorf("nodeimage: importing the rootfs: %w", ierr)
+		return fmt.Errorf("nodeimage: importing the rootfs: %w", ierr)
 	}
 	if terr != nil {
-		return "", fmt.Errorf("nodeimage: tar of the rootfs: %w", terr)
+		return fmt.Errorf("nodeimage: tar of the rootfs: %w", terr)
 	}
-	return tag, nil
+	return nil
 }

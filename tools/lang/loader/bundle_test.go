@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 )
@@ -11,7 +12,7 @@ import (
 // The shipped suites must always load cleanly: a broken YAML file in the repo
 // fails here rather than at the start of a long conformance run.
 func TestShippedSuitesLoad(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatalf("shipped suites do not load:\n%v", err)
 	}

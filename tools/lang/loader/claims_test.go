@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/lang/loader"
 )
 
@@ -33,7 +34,7 @@ func TestClaimProblems(t *testing.T) {
 	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "claims.yaml": {Data: []byte(badClaims)},
 		"s.yaml": {Data: []byte(suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: pod, name: p1}\n"))}}
 	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
-	_, err := loader.Load(sfs, ffs)
+	_, err := loader.Load(sfs, ffs, steps.Kinds())
 	if err == nil {
 		t.Fatal("loaded bad claims without error")
 	}

@@ -79,37 +79,9 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 	case reflect.Struct:
 		d.decodeStruct(n, v)
 	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			d.errs.add(d.file, n.Line, "write a YAML list", "expected a list%s, found %s", d.under(), describe(n))
-			return
-		}
-		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
-		di := d
-		di.item = true
-		for i, item := range n.Content {
-			di.decode(item, s.Index(i))
-			if d.lines != nil && t.Elem().Kind() == reflect.String {
-				d.lines[s.Index(i).Addr().Interface().(*string)] = item.Line
-			}
-		}
-		v.Set(s)
+		d.decodeSlice(n, v)
 	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			d.errs.add(d.file, n.Line, "", "expected a map%s, found %s", d.under(), describe(n))
-			return
-		}
-		m := reflect.MakeMapWithSize(t, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := reflect.New(t.Key()).Elem()
-			d.decode(n.Content[i], k)
-			if m.MapIndex(k).IsValid() {
-				d.errs.add(d.file, n.Content[i].Line, "", "duplicate key %q", resolve(n.Content[i]).Value)
-			}
-			val := reflect.New(t.Elem()).Elem()
-			d.decode(n.Content[i+1], val)
-			m.SetMapIndex(k, val)
-		}
-		v.Set(m)
+		d.decodeMap(n, v)
 	default:
 		if n.Kind != yaml.ScalarNode {
 			d.errs.add(d.file, n.Line, "", "expected a %s%s, found %s", t.Kind(), d.under(), describe(n))
@@ -119,6 +91,47 @@ func (d decoder) decode(n *yaml.Node, v reflect.Value) {
 			d.errs.add(d.file, n.Line, "", "expected a %s%s, found %s", t.Kind(), d.under(), describe(n))
 		}
 	}
+}
+
+// decodeSlice decodes a YAML list, noting where each name of a list of
+// names was written.
+func (d decoder) decodeSlice(n *yaml.Node, v reflect.Value) {
+	t := v.Type()
+	if n.Kind != yaml.SequenceNode {
+		d.errs.add(d.file, n.Line, "write a YAML list", "expected a list%s, found %s", d.under(), describe(n))
+		return
+	}
+	s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
+	di := d
+	di.item = true
+	for i, item := range n.Content {
+		di.decode(item, s.Index(i))
+		if d.lines != nil && t.Elem().Kind() == reflect.String {
+			d.lines[s.Index(i).Addr().Interface().(*string)] = item.Line
+		}
+	}
+	v.Set(s)
+}
+
+// decodeMap decodes a YAML map, refusing a key written twice.
+func (d decoder) decodeMap(n *yaml.Node, v reflect.Value) {
+	t := v.Type()
+	if n.Kind != yaml.MappingNode {
+		d.errs.add(d.file, n.Line, "", "expected a map%s, found %s", d.under(), describe(n))
+		return
+	}
+	m := reflect.MakeMapWithSize(t, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := reflect.New(t.Key()).Elem()
+		d.decode(n.Content[i], k)
+		if m.MapIndex(k).IsValid() {
+			d.errs.add(d.file, n.Content[i].Line, "", "duplicate key %q", resolve(n.Content[i]).Value)
+		}
+		val := reflect.New(t.Elem()).Elem()
+		d.decode(n.Content[i+1], val)
+		m.SetMapIndex(k, val)
+	}
+	v.Set(m)
 }
 
 func (d decoder) decodeStruct(n *yaml.Node, v reflect.Value) {

@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/spec"
@@ -27,7 +28,7 @@ func FuzzExpandSuite(f *testing.F) {
 	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: data}}
-		b, err := loader.Load(sfs, ffs)
+		b, err := loader.Load(sfs, ffs, steps.Kinds())
 		if err != nil {
 			return
 		}

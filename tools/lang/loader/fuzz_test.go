@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/suites/profiles"
 	"github.com/draconform/draconform/tools/lang/loader"
@@ -41,7 +42,7 @@ func FuzzLoadSuite(f *testing.F) {
 		sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: data}}
 		files := map[string][]byte{"suites/cells.yaml": []byte(cells), "suites/s.yaml": data, "fixtures/pod.yaml": []byte(podFixture)}
 		bounded(t, files, func() error {
-			_, err := loader.Load(sfs, ffs)
+			_, err := loader.Load(sfs, ffs, steps.Kinds())
 			return err
 		})
 	})
@@ -61,7 +62,7 @@ func FuzzLoadFixture(f *testing.F) {
 		ffs := fstest.MapFS{"f.yaml": {Data: data}}
 		files := map[string][]byte{"suites/cells.yaml": []byte(cells), "suites/s.yaml": user, "fixtures/f.yaml": data}
 		bounded(t, files, func() error {
-			_, err := loader.Load(sfs, ffs)
+			_, err := loader.Load(sfs, ffs, steps.Kinds())
 			return err
 		})
 	})

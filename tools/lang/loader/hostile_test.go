@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/lang/loader"
 )
 
@@ -18,7 +19,7 @@ import (
 func loadSuite(t testing.TB, data string) string {
 	t.Helper()
 	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(data)}}
-	_, err := loader.Load(sfs, fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}})
+	_, err := loader.Load(sfs, fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}, steps.Kinds())
 	if err == nil {
 		return ""
 	}

@@ -27,6 +27,9 @@ type Bundle struct {
 	Register  []*spec.RegisterEntry
 	// Claims are the certification claims, in file order.
 	Claims []*spec.Claim
+	// Kinds are the step kinds the bundle was checked with; the planner
+	// reads which of them make a case run alone.
+	Kinds spec.StepKinds
 	// lines are where the items of lists of names were written, so that a
 	// bad name is reported at its own line, not its document's.
 	lines map[*string]int
@@ -42,17 +45,19 @@ func (b *Bundle) lineOf(item *string, def int) int {
 }
 
 // Load reads every *.yaml file of suites (Suite and Cells documents) and of
-// fixtures (Fixture documents), then validates the whole bundle. Problems
-// name the files suites/<file> and fixtures/<file>.
-func Load(suites, fixtures fs.FS) (*Bundle, error) {
-	return LoadNamed(suites, "suites", fixtures, "fixtures")
+// fixtures (Fixture documents), then validates the whole bundle, each step
+// through its kind in kinds (steps.Kinds(): the step code describes its
+// kinds, so the language need not import it). Problems name the files
+// suites/<file> and fixtures/<file>.
+func Load(suites, fixtures fs.FS, kinds spec.StepKinds) (*Bundle, error) {
+	return LoadNamed(suites, "suites", fixtures, "fixtures", kinds)
 }
 
 // LoadNamed is Load with the folder names problems show, so that a user's
 // own folder (--suites ../mine) is reported as the path the user gave, and
 // the file:line opens in an editor.
-func LoadNamed(suites fs.FS, suitesDir string, fixtures fs.FS, fixturesDir string) (*Bundle, error) {
-	b := &Bundle{Fixtures: map[string]*spec.Fixture{}, Cells: map[string]*spec.Cell{}, lines: map[*string]int{}}
+func LoadNamed(suites fs.FS, suitesDir string, fixtures fs.FS, fixturesDir string, kinds spec.StepKinds) (*Bundle, error) {
+	b := &Bundle{Fixtures: map[string]*spec.Fixture{}, Cells: map[string]*spec.Cell{}, Kinds: kinds, lines: map[*string]int{}}
 	var probs Problems
 	last := map[string]int{}
 	for _, src := range []struct {

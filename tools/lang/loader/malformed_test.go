@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/lang/loader"
 )
 
@@ -250,7 +251,7 @@ func TestMalformedSpecs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(tt.suite)}}
 			ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
-			_, err := loader.Load(sfs, ffs)
+			_, err := loader.Load(sfs, ffs, steps.Kinds())
 			if err == nil {
 				t.Fatalf("loaded without error; want:\n%s", strings.Join(tt.want, "\n"))
 			}
@@ -296,7 +297,7 @@ object:
 
 func TestFixtureProblems(t *testing.T) {
 	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(suite("- id: a\n  title: t\n  steps:\n  - create: {fixture: f, name: x}\n"))}}
-	_, err := loader.Load(sfs, fstest.MapFS{"f.yaml": {Data: []byte(badFixture)}})
+	_, err := loader.Load(sfs, fstest.MapFS{"f.yaml": {Data: []byte(badFixture)}}, steps.Kinds())
 	want := []string{
 		`fixtures/f.yaml:5: fixture f: param size refers to ${other} (a default may use only prefix, domain, driver, namespace, run)`,
 		`fixtures/f.yaml:10: fixture f: undefined variable ${nme} (did you mean name? declare it under params:)`,
@@ -312,7 +313,7 @@ func TestFixtureProblems(t *testing.T) {
 func TestProblemsNameTheFolderAsGiven(t *testing.T) {
 	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "s.yaml": {Data: []byte(suite("- id: a\n  title: t\n  cells: [defualts]\n  steps:\n  - create: {fixture: pod, name: p1}\n"))}}
 	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture + "bad: 1\n")}}
-	_, err := loader.LoadNamed(sfs, "../mine", ffs, "/srv/fixtures")
+	_, err := loader.LoadNamed(sfs, "../mine", ffs, "/srv/fixtures", steps.Kinds())
 	want := []string{
 		`../mine/s.yaml:8: unknown cell "defualts" (did you mean defaults?)`,
 		`/srv/fixtures/pod.yaml:17: unknown key "bad" in fixture`,

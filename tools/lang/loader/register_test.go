@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/lang/loader"
 )
 
@@ -26,7 +27,7 @@ func TestRegisterStanceProblems(t *testing.T) {
 	s := suite("- id: a\n  title: t\n  knownIssue: a defect\n  steps:\n  - create: {fixture: pod, name: p1}\n")
 	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "register.yaml": {Data: []byte(register)}, "s.yaml": {Data: []byte(s)}}
 	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
-	_, err := loader.Load(sfs, ffs)
+	_, err := loader.Load(sfs, ffs, steps.Kinds())
 	if err == nil {
 		t.Fatal("loaded a register without stances")
 	}
@@ -71,7 +72,7 @@ func TestBlockingTextMatchesNeedAWordingEntry(t *testing.T) {
 		write("no-such-reason", "", `{refused: Forbiden}`))
 	sfs := fstest.MapFS{"cells.yaml": {Data: []byte(cells)}, "register.yaml": {Data: []byte(register)}, "s.yaml": {Data: []byte(s)}}
 	ffs := fstest.MapFS{"pod.yaml": {Data: []byte(podFixture)}}
-	_, err := loader.Load(sfs, ffs)
+	_, err := loader.Load(sfs, ffs, steps.Kinds())
 	if err == nil {
 		t.Fatal("loaded blocking cases that match words with no entry saying why")
 	}

@@ -10,7 +10,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/lang/spec"
 )
 
@@ -479,17 +478,17 @@ func (cc *caseCheck) need(p spec.Pos, ref spec.Ref) {
 
 func (cc *caseCheck) step(st *spec.Step) {
 	p := st.Pos
-	set := steps.SetActions(st)
+	set := cc.b.Kinds.Set(st)
 	if len(set) != 1 {
-		cc.probs.add(p.File, p.Line, "one of "+joinQuoted(steps.ActionKeys()), "a step needs exactly one action, found %d", len(set))
+		cc.probs.add(p.File, p.Line, "one of "+joinQuoted(cc.b.Kinds.Keys()), "a step needs exactly one action, found %d", len(set))
 		return
 	}
 	cc.stringsIn(reflect.ValueOf(st).Elem(), p)
 	set[0].Check(cc, st)
 }
 
-// caseCheck is the steps.Checker an action's Check reports through.
-var _ steps.Checker = (*caseCheck)(nil)
+// caseCheck is the spec.Checker a step kind's Check reports through.
+var _ spec.Checker = (*caseCheck)(nil)
 
 func (cc *caseCheck) Case() *spec.Case              { return cc.c }
 func (cc *caseCheck) Need(p spec.Pos, ref spec.Ref) { cc.need(p, ref) }

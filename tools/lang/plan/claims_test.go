@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
@@ -13,7 +14,7 @@ import (
 // Every shipped claim rests on cases, and each case's restart and cell
 // match the claim's selection.
 func TestShippedClaimsRestOnCases(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestShippedClaimsRestOnCases(t *testing.T) {
 // Only cases resting on an open register entry inform: a case on an
 // enforced reading, or one documenting a known defect, blocks its claims.
 func TestOnlyOpenReadingsInform(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestOnlyOpenReadingsInform(t *testing.T) {
 
 // Lint names a claim the suites give fewer blocking cases than its floor.
 func TestClaimBelowItsMinimumIsAProblem(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
@@ -17,7 +18,7 @@ import (
 
 func digests(t *testing.T, s, f fs.FS) map[string]string {
 	t.Helper()
-	b, err := loader.Load(s, f)
+	b, err := loader.Load(s, f, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
@@ -93,7 +92,7 @@ func Expand(b *loader.Bundle, f Filter) []Case {
 				if len(f.Cells) > 0 && !slices.Contains(f.Cells, name) {
 					continue
 				}
-				pc := newCase(s, c, b.Cells[name])
+				pc := newCase(b.Kinds, s, c, b.Cells[name])
 				pc.FakeNodes = slices.Contains(kindsCreated(b, c), "Node")
 				pc.Informs = informs(b, c)
 				if pc.Informs != "" {
@@ -116,7 +115,7 @@ func orderCells(order, selected []string) []string {
 	return out
 }
 
-func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
+func newCase(kinds spec.StepKinds, s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 	kep := append(slices.Clone(s.KEP), c.KEP...)
 	slices.Sort(kep)
 	kep = slices.Compact(kep)
@@ -126,8 +125,8 @@ func newCase(s *spec.Suite, c *spec.Case, cell *spec.Cell) Case {
 		Case:        c,
 		Cell:        cell,
 		KEP:         kep,
-		Serial:      c.Requires.Restart || steps.Serial(c),
-		Alone:       c.Requires.Restart || steps.Alone(c),
+		Serial:      c.Requires.Restart || kinds.Serial(c),
+		Alone:       c.Requires.Restart || kinds.Alone(c),
 		APIVersions: apiVersions(c),
 	}
 	pc.Labels = []string{"suite:" + s.Name, "cell:" + cell.Name}

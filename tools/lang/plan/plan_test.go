@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
 )
 
 func TestExpandShippedSuites(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestSlug(t *testing.T) {
 // The two cases that go through resource.k8s.io/v1beta2 must say so, and no
 // case that stays on v1 may claim a version it does not use.
 func TestCasesNameTheVersionsTheyGoThrough(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestCasesNameTheVersionsTheyGoThrough(t *testing.T) {
 // Cases that create Nodes need consent on a cluster the run did not start;
 // the others must not be held back by it.
 func TestCasesThatCreateFakeNodes(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

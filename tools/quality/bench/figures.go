@@ -76,6 +76,27 @@ func ReadRun(dir string, began time.Time, wall time.Duration, samples []Sample) 
 	if err := readJSON(filepath.Join(dir, runner.TimingsFile), &tm); err != nil {
 		return r, err
 	}
+	r.addTimings(tm, began)
+	var reports []types.Report
+	if err := readJSON(filepath.Join(dir, report.JSONFile), &reports); err != nil {
+		return r, err
+	}
+	r.addCases(reports)
+	var busy float64
+	for _, s := range samples {
+		r.PeakRSS = max(r.PeakRSS, s.RSS)
+		busy += s.Busy
+		r.BusyCPUSeconds += s.CPUSeconds
+	}
+	if len(samples) > 0 {
+		r.MeanBusy = busy / float64(len(samples))
+	}
+	return r, nil
+}
+
+// addTimings reads the cells' start and the scheduler's time per pod from
+// the run's timings; began is when the run's command started.
+func (r *Run) addTimings(tm runner.RunTimings, began time.Time) {
 	r.Parallel = tm.Parallel
 	var first time.Time
 	var schedSeconds float64
@@ -95,10 +116,11 @@ func ReadRun(dir string, began time.Time, wall time.Duration, samples []Sample) 
 	if r.SchedulerPods > 0 {
 		r.SchedulerPerPod = schedSeconds / float64(r.SchedulerPods)
 	}
-	var reports []types.Report
-	if err := readJSON(filepath.Join(dir, report.JSONFile), &reports); err != nil {
-		return r, err
-	}
+}
+
+// addCases counts the cases that ran, splitting those that restart a
+// component from the others, whose times give the median and p90.
+func (r *Run) addCases(reports []types.Report) {
 	var plain []float64
 	for _, rep := range reports {
 		for _, sp := range rep.SpecReports {
@@ -126,16 +148,6 @@ func ReadRun(dir string, began time.Time, wall time.Duration, samples []Sample) 
 		}
 	}
 	r.CaseMedian, r.CaseP90 = Quantile(plain, 0.5), Quantile(plain, 0.9)
-	var busy float64
-	for _, s := range samples {
-		r.PeakRSS = max(r.PeakRSS, s.RSS)
-		busy += s.Busy
-		r.BusyCPUSeconds += s.CPUSeconds
-	}
-	if len(samples) > 0 {
-		r.MeanBusy = busy / float64(len(samples))
-	}
-	return r, nil
 }
 
 func readJSON(path string, v any) error {

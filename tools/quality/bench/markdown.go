@@ -142,6 +142,11 @@ func warm(b *strings.Builder, w Warm, prev *Warm) {
 	row("a component restart, until ready", secs(s.RestartMedian), pv(func(x WarmSummary) string { return secs(x.RestartMedian) }))
 	row("CPU time the machine was busy, both cores", cpuSecs(s.BusyCPU), pv(func(x WarmSummary) string { return cpuSecs(x.BusyCPU) }))
 	row("peak memory of the run's processes", mib(s.PeakRSS), pv(func(x WarmSummary) string { return mib(x.PeakRSS) }))
+	warmRuns(b, w)
+}
+
+// warmRuns lists each run, then where the median run's time went.
+func warmRuns(b *strings.Builder, w Warm) {
 	b.WriteString("\n### Each run\n\n| run | wall | first case | cases | cells at once | CPU busy | peak memory | golden |\n|---|---|---|---|---|---|---|---|\n")
 	for i, r := range w.Runs {
 		fmt.Fprintf(b, "| %d | %s | %s | %d | %d | %.0f%% | %s | %v |\n", i+1, secs(r.WallSeconds), secs(r.FirstCaseSeconds), r.Cases, r.Parallel, 100*r.MeanBusy, mib(r.PeakRSS), r.Golden)

@@ -71,17 +71,7 @@ func MeasureSchedCost(ctx context.Context, c cluster.Cluster, o CostOptions) (Wi
 	if err := costObjects(ctx, kube, dyn, o); err != nil {
 		return Side{}, Side{}, err
 	}
-	read := func() (SchedCounts, error) {
-		sched, err := metrics.SchedulerMetrics(ctx)
-		if err != nil {
-			return SchedCounts{}, err
-		}
-		api, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-		if err != nil {
-			return SchedCounts{}, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
-		}
-		return ReadSchedCounts(sched, string(api))
-	}
+	read := countsReader(ctx, metrics, kube)
 	sides := []struct {
 		resource string
 		side     *Side
@@ -155,6 +145,22 @@ func hasCapacityRequest(cl unstructured.Unstructured) bool {
 		}
 	}
 	return false
+}
+
+// countsReader reads the counts of kube-scheduler's and kube-apiserver's
+// metrics the cost compares.
+func countsReader(ctx context.Context, metrics cluster.SchedulerMetrics, kube kubernetes.Interface) func() (SchedCounts, error) {
+	return func() (SchedCounts, error) {
+		sched, err := metrics.SchedulerMetrics(ctx)
+		if err != nil {
+			return SchedCounts{}, err
+		}
+		api, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+		if err != nil {
+			return SchedCounts{}, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
+		}
+		return ReadSchedCounts(sched, string(api))
+	}
 }
 
 // settled reads the metrics until the SLI has counted the batch's n pods:

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/build/mutants"
 	"github.com/draconform/draconform/tools/lang/loader"
@@ -15,7 +16,7 @@ import (
 // Generate writes nothing, gives the two tables always, and the mutation
 // record and page only for the built-in suites.
 func TestGenerate(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func (c Campaign) Run(ctx context.Context, rec *Recorder) bool {
 // judged against.
 type reference struct {
 	done     chan struct{}
-	measured mutants.Run
+	measured Run
 	err      error
 	// suiteDigest and caseDigests are the suites every mutant is judged on.
 	suiteDigest string
@@ -112,12 +112,12 @@ func (r *reference) run(ctx context.Context, dir string, log io.Writer) {
 	}
 }
 
-func (r *reference) wait(ctx context.Context) (mutants.Run, error) {
+func (r *reference) wait(ctx context.Context) (Run, error) {
 	select {
 	case <-r.done:
 		return r.measured, r.err
 	case <-ctx.Done():
-		return mutants.Run{}, ctx.Err()
+		return Run{}, ctx.Err()
 	}
 }
 
@@ -125,7 +125,7 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	out := filepath.Join(dir, m.Provider)
 	fmt.Fprintf(log, "mutation: %d/%d: running the suite against %s (log %s)\n", i, n, m.Provider, filepath.Join(out, "run.log"))
 	began := time.Now()
-	var got mutants.Run
+	var got Run
 	var err error
 	got.Outcomes, err = shards.Child(ctx, out, "--provider", m.Provider)
 	if err == nil {
@@ -138,7 +138,7 @@ func runMutant(ctx context.Context, dir string, m mutants.Mutant, i, n int, ref 
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s: %w", m.Provider, err)
 	}
-	r, err := mutants.Judge(m, ref.suiteDigest, ref.caseDigests, got, want)
+	r, err := Judge(m, ref.suiteDigest, ref.caseDigests, got, want)
 	if err != nil {
 		return mutants.Result{}, fmt.Errorf("mutant %s (see %s): %w", m.Provider, out, err)
 	}

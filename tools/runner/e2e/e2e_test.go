@@ -16,6 +16,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/certify/secretscan"
 	"github.com/draconform/draconform/tools/cluster/providers"
@@ -58,7 +59,7 @@ func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance suite starts a control plane; skipped with -short")
 	}
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatalf("loading suites:\n%v", err)
 	}

@@ -43,7 +43,7 @@ func TestAPIServerKilledMidCase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts control planes and kills one")
 	}
-	b, err := loader.Load(os.DirFS("testdata"), fixtures.FS)
+	b, err := loader.Load(os.DirFS("testdata"), fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

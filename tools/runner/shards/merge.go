@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
@@ -129,7 +130,7 @@ func (c MergeConfig) prepare() ([]Record, runner.Options, error) {
 		return nil, runner.Options{}, refuse("the suites merge reads (sha256:%s) are not the ones the shards ran (sha256:%s): give merge their --suites and --fixtures", digest, first.SuitesDigest)
 	}
 	sfs, ffs, sdir, fdir := specFS(c.SuitesDir, c.FixturesDir)
-	b, err := loader.LoadNamed(sfs, sdir, ffs, fdir)
+	b, err := loader.LoadNamed(sfs, sdir, ffs, fdir, steps.Kinds())
 	if err != nil {
 		return nil, runner.Options{}, err
 	}

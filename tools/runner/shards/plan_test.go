@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
@@ -12,7 +13,7 @@ import (
 )
 
 func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestShardsCoverEveryCaseOnceCostliestFirst(t *testing.T) {
 }
 
 func TestShardsOnlyForCellsWithSelectedCases(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestShardsOnlyForCellsWithSelectedCases(t *testing.T) {
 }
 
 func TestHotLoopCasesCostTheirWindowAndOthersAShare(t *testing.T) {
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

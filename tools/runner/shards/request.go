@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
@@ -182,5 +183,5 @@ func (q Request) options() (runner.Options, error) {
 // load reads the specs as the parent did.
 func (q Request) load() (*loader.Bundle, error) {
 	sfs, ffs, sdir, fdir := specFS(q.SuitesDir, q.FixturesDir)
-	return loader.LoadNamed(sfs, sdir, ffs, fdir)
+	return loader.LoadNamed(sfs, sdir, ffs, fdir, steps.Kinds())
 }

@@ -101,8 +101,12 @@ func EditSet(o Options) []Group {
 // Key is the short hash naming o's binaries: it changes whenever an edit,
 // the set of groups or a base version changes.
 func Key(o Options) string {
-	parts := []string{formatVersion, KubernetesVersion, StagingVersion, goModEditsText()}
-	return hashEdits(parts, EditSet(o))[:12]
+	return hashEdits(keyParts(), EditSet(o))[:12]
+}
+
+// keyParts are what the key hashes besides the edits.
+func keyParts() []string {
+	return []string{formatVersion, KubernetesVersion, StagingVersion, goModEditsText()}
 }
 
 // Version is the provider's name for the binaries.

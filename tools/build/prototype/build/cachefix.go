@@ -28,54 +28,7 @@ func cacheFixHandlerEdits() []Edit {
 	explicitResourceName2classes map[v1.ResourceName]map[string]*resourceapi.DeviceClass
 `).in("type ExtendedResourceCache struct {"),
 
-		// Replace the early-returning clash check and the blind delete of the old explicit mapping by candidate bookkeeping.
-		replace(DRA, extendedResourceCache, `	var classWithSameExtendedResourceName *resourceapi.DeviceClass
-	if newDeviceClass.Spec.ExtendedResourceName != nil {
-		classWithSameExtendedResourceName = c.resourceName2class[v1.ResourceName(*newDeviceClass.Spec.ExtendedResourceName)]
-	}
-	if classWithSameExtendedResourceName != nil {
-		switch cmp.Compare(newDeviceClass.CreationTimestamp.UnixNano(), classWithSameExtendedResourceName.CreationTimestamp.UnixNano()) {
-		case -1:
-			// New class is older, keep the current more recent one.
-			return
-		case 0:
-			// Equal, arbitrarily prefer "lower" name.
-			if newDeviceClass.Name >= classWithSameExtendedResourceName.Name {
-				return
-			}
-		}
-	}
-
-	// Remove old mappings first to handle ExtendedResourceName changes
-	if oldDeviceClass != nil {
-		delete(c.resourceName2class, v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+oldDeviceClass.Name))
-		if oldDeviceClass.Spec.ExtendedResourceName != nil {
-			delete(c.resourceName2class, v1.ResourceName(*oldDeviceClass.Spec.ExtendedResourceName))
-		}
-	}
-
-	// Add new mappings
-	if newDeviceClass.Spec.ExtendedResourceName != nil {
-		c.resourceName2class[v1.ResourceName(*newDeviceClass.Spec.ExtendedResourceName)] = newDeviceClass
-		c.logger.V(5).Info("Updated extended resource cache for explicit mapping",
-			"extendedResource", *newDeviceClass.Spec.ExtendedResourceName,
-			"deviceClass", newDeviceClass.Name)
-	}
-`, `	// The freshly received object replaces any cached copy of the same
-	// class, whatever explicit name that copy declared.
-	c.dropExplicitCandidate(newDeviceClass.Name)
-	if newDeviceClass.Spec.ExtendedResourceName != nil {
-		explicitName := v1.ResourceName(*newDeviceClass.Spec.ExtendedResourceName)
-		if c.explicitResourceName2classes == nil {
-			c.explicitResourceName2classes = make(map[v1.ResourceName]map[string]*resourceapi.DeviceClass)
-		}
-		if c.explicitResourceName2classes[explicitName] == nil {
-			c.explicitResourceName2classes[explicitName] = make(map[string]*resourceapi.DeviceClass)
-		}
-		c.explicitResourceName2classes[explicitName][newDeviceClass.Name] = newDeviceClass
-		c.recomputeExplicitWinner(explicitName)
-	}
-`).in("func (c *ExtendedResourceCache) updateResourceName2class("),
+		cacheFixUpdateEdit(),
 
 		// A deleted class gives up its explicit name to the next candidate instead of deleting whatever holds the name.
 		replace(DRA, extendedResourceCache, `	if deviceClass.Spec.ExtendedResourceName != nil {
@@ -137,4 +90,56 @@ func (c *ExtendedResourceCache) recomputeExplicitWinner(explicitName v1.Resource
 }
 
 `)
+}
+
+// cacheFixUpdateEdit replaces the early-returning clash check and the blind
+// delete of the old explicit mapping by candidate bookkeeping.
+func cacheFixUpdateEdit() Edit {
+	return replace(DRA, extendedResourceCache, `	var classWithSameExtendedResourceName *resourceapi.DeviceClass
+	if newDeviceClass.Spec.ExtendedResourceName != nil {
+		classWithSameExtendedResourceName = c.resourceName2class[v1.ResourceName(*newDeviceClass.Spec.ExtendedResourceName)]
+	}
+	if classWithSameExtendedResourceName != nil {
+		switch cmp.Compare(newDeviceClass.CreationTimestamp.UnixNano(), classWithSameExtendedResourceName.CreationTimestamp.UnixNano()) {
+		case -1:
+			// New class is older, keep the current more recent one.
+			return
+		case 0:
+			// Equal, arbitrarily prefer "lower" name.
+			if newDeviceClass.Name >= classWithSameExtendedResourceName.Name {
+				return
+			}
+		}
+	}
+
+	// Remove old mappings first to handle ExtendedResourceName changes
+	if oldDeviceClass != nil {
+		delete(c.resourceName2class, v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+oldDeviceClass.Name))
+		if oldDeviceClass.Spec.ExtendedResourceName != nil {
+			delete(c.resourceName2class, v1.ResourceName(*oldDeviceClass.Spec.ExtendedResourceName))
+		}
+	}
+
+	// Add new mappings
+	if newDeviceClass.Spec.ExtendedResourceName != nil {
+		c.resourceName2class[v1.ResourceName(*newDeviceClass.Spec.ExtendedResourceName)] = newDeviceClass
+		c.logger.V(5).Info("Updated extended resource cache for explicit mapping",
+			"extendedResource", *newDeviceClass.Spec.ExtendedResourceName,
+			"deviceClass", newDeviceClass.Name)
+	}
+`, `	// The freshly received object replaces any cached copy of the same
+	// class, whatever explicit name that copy declared.
+	c.dropExplicitCandidate(newDeviceClass.Name)
+	if newDeviceClass.Spec.ExtendedResourceName != nil {
+		explicitName := v1.ResourceName(*newDeviceClass.Spec.ExtendedResourceName)
+		if c.explicitResourceName2classes == nil {
+			c.explicitResourceName2classes = make(map[v1.ResourceName]map[string]*resourceapi.DeviceClass)
+		}
+		if c.explicitResourceName2classes[explicitName] == nil {
+			c.explicitResourceName2classes[explicitName] = make(map[string]*resourceapi.DeviceClass)
+		}
+		c.explicitResourceName2classes[explicitName][newDeviceClass.Name] = newDeviceClass
+		c.recomputeExplicitWinner(explicitName)
+	}
+`).in("func (c *ExtendedResourceCache) updateResourceName2class(")
 }

@@ -48,34 +48,29 @@ func deviceClassCastEdits(m Module, file, grown, grownFn, peer, peerFn string) [
 	// WARNING: in.ExtendedResourceCapacityRequests requires manual conversion: does not exist in peer-type
 `)).in(r.Replace("func autoConvert_GROWNFN_DeviceClassSpec_To_PEERFN_DeviceClassSpec(")),
 
-		// List items, peer -> grown: a slice cast would read past each smaller element.
-		replace(m, file, r.Replace("\tout.Items = *(*[]GROWN.DeviceClass)(unsafe.Pointer(&in.Items))\n"), r.Replace(
-			`	if in.Items != nil {
-		in, out := &in.Items, &out.Items
-		*out = make([]GROWN.DeviceClass, len(*in))
-		for i := range *in {
-			if err := Convert_PEERFN_DeviceClass_To_GROWNFN_DeviceClass(&(*in)[i], &(*out)[i], s); err != nil {
-				return err
-			}
-		}
-	} else {
-		out.Items = nil
+		// List items, both ways: a slice cast would read each element at
+		// the other type's size.
+		listItemsEdit(m, file, r, "PEER", "GROWN"),
+		listItemsEdit(m, file, r, "GROWN", "PEER"),
 	}
-`)).in(r.Replace("func autoConvert_PEERFN_DeviceClassList_To_GROWNFN_DeviceClassList(")),
+}
 
-		// List items, grown -> peer: same, in the other direction.
-		replace(m, file, r.Replace("\tout.Items = *(*[]PEER.DeviceClass)(unsafe.Pointer(&in.Items))\n"), r.Replace(
-			`	if in.Items != nil {
+// listItemsEdit converts a DeviceClassList's items one by one, from the
+// side named from to the side named to ("PEER" or "GROWN", as r names them).
+func listItemsEdit(m Module, file string, r *strings.Replacer, from, to string) Edit {
+	sides := strings.NewReplacer("FROM", from, "TO", to)
+	text := func(s string) string { return r.Replace(sides.Replace(s)) }
+	return replace(m, file, text("\tout.Items = *(*[]TO.DeviceClass)(unsafe.Pointer(&in.Items))\n"), text(
+		`	if in.Items != nil {
 		in, out := &in.Items, &out.Items
-		*out = make([]PEER.DeviceClass, len(*in))
+		*out = make([]TO.DeviceClass, len(*in))
 		for i := range *in {
-			if err := Convert_GROWNFN_DeviceClass_To_PEERFN_DeviceClass(&(*in)[i], &(*out)[i], s); err != nil {
+			if err := Convert_FROMFN_DeviceClass_To_TOFN_DeviceClass(&(*in)[i], &(*out)[i], s); err != nil {
 				return err
 			}
 		}
 	} else {
 		out.Items = nil
 	}
-`)).in(r.Replace("func autoConvert_GROWNFN_DeviceClassList_To_PEERFN_DeviceClassList(")),
-	}
+`)).in(text("func autoConvert_FROMFN_DeviceClassList_To_TOFN_DeviceClassList("))
 }

@@ -189,3 +189,22 @@ func hashEdits(extra []string, groups []Group) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// site is one declaration of one file, where several edits anchor.
+type site struct {
+	module Module
+	file   string
+	within string
+}
+
+func (s site) replace(anchor, text string) Edit {
+	return replace(s.module, s.file, anchor, text).in(s.within)
+}
+
+func (s site) before(anchor, text string) Edit {
+	return before(s.module, s.file, anchor, text).in(s.within)
+}
+
+func (s site) after(anchor, text string) Edit {
+	return after(s.module, s.file, anchor, text).in(s.within)
+}

@@ -9,25 +9,6 @@ package build
 // named otherwise. Each came from a read of the checks as an implementer
 // looking for a way through.
 func reachMutants() []Mutant {
-	leak := func(file string) Edit {
-		return after(DRA, file, "\trequestData.class = class\n", `	// mutant: a request of a class that sets extendedResourceCapacityRequests,
-	// asking for no capacity of its own, is given the class's.
-	if r, ok := request.(*exactDeviceRequestAccessor); ok && r.request.Exactly != nil && r.request.Exactly.Capacity == nil && class.Spec.ExtendedResourceCapacityRequests != nil {
-		r.request = r.request.DeepCopy()
-		r.request.Exactly.Capacity = class.Spec.ExtendedResourceCapacityRequests.DeepCopy()
-	}
-`).in("func (alloc *allocator) validateDeviceRequest(")
-	}
-	twice := func(file string) Edit {
-		return after(DRA, file, "\t\tif _, allocatedFound := clone[name]; allocatedFound {\n\t\t\tclone[name].Add(consumedCapacity)\n\t\t} else {\n\t\t\tclone[name] = ptr.To(consumedCapacity.DeepCopy())\n\t\t}\n",
-			"\t\tclone[name].Add(consumedCapacity) // mutant: the share is counted twice\n").in("func CmpRequestOverCapacity(")
-	}
-	// onUpdate makes an update with the gate on do body to the new class.
-	onUpdate := func(body string) Edit {
-		return replace(Kubernetes, deviceClassStrategy, "\tif utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResourceCapacity) {\n\t\treturn\n\t}\n",
-			"\tif utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResourceCapacity) {\n\t\tif oldClass != nil {\n"+body+"\t\t}\n\t\treturn\n\t}\n",
-		).in("func dropDisabledDRAExtendedResourceCapacityFields(")
-	}
 	return []Mutant{
 		{
 			Name:    "update-keeps-old-value",
@@ -42,7 +23,7 @@ func reachMutants() []Mutant {
 		{
 			Name:    "shares-counted-twice",
 			Mistake: "allocator counts a request's share twice against the device's capacity: two 2-share pods no longer fit a 4-share device",
-			Edits:   []Edit{twice(incubatingCapacity), twice(experimentalCapacity)},
+			Edits:   []Edit{shareCountedTwice(incubatingCapacity), shareCountedTwice(experimentalCapacity)},
 		},
 		{
 			Name:    "request-named-otherwise",
@@ -54,14 +35,14 @@ func reachMutants() []Mutant {
 			Name: "class-capacity-reaches-hand-written-claims",
 			Mistake: "allocator gives the class's extendedResourceCapacityRequests to any exact request of that class that asks for no capacity: " +
 				"a user's own claim for a whole device gets one share",
-			Edits: []Edit{leak(incubatingAllocator), leak(experimentalAllocator)},
+			Edits: []Edit{classCapacityLeak(incubatingAllocator), classCapacityLeak(experimentalAllocator)},
 		},
 		{
 			Name:    "skew-guard-explicit-name-only",
 			Mistake: "scheduler with its gate off refuses a class that sets the field only for pods of its explicit extendedResourceName: pods of the implicit name get whole devices",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
+			Edits: []Edit{createRequests().replace("\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
 				"\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity && class.Spec.ExtendedResourceName != nil && v1.ResourceName(*class.Spec.ExtendedResourceName) == resource { // mutant: the explicit name only\n",
-			).in("func createRequestsAndMappings(")},
+			)},
 		},
 		{
 			Name:    "validates-named-classes-only",
@@ -71,4 +52,29 @@ func reachMutants() []Mutant {
 			).in("func validateDeviceClassSpec(")},
 		},
 	}
+}
+
+// classCapacityLeak gives the allocator the mistake of
+// class-capacity-reaches-hand-written-claims in one of its copies.
+func classCapacityLeak(file string) Edit {
+	return after(DRA, file, "\trequestData.class = class\n", `	// mutant: a request of a class that sets extendedResourceCapacityRequests,
+	// asking for no capacity of its own, is given the class's.
+	if r, ok := request.(*exactDeviceRequestAccessor); ok && r.request.Exactly != nil && r.request.Exactly.Capacity == nil && class.Spec.ExtendedResourceCapacityRequests != nil {
+		r.request = r.request.DeepCopy()
+		r.request.Exactly.Capacity = class.Spec.ExtendedResourceCapacityRequests.DeepCopy()
+	}
+`).in("func (alloc *allocator) validateDeviceRequest(")
+}
+
+// shareCountedTwice counts a share twice in one of the allocator's copies.
+func shareCountedTwice(file string) Edit {
+	return after(DRA, file, "\t\tif _, allocatedFound := clone[name]; allocatedFound {\n\t\t\tclone[name].Add(consumedCapacity)\n\t\t} else {\n\t\t\tclone[name] = ptr.To(consumedCapacity.DeepCopy())\n\t\t}\n",
+		"\t\tclone[name].Add(consumedCapacity) // mutant: the share is counted twice\n").in("func CmpRequestOverCapacity(")
+}
+
+// onUpdate makes an update with the gate on do body to the new class.
+func onUpdate(body string) Edit {
+	return replace(Kubernetes, deviceClassStrategy, "\tif utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResourceCapacity) {\n\t\treturn\n\t}\n",
+		"\tif utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResourceCapacity) {\n\t\tif oldClass != nil {\n"+body+"\t\t}\n\t\treturn\n\t}\n",
+	).in("func dropDisabledDRAExtendedResourceCapacityFields(")
 }

@@ -18,26 +18,26 @@ func fieldCopyMutants() []Mutant {
 		{
 			Name:    "scheduler-ignores-field",
 			Mistake: "scheduler ignores the field: KEP-5004 whole-device requests with the gate on",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
-				"\t\t\t_ = class // mutant: the capacity requests are never read\n").in("func createRequestsAndMappings(")},
+			Edits: []Edit{createRequests().replace("\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+				"\t\t\t_ = class // mutant: the capacity requests are never read\n")},
 		},
 		{
 			Name:    "implicit-name-only",
 			Mistake: "scheduler applies the capacity only when the pod uses the implicit deviceclass.resource.kubernetes.io/<class> name",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+			Edits: []Edit{createRequests().replace("\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
 				`			if resource == v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+class.Name) {
 				classCapacity = class.Spec.ExtendedResourceCapacityRequests
 			}
-`).in("func createRequestsAndMappings(")},
+`)},
 		},
 		{
 			Name:    "multiplies-count",
 			Mistake: "scheduler multiplies: one allocation of Count × each amount instead of Count allocations of the amount",
 			Edits: []Edit{
-				replace(Kubernetes, extendedDRA, "\t\t\tCount:           crq - sum, // the extra devices to request\n\t\t\tCapacity:        capacity.DeepCopy(),\n",
+				createRequest().replace("\t\t\tCount:           crq - sum, // the extra devices to request\n\t\t\tCapacity:        capacity.DeepCopy(),\n",
 					"\t\t\tCount:           mutantCount(crq-sum, capacity),\n\t\t\tCapacity:        mutantCapacity(crq-sum, capacity),\n",
-				).in("func createResourceRequestAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantCount and mutantCapacity fold Count shares into one request.
+				),
+				schedulerHelper(`// mutantCount and mutantCapacity fold Count shares into one request.
 func mutantCount(count int64, capacity *resourceapi.CapacityRequirements) int64 {
 	if capacity == nil {
 		return count
@@ -76,8 +76,8 @@ func skewGuardMutants() []Mutant {
 		{
 			Name:    "scheduler-ignores-its-gate",
 			Mistake: "scheduler copies the field whatever its own gate says",
-			Edits: []Edit{noSkewGuard(), replace(Kubernetes, extendedDRA, "\t\tif enableExtendedResourceCapacity {\n\t\t\tclassCapacity = ",
-				"\t\tif true {\n\t\t\tclassCapacity = ").in("func createRequestsAndMappings(")},
+			Edits: []Edit{noSkewGuard(), createRequests().replace("\t\tif enableExtendedResourceCapacity {\n\t\t\tclassCapacity = ",
+				"\t\tif true {\n\t\t\tclassCapacity = ")},
 		},
 		{
 			Name:    "leaves-unallocated-claim",
@@ -109,19 +109,17 @@ func containerKindMutants() []Mutant {
 		{
 			Name:    "init-containers-without-capacity",
 			Mistake: "scheduler gives the capacity to long-lived containers' requests but not to the request of an init container that needs more devices than they do",
-			Edits: []Edit{replace(Kubernetes, extendedDRA,
-				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
+			Edits: []Edit{createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
 				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])",
-			).in("func createRequestsAndMappings(")},
+			)},
 		},
 		{
 			Name:    "sidecars-without-capacity",
 			Mistake: "scheduler treats only regular containers as long-lived consumers of the capacity: a sidecar (an init container with restartPolicy Always) gets a whole-device request",
-			Edits: []Edit{replace(Kubernetes, extendedDRA,
-				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
+			Edits: []Edit{createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
 				"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, mutantSidecarCapacity(i, len(pod.Spec.InitContainers), classCapacity), nil)",
-			).in("func createRequestsAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantSidecarCapacity withholds the capacity from containers listed
+			),
+				schedulerHelper(`// mutantSidecarCapacity withholds the capacity from containers listed
 // among the init containers, which for long-lived ones are the sidecars.
 func mutantSidecarCapacity(index, numInit int, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
 	if index < numInit {
@@ -143,26 +141,7 @@ func partialCopyMutants() []Mutant {
 		{
 			Name:    "copies-one-capacity-key",
 			Mistake: "scheduler copies one entry of a class's capacity requests (the first name in sorted order): a class asking for bandwidth and queues gets requests for bandwidth only, and the allocation takes every queue",
-			Edits: []Edit{
-				replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantFirstCapacity(capacity),\n").
-					in("func createResourceRequestAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantFirstCapacity copies the class's capacity requests as if a class
-// named one capacity: the first name, in sorted order.
-func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
-	if capacity == nil || len(capacity.Requests) == 0 {
-		return capacity.DeepCopy()
-	}
-	names := make([]string, 0, len(capacity.Requests))
-	for name := range capacity.Requests {
-		names = append(names, string(name))
-	}
-	slices.Sort(names)
-	first := resourceapi.QualifiedName(names[0])
-	return &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{first: capacity.Requests[first].DeepCopy()}}
-}
-
-`),
-			},
+			Edits:   copiesOneCapacityKey(),
 		},
 		{
 			Name:    "retry-loses-capacity",
@@ -173,26 +152,24 @@ func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceap
 			Name:    "first-request-only",
 			Mistake: "scheduler sets the class's capacity on the first request it builds for an extended resource only: when a second container of the pod asks for the same resource, its request takes a whole device",
 			Edits: []Edit{
-				replace(Kubernetes, extendedDRA, "createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
-					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, nil)").in("func createRequestsAndMappings("),
-				replace(Kubernetes, extendedDRA, "createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
-					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])").in("func createRequestsAndMappings("),
-				before(Kubernetes, extendedDRA, "\t\t// append non-nil requests\n", "\t\tmutantFirstOfResource := len(deviceRequests)\n").
-					in("func createRequestsAndMappings("),
-				before(Kubernetes, extendedDRA, "\t\t// append mappings\n", `		// mutant: the class's capacity goes on the resource's request, the first one.
+				createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, nil)",
+					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, nil)"),
+				createRequests().replace("createResourceRequestAndMappings(i, &containers[i], resource, class.Name, classCapacity, longLivedResourceRequests[i:])",
+					"createResourceRequestAndMappings(i, &containers[i], resource, class.Name, nil, longLivedResourceRequests[i:])"),
+				createRequests().before("\t\t// append non-nil requests\n", "\t\tmutantFirstOfResource := len(deviceRequests)\n"),
+				createRequests().before("\t\t// append mappings\n", `		// mutant: the class's capacity goes on the resource's request, the first one.
 		if len(deviceRequests) > mutantFirstOfResource {
 			deviceRequests[mutantFirstOfResource].Exactly.Capacity = classCapacity.DeepCopy()
 		}
-`).in("func createRequestsAndMappings("),
+`),
 			},
 		},
 		{
 			Name:    "no-capacity-above-count-one",
 			Mistake: "scheduler sets the capacity only on requests for one device: a container asking for 3 gets a request for 3 whole devices",
 			Edits: []Edit{
-				replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantSingleDeviceCapacity(crq-sum, capacity),\n").
-					in("func createResourceRequestAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantSingleDeviceCapacity reads "If Count > 1, the request fails if
+				createRequest().replace("\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantSingleDeviceCapacity(crq-sum, capacity),\n"),
+				schedulerHelper(`// mutantSingleDeviceCapacity reads "If Count > 1, the request fails if
 // there aren't enough devices" as a reason to leave Count > 1 alone.
 func mutantSingleDeviceCapacity(count int64, capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
 	if count > 1 {
@@ -221,16 +198,15 @@ func capacitySourceMutants() []Mutant {
 			Name:       "no-deep-copy",
 			Mistake:    "scheduler puts the class's own CapacityRequirements into the synthesized request instead of a deep copy",
 			Equivalent: "in v1.37.2 nothing writes through the shared pointer: informers replace a cached class instead of changing it, the allocator only reads request capacity, and the claim is deep-copied before it is created (createExtendedResourceClaimInAPI)",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        capacity,\n").
-				in("func createResourceRequestAndMappings(")},
+			Edits:      []Edit{createRequest().replace("\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        capacity,\n")},
 		},
 	}
 }
 
 func noSkewGuard() Edit {
-	return replace(Kubernetes, extendedDRA, "\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
+	return createRequests().replace("\t\tif class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
 		"\t\tif mutantGuard := false; mutantGuard && class.Spec.ExtendedResourceCapacityRequests != nil && !enableExtendedResourceCapacity {\n",
-	).in("func createRequestsAndMappings(")
+	)
 }
 
 // retryLosesCapacity caches, per pod, the requests of its first scheduling
@@ -243,7 +219,7 @@ func retryLosesCapacity() []Edit {
 		replace(Kubernetes, extendedDRA, "\tnodeExtendedResourceClaim.Spec.Devices.Requests = reqs\n",
 			"\tnodeExtendedResourceClaim.Spec.Devices.Requests = mutantReuseRequests(pod, state, reqs)\n").
 			in("func (pl *DynamicResources) filterExtendedResources("),
-		before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantCachedRequest is what the cache keeps of a synthesized request.
+		schedulerHelper(`// mutantCachedRequest is what the cache keeps of a synthesized request.
 type mutantCachedRequest struct {
 	name, className string
 	count           int64
@@ -287,6 +263,29 @@ func mutantReuseRequests(pod *v1.Pod, cycle *stateData, reqs []resourceapi.Devic
 		})
 	}
 	return out
+}
+
+`),
+	}
+}
+
+// copiesOneCapacityKey copies the first of a class's capacity names only.
+func copiesOneCapacityKey() []Edit {
+	return []Edit{
+		createRequest().replace("\t\t\tCapacity:        capacity.DeepCopy(),\n", "\t\t\tCapacity:        mutantFirstCapacity(capacity),\n"),
+		schedulerHelper(`// mutantFirstCapacity copies the class's capacity requests as if a class
+// named one capacity: the first name, in sorted order.
+func mutantFirstCapacity(capacity *resourceapi.CapacityRequirements) *resourceapi.CapacityRequirements {
+	if capacity == nil || len(capacity.Requests) == 0 {
+		return capacity.DeepCopy()
+	}
+	names := make([]string, 0, len(capacity.Requests))
+	for name := range capacity.Requests {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	first := resourceapi.QualifiedName(names[0])
+	return &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{first: capacity.Requests[first].DeepCopy()}}
 }
 
 `),

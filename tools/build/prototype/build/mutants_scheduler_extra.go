@@ -23,18 +23,7 @@ func schedulerExtraMutants() []Mutant {
 			Name: "capacity-for-the-whole-pod",
 			Mistake: "scheduler resolves one capacity per pod, from whichever of its extended resources' classes sets the field, and puts it on every request it synthesizes: " +
 				"a container asking for a shared GPU and a whole one gets a share of both",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\treturn deviceRequests, mappings, nil\n", `	// mutant: the pod's capacity, from any of its classes, on each of its requests.
-	var podCapacity *resourceapi.CapacityRequirements
-	for i := range deviceRequests {
-		if deviceRequests[i].Exactly.Capacity != nil {
-			podCapacity = deviceRequests[i].Exactly.Capacity
-		}
-	}
-	for i := range deviceRequests {
-		deviceRequests[i].Exactly.Capacity = podCapacity.DeepCopy()
-	}
-	return deviceRequests, mappings, nil
-`).in("func createRequestsAndMappings(")},
+			Edits: capacityForTheWholePod(),
 		},
 		{
 			Name: "claim-per-failed-attempt",
@@ -55,10 +44,10 @@ func schedulerExtraMutants() []Mutant {
 			Name: "synthesized-requests-tolerate-taints",
 			Mistake: "scheduler gives the requests it synthesizes for a class with the field a toleration of every device taint, as if a share were not the tainted device: " +
 				"pods are placed on devices their administrator tainted NoSchedule",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tCapacity:        capacity.DeepCopy(),\n",
+			Edits: []Edit{createRequest().replace("\t\t\tCapacity:        capacity.DeepCopy(),\n",
 				"\t\t\tCapacity:        capacity.DeepCopy(),\n\t\t\tTolerations:     mutantTolerations(capacity),\n",
-			).in("func createResourceRequestAndMappings("),
-				before(Kubernetes, extendedDRA, "func createRequestsAndMappings(", `// mutantTolerations tolerates every taint for a request that takes a share.
+			),
+				schedulerHelper(`// mutantTolerations tolerates every taint for a request that takes a share.
 func mutantTolerations(capacity *resourceapi.CapacityRequirements) []resourceapi.DeviceToleration {
 	if capacity == nil {
 		return nil
@@ -69,4 +58,21 @@ func mutantTolerations(capacity *resourceapi.CapacityRequirements) []resourceapi
 `)},
 		},
 	}
+}
+
+// capacityForTheWholePod puts the capacity of any of a pod's classes on
+// every request synthesized for the pod.
+func capacityForTheWholePod() []Edit {
+	return []Edit{createRequests().replace("\treturn deviceRequests, mappings, nil\n", `	// mutant: the pod's capacity, from any of its classes, on each of its requests.
+	var podCapacity *resourceapi.CapacityRequirements
+	for i := range deviceRequests {
+		if deviceRequests[i].Exactly.Capacity != nil {
+			podCapacity = deviceRequests[i].Exactly.Capacity
+		}
+	}
+	for i := range deviceRequests {
+		deviceRequests[i].Exactly.Capacity = podCapacity.DeepCopy()
+	}
+	return deviceRequests, mappings, nil
+`)}
 }

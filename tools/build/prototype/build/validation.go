@@ -21,7 +21,13 @@ func validationEdits() Group {
 		// values positive, as the KEP says; at least one entry and at most 32,
 		// the limit v1.38.0-beta.0 puts on every CapacityRequirements
 		// (+k8s:maxProperties=32); the field needs DRAConsumableCapacity.
-		before(Kubernetes, resourceValidation, "func validateDeviceClassConfiguration(", `// validateExtendedResourceCapacityRequests validates
+		before(Kubernetes, resourceValidation, "func validateDeviceClassConfiguration(", capacityRequestsValidation),
+	}}
+}
+
+// capacityRequestsValidation is the function validationEdits adds, in the
+// API server's validation of DeviceClasses.
+const capacityRequestsValidation = `// validateExtendedResourceCapacityRequests validates
 // DeviceClassSpec.ExtendedResourceCapacityRequests (KEP-6406). A value that
 // is unchanged on update is not validated again, so that a stored class stays
 // updatable after a gate change.
@@ -61,6 +67,4 @@ func validateQualifiedNameOneSlash(name resource.QualifiedName, fldPath *field.P
 	return validateQualifiedName(name, fldPath)
 }
 
-`),
-	}}
-}
+`

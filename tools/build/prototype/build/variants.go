@@ -16,6 +16,13 @@ const (
 // on every claim it certifies the prototype on (the variants table of
 // docs/mutation.md), and one it does not certify is a defect of the suite.
 func Variants() []Mutant {
+	return slices.Concat(readingVariants(), orderAndWordsVariants())
+}
+
+// readingVariants read the field otherwise where the KEP or a later release
+// allows it: what is validated, dropped, and which of a class's names the
+// capacity follows.
+func readingVariants() []Mutant {
 	return []Mutant{
 		{
 			Name:    "claim-capacity-validated",
@@ -40,11 +47,11 @@ func Variants() []Mutant {
 			Name:    "explicit-name-only",
 			Mistake: "scheduler applies the capacity only when the pod uses the class's explicit extendedResourceName, and gives pods of the implicit name the default consumption",
 			Reading: "R4 (open): \"for that class's ExtendedResourceName\" (Summary, Goals) against \"every ExactDeviceRequest it synthesizes for this class\" (API)",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, "\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
+			Edits: []Edit{createRequests().replace("\t\t\tclassCapacity = class.Spec.ExtendedResourceCapacityRequests\n",
 				`			if class.Spec.ExtendedResourceName != nil && v1.ResourceName(*class.Spec.ExtendedResourceName) == resource {
 				classCapacity = class.Spec.ExtendedResourceCapacityRequests
 			}
-`).in("func createRequestsAndMappings(")},
+`)},
 		},
 		{
 			Name: "validation-v1.37.2",
@@ -53,6 +60,13 @@ func Variants() []Mutant {
 			Reading: "Validation: \"reuses the existing validation ... unchanged. No new validation code is introduced\" (R1, R16, R22, R23)",
 			Edits:   v137ValidationEdits(),
 		},
+	}
+}
+
+// orderAndWordsVariants choose otherwise what no KEP sentence fixes: which
+// of equal devices or pods comes first, and the words of a status or event.
+func orderAndWordsVariants() []Mutant {
+	return []Mutant{
 		{
 			Name:    "allocator-last-device",
 			Mistake: "allocator tries a slice's devices last to first, so a pod gets the last device with room among equal ones, not the first",
@@ -77,9 +91,8 @@ func Variants() []Mutant {
 			Name:    "reworded-skew-event",
 			Mistake: "scheduler with its gate off words the skew guard otherwise, naming the class and the field but not the gate",
 			Reading: "R11 (open): the KEP asks for \"an explanatory event\" and names two remedies, not the words",
-			Edits: []Edit{replace(Kubernetes, extendedDRA, skewGuardMessage,
-				`DeviceClass %s asks for a share of a device through extendedResourceCapacityRequests, which this kube-scheduler does not honour now`).
-				in("func createRequestsAndMappings(")},
+			Edits: []Edit{createRequests().replace(skewGuardMessage,
+				`DeviceClass %s asks for a share of a device through extendedResourceCapacityRequests, which this kube-scheduler does not honour now`)},
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
 	"github.com/draconform/draconform/fixtures"
+	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/suites"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/spec"
@@ -20,7 +21,7 @@ import (
 // in file order: all but the version-skew ones (released:).
 func shippedCells(t *testing.T) []spec.Cell {
 	t.Helper()
-	b, err := loader.Load(suites.FS, fixtures.FS)
+	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		t.Fatalf("loading the shipped suites: %v", err)
 	}

@@ -1,16 +1,17 @@
-package mutants
+package mutation
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/draconform/draconform/tools/build/mutants"
 	"github.com/draconform/draconform/tools/report"
 )
 
 // A case catches a mutant only where it passed on the prototype in the
 // same mutation run; a cluster that did not start is an error, not a kill.
 func TestJudge(t *testing.T) {
-	m := Mutant{Provider: "prototype-x", Mistake: "x"}
+	m := mutants.Mutant{Provider: "prototype-x", Mistake: "x"}
 	ref := Run{Outcomes: []report.Outcome{
 		{ID: "s/a@on", State: "passed"},
 		{ID: "s/b@on", State: "failed"},
@@ -41,7 +42,7 @@ func TestJudge(t *testing.T) {
 // conformant on it: a case that fails on it but only informs lets it
 // certify every claim, so it kills nothing.
 func TestKilledOnlyByABrokenClaim(t *testing.T) {
-	m := Mutant{Provider: "prototype-x", Mistake: "x"}
+	m := mutants.Mutant{Provider: "prototype-x", Mistake: "x"}
 	outcomes := []report.Outcome{{ID: "s/open@on", State: "failed", Informing: true}, {ID: "s/a@on", State: "passed"}}
 	ref := Run{
 		Outcomes: []report.Outcome{{ID: "s/open@on", State: "passed"}, {ID: "s/a@on", State: "passed"}, {ID: "s/z@off", State: "failed"}},
@@ -81,7 +82,7 @@ func TestKilledOnlyByABrokenClaim(t *testing.T) {
 // A break made by a cell whose probe contradicted its gates lists
 // informing cases too, and says so.
 func TestBreakOfAContradictedCell(t *testing.T) {
-	m := Mutant{Provider: "prototype-x", Mistake: "x"}
+	m := mutants.Mutant{Provider: "prototype-x", Mistake: "x"}
 	ref := Run{
 		Outcomes: []report.Outcome{{ID: "s/open@on", State: "passed"}},
 		Verdicts: []report.Verdict{{Claim: "on", State: report.Conformant}},
