@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/spf13/pflag"
 )
@@ -25,9 +24,6 @@ func binariesCmd(fs *pflag.FlagSet) action {
 		}
 		defer os.RemoveAll(scratch)
 		for _, name := range splitList(prov.provider) {
-			if name == "kubeconfig" {
-				continue
-			}
 			cfg, err := prov.config(name, scratch, s)
 			if err != nil {
 				fmt.Fprintln(s.Err, "draconform:", err)
@@ -39,12 +35,14 @@ func binariesCmd(fs *pflag.FlagSet) action {
 				return 1
 			}
 			providers.Closer(p, s.Err)()
+			info := p.Info()
+			if info.Visits {
+				continue // a cluster someone else runs: nothing to build
+			}
 			// The node's container runtime too, so that a run's first node
 			// does not wait for its build.
-			if np, ok := p.(interface {
-				NodeBinaries(context.Context) (localcp.NodeBinaries, error)
-			}); ok {
-				if _, err := np.NodeBinaries(ctx); err != nil {
+			if info.NodeBuildKey != "" {
+				if _, err := p.NodeBinaries(ctx); err != nil {
 					fmt.Fprintln(s.Err, "draconform:", err)
 					return 1
 				}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/draconform/draconform/tools/certify/access"
 	"github.com/draconform/draconform/tools/certify/bundle"
-	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/runner"
 )
 
@@ -24,7 +25,11 @@ func preflightCmd(fs *pflag.FlagSet) action {
 	fs.BoolVar(&p.kubeconfig.AllowFakeNodes, "allow-fake-nodes", false, "say what a run with --allow-fake-nodes would set off")
 	fs.BoolVar(&p.allowUnconfined, "allow-unconfined", false, "as a run with --allow-unconfined: succeed where the writes are not confined by draconform's current admission policy")
 	return func(ctx context.Context, _ []string, s Streams) int {
-		kp := &kubeconfig.Provider{Path: p.kubeconfig.Path, Context: p.kubeconfig.Context, AllowFakeNodes: p.kubeconfig.AllowFakeNodes}
+		kp, err := providers.New(ctx, providers.Config{Name: "kubeconfig", Kubeconfig: p.kubeconfig})
+		if err != nil {
+			fmt.Fprintln(s.Err, "draconform preflight:", err)
+			return 2
+		}
 		if _, err := preflight(ctx, kp, p.allowUnconfined, s.Out); err != nil {
 			fmt.Fprintln(s.Err, "draconform preflight:", err)
 			return 2
@@ -39,14 +44,14 @@ func preflightCmd(fs *pflag.FlagSet) action {
 // current admission policy confines its writes (or allowUnconfined says
 // to write anyway). It prints what it found and what the run will create;
 // the error says why the run must not start.
-func preflight(ctx context.Context, p *kubeconfig.Provider, allowUnconfined bool, w io.Writer) (bundle.Access, error) {
+func preflight(ctx context.Context, p cluster.Provider, allowUnconfined bool, w io.Writer) (bundle.Access, error) {
 	acc := bundle.Access{Cluster: bundle.ClusterVisited}
 	cfg, err := p.Credentials()
 	if err != nil {
 		return acc, fmt.Errorf("%w: %v", access.ErrUnusable, err)
 	}
 	r, err := access.Check(ctx, cfg)
-	describe(w, r, p.AllowFakeNodes)
+	describe(w, r, p.Info().NoFakeNodes == "")
 	if err != nil {
 		return acc, err
 	}
@@ -159,8 +164,8 @@ func preflightAll(ctx context.Context, targets []runner.Target, r runRequest, ou
 	// confined identity could do.
 	acc := bundle.Access{Cluster: bundle.ClusterStarted}
 	for _, t := range targets {
-		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
-			a, err := preflight(ctx, kp, r.prov.allowUnconfined, w)
+		if t.Provider.Info().Visits {
+			a, err := preflight(ctx, t.Provider, r.prov.allowUnconfined, w)
 			if err != nil {
 				return err
 			}

@@ -381,7 +381,7 @@ func runSuites(ctx context.Context, r runRequest, s Streams) (out string, code i
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: profile,
 		Focus: r.focus, LabelFilter: r.labels, CaseParallel: r.casesAtOnce(), Version: buildVersion().String(), Command: os.Args,
 		Rerun: r.prov.rerunFlags(), Verbose: r.verbose || r.wholeSummary, FailFast: r.failFast,
-		KeepOnFailure: r.keepOnFailure, Kubectl: r.prov.kubectl(), Gone: r.prov.gone()}
+		KeepOnFailure: r.keepOnFailure}
 	return outDir, r.execute(ctx, opts, providerNames, share, s)
 }
 

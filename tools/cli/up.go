@@ -67,12 +67,11 @@ func upCmd(fs *pflag.FlagSet) action {
 			return 1
 		}
 		if *withNode {
-			adder, ok := p.(cluster.NodeAdder)
-			if !ok {
+			if !p.Info().AddsNodes {
 				fmt.Fprintf(s.Err, "draconform up: provider %s cannot add a node\n", prov.provider)
 				return 1
 			}
-			if err := adder.AddNode(ctx, c); err != nil {
+			if err := p.AddNode(ctx, c); err != nil {
 				fmt.Fprintln(s.Err, "draconform up:", err)
 				return 1
 			}

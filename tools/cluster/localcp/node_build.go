@@ -10,21 +10,12 @@ import (
 
 	"github.com/draconform/draconform/drivers/mutant"
 	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/cluster"
 )
 
-// NodeBinaries is what a node runs.
-type NodeBinaries struct {
-	Kubelet string
-	// RuntimeDir holds RuntimeBinaries, built by the tools/build/nodebin module.
-	RuntimeDir string
-	// ToolsDir holds draconform-runc, draconform-pause and
-	// draconform-driver, built from this repository.
-	ToolsDir string
-	// PauseArchive and DriverArchive are images to import: the sandbox
-	// image (PauseImage) and the test driver's (deploy.DefaultImage).
-	PauseArchive  string
-	DriverArchive string
-}
+// NodeBinaries is what a node runs (the contract's, since a run builds
+// them before its cells start).
+type NodeBinaries = cluster.NodeBinaries
 
 // RuntimeBinaries are the container runtime's programs the embedded node
 // runs, from the module proxy: containerd 2 (for CDI, which containerd 1.6

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 )
@@ -83,20 +85,24 @@ type Provider struct {
 
 var (
 	_ cluster.Provider     = (*Provider)(nil)
-	_ cluster.NodeAdder    = (*Provider)(nil)
 	_ cluster.Cluster      = (*Cluster)(nil)
 	_ cluster.Restarter    = (*Cluster)(nil)
-	_ cluster.MixedStarter = (*Provider)(nil)
 	_ cluster.RunInspector = (*Cluster)(nil)
 	_ cluster.BinaryLister = (*Cluster)(nil)
-	_ cluster.GateChecker  = (*Provider)(nil)
 )
 
 // Info implements cluster.Provider: every cell runs its own processes on
 // its own ports and folders, and Stop removes the cluster's storage with
-// everything in it.
+// everything in it. Its clusters start without a kubelet, and a node is
+// added on demand; its binaries answer about gates without a cluster.
 func (p *Provider) Info() cluster.Info {
-	return cluster.Info{SeparateCells: true, Discards: true}
+	return cluster.Info{SeparateCells: true, Discards: true, MixedCells: p.opts.ReleasedBinDir != "", AddsNodes: true,
+		ChecksGates: true, NodeBuildKey: p.nodeBuildKey(), SharesFacts: true}
+}
+
+// Credentials implements cluster.Provider: no cluster exists before Start.
+func (p *Provider) Credentials() (*rest.Config, error) {
+	return nil, cluster.Unsupported(p.Name(), "give credentials before it starts a cluster")
 }
 
 // New returns a provider; nothing runs until Start.
@@ -253,10 +259,10 @@ func (p *Provider) NodeBinaries(ctx context.Context) (NodeBinaries, error) {
 	return bins, nil
 }
 
-// NodeBuildKey says which node binaries the provider's node runs: two
+// nodeBuildKey says which node binaries the provider's node runs: two
 // providers of a run with equal keys run the same, so one build serves
 // both (AdoptNodeBinaries). Empty when the provider has no node.
-func (p *Provider) NodeBuildKey() string {
+func (p *Provider) nodeBuildKey() string {
 	if p.opts.Node == nil {
 		return ""
 	}
