@@ -48,7 +48,7 @@ type providerFlags struct {
 }
 
 func (f *providerFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.provider, "provider", defaultProviders, "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static (the prototype linked statically, as --kind-kep-bin-dir needs it), kubeconfig (any cluster; cells that set gates are skipped), kind (kind clusters in Docker with the test driver, for cases that need a kubelet), or a known-broken variant of the prototype (see draconform mutation --list)")
+	fs.StringVar(&f.provider, "provider", defaultProviders, providers.Usage())
 	fs.StringVar(&f.kubeconfig.Path, "kubeconfig", "", "kubeconfig for --provider kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.kubeconfig.Context, "context", "", "kubeconfig context for --provider kubeconfig")
 	fs.BoolVar(&f.kubeconfig.AllowFakeNodes, "allow-fake-nodes", false, "with --provider kubeconfig: consent to Node objects with no kubelet, which most cases schedule onto; the cluster's DaemonSets that tolerate every taint put pods on them (draconform preflight lists them). Without it those cases skip")
