@@ -15,6 +15,7 @@ import (
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 )
 
 // Cluster is one running local control plane.
@@ -45,7 +46,7 @@ type Cluster struct {
 	// side by side, under mu.
 	procMu  sync.Mutex
 	gates   cluster.GateState
-	procs   map[cluster.Component]*process
+	procs   map[cluster.Component]*localproc.Process
 	started []int // every pid ever started, for leak checks
 	node    *node // nil until addNode
 	// released are the components that run from Options.ReleasedBinDir.
@@ -64,7 +65,7 @@ func newCluster(opts Options, log *k8sbuild.SyncWriter, name, cell string, gates
 		cell:  cell,
 		dir:   filepath.Join(opts.OutDir, cell+opts.CellDirSuffix),
 		gates: gates.Clone(),
-		procs: map[cluster.Component]*process{},
+		procs: map[cluster.Component]*localproc.Process{},
 	}
 }
 
@@ -167,7 +168,7 @@ func (c *Cluster) start(ctx context.Context) error {
 		return err
 	}
 	err = retryPortTaken(c, string(Etcd), func() error {
-		ports, err := freePorts(2)
+		ports, err := localproc.FreePorts(2)
 		if err != nil {
 			return err
 		}
@@ -205,11 +206,11 @@ func (c *Cluster) start(ctx context.Context) error {
 // every pod, which would fail a case for a reason that is not its own.
 func (c *Cluster) waitDefaultServiceAccount(ctx context.Context) error {
 	began := time.Now()
-	pr, err := caProbe(apiserverURL(c.apiPort)+"/api/v1/namespaces/default/serviceaccounts/default", c.pki.CAPEM, c.pki.AdminToken)
+	pr, err := localproc.CAProbe(apiserverURL(c.apiPort)+"/api/v1/namespaces/default/serviceaccounts/default", c.pki.CAPEM, c.pki.AdminToken)
 	if err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, c.procs[cluster.ControllerManager], pr, 60*time.Second); err != nil {
+	if err := localproc.WaitHealthy(ctx, c.procs[cluster.ControllerManager], pr, 60*time.Second); err != nil {
 		return fmt.Errorf("waiting for the default service account: %w", err)
 	}
 	c.log.Printf("local: default service account after %.1fs (cell %s)", time.Since(began).Seconds(), c.cell)
@@ -267,7 +268,7 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 	gates := c.runGates(comp)
 	switch comp {
 	case cluster.APIServer:
-		ports, err := freePorts(1)
+		ports, err := localproc.FreePorts(1)
 		if err != nil {
 			return err
 		}
@@ -282,7 +283,7 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 		})
 		// /readyz rather than /healthz: it also waits for the bootstrap
 		// RBAC roles and priority levels the other components rely on.
-		pr, err := caProbe(apiserverURL(ports[0])+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
+		pr, err := localproc.CAProbe(apiserverURL(ports[0])+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
 		if err != nil {
 			return err
 		}
@@ -303,7 +304,7 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 		if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 			return fmt.Errorf("writing scheduler config: %w", err)
 		}
-		ports, err := freePorts(1)
+		ports, err := localproc.FreePorts(1)
 		if err != nil {
 			return err
 		}
@@ -311,12 +312,12 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 		// synced, so a pod created right after this returns is scheduled
 		// without delay; and one that waits for another's lease is not
 		// taken for ready.
-		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
-		pr.wantBody = []string{schedulerLeads}
+		pr := localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
+		pr.WantBody = []string{schedulerLeads}
 		c.schedPort = ports[0]
 		return c.launch(ctx, comp, schedulerArgs(cfgPath, ports[0], gates), pr, 60*time.Second)
 	case cluster.ControllerManager:
-		ports, err := freePorts(1)
+		ports, err := localproc.FreePorts(1)
 		if err != nil {
 			return err
 		}
@@ -325,8 +326,8 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 		// once all are built, right before they run, so wait for the ones the
 		// suite depends on. ?verbose keeps the path inside the always-allowed
 		// /healthz, since the manager has no delegated authorization.
-		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/healthz?verbose=1", ports[0]))
-		pr.wantBody = []string{"[+]resourceclaim-controller ok", "[+]garbage-collector-controller ok", "[+]serviceaccount-controller ok"}
+		pr := localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/healthz?verbose=1", ports[0]))
+		pr.WantBody = []string{"[+]resourceclaim-controller ok", "[+]garbage-collector-controller ok", "[+]serviceaccount-controller ok"}
 		return c.launch(ctx, comp, controllerManagerArgs(c.kubeconfig, c.pki, ports[0], gates), pr, 90*time.Second)
 	default:
 		return fmt.Errorf("unknown component %q", comp)
@@ -347,19 +348,19 @@ func (c *Cluster) runGates(comp cluster.Component) cluster.Gates {
 
 // launch starts one binary and waits for its probe. On failure the process
 // is stopped again. Caller holds c.mu.
-func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []string, pr probe, timeout time.Duration) error {
+func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []string, pr localproc.Probe, timeout time.Duration) error {
 	began := time.Now()
 	bin := c.opts.binary(comp, c.released)
-	p, err := startProcess(string(comp), bin, args, c.logPath(comp), c.runGates(comp).Flag())
+	p, err := localproc.Start(string(comp), bin, args, c.logPath(comp), c.runGates(comp).Flag())
 	if err != nil {
 		return err
 	}
 	c.procMu.Lock()
 	c.procs[comp] = p
-	c.started = append(c.started, p.pid)
+	c.started = append(c.started, p.PID)
 	c.procMu.Unlock()
-	if err := waitHealthy(ctx, p, pr, timeout); err != nil {
-		p.stop(stopGrace(comp))
+	if err := localproc.WaitHealthy(ctx, p, pr, timeout); err != nil {
+		p.Stop(stopGrace(comp))
 		return err
 	}
 	c.log.Printf("local: %s ready in %.1fs (cell %s)", comp, time.Since(began).Seconds(), c.cell)
@@ -404,7 +405,7 @@ func (c *Cluster) restart(ctx context.Context, comp cluster.Component, gates clu
 	prev := c.procs[comp]
 	if comp != cluster.APIServer {
 		// Two schedulers or controller managers would both act.
-		prev.stop(stopGrace(comp))
+		prev.Stop(stopGrace(comp))
 	}
 	old, had := c.gates[comp]
 	wasReleased := c.released[comp]
@@ -436,7 +437,7 @@ func (c *Cluster) restart(ctx context.Context, comp cluster.Component, gates clu
 		// The proxy sends new connections to the new API server already;
 		// stopping the old one cuts the rest, whose clients reconnect.
 		// Its state is in etcd, so the kill loses nothing.
-		prev.stop(0)
+		prev.Stop(0)
 	}
 	c.log.Printf("local: %s restarted in %.1fs with gates %q from %s (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.opts.binary(comp, c.released), c.cell)
 	return nil
@@ -454,7 +455,7 @@ func (c *Cluster) Outage(ctx context.Context, comp cluster.Component, down time.
 		return fmt.Errorf("local: cannot take %q away in cell %s: not a running control-plane component", comp, c.cell)
 	}
 	began := time.Now()
-	prev.stop(stopGrace(comp))
+	prev.Stop(stopGrace(comp))
 	c.log.Printf("local: %s stopped for an outage of %s (cell %s)", comp, down, c.cell)
 	select {
 	case <-ctx.Done():
@@ -489,11 +490,11 @@ func (c *Cluster) restartIfLeaseLost(ctx context.Context) error {
 		return nil
 	}
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-time.After(leaseGiveUp):
 		return nil
 	}
-	c.log.Printf("local: kube-scheduler exited (%v) after the API server outage, as one that lost its leader lease does; starting it again, as a kubelet would (cell %s)", p.exitErr, c.cell)
+	c.log.Printf("local: kube-scheduler exited (%v) after the API server outage, as one that lost its leader lease does; starting it again, as a kubelet would (cell %s)", p.ExitErr(), c.cell)
 	if err := c.launchComponent(ctx, cluster.Scheduler); err != nil {
 		return fmt.Errorf("local: starting kube-scheduler again after it lost its lease in the outage, cell %s: %w", c.cell, err)
 	}
@@ -537,13 +538,13 @@ func (c *Cluster) stop() {
 	var clients sync.WaitGroup
 	for _, comp := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager} {
 		if p := c.procs[comp]; p != nil {
-			clients.Go(func() { p.stop(stopGrace(comp)) })
+			clients.Go(func() { p.Stop(stopGrace(comp)) })
 		}
 	}
 	clients.Wait()
 	for _, comp := range []cluster.Component{cluster.APIServer, Etcd} {
 		if p := c.procs[comp]; p != nil {
-			p.kill()
+			p.Kill()
 		}
 	}
 	clear(c.procs)

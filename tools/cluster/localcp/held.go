@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"github.com/draconform/draconform/tools/internal/procstat"
 )
 
@@ -21,7 +22,7 @@ import (
 // --nodes` removes both kinds once the process is gone.
 func Held(pid int, tmp string) (procs, dirs []string) {
 	for _, child := range descendants(pid) {
-		args := commandLine(child)
+		args := localproc.CommandLine(child)
 		if args == nil {
 			continue // exited meanwhile, or a kernel thread
 		}

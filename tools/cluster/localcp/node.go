@@ -23,6 +23,7 @@ import (
 	"github.com/draconform/draconform/drivers/deploy"
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"github.com/draconform/draconform/tools/cluster/testdriver"
 )
 
@@ -46,8 +47,8 @@ type node struct {
 	bridge     string
 	log        *k8sbuild.SyncWriter
 
-	containerd *process
-	kubelet    *process
+	containerd *localproc.Process
+	kubelet    *localproc.Process
 	started    []int
 	// lock holds the node's folder from its creation to its removal; nil
 	// until the folder is this node's, and stop removes nothing before.
@@ -167,15 +168,15 @@ func (n *node) startContainerd(ctx context.Context, bins NodeBinaries) error {
 		return fmt.Errorf("writing the CNI config: %w", err)
 	}
 	env := append(os.Environ(), "PATH="+l.bin()+":"+os.Getenv("PATH"))
-	p, err := startProcessEnv(string(cluster.Containerd), filepath.Join(l.bin(), "containerd"), []string{"--config", l.containerdConfig()}, n.logPath(cluster.Containerd), "", env)
+	p, err := localproc.StartEnv(string(cluster.Containerd), filepath.Join(l.bin(), "containerd"), []string{"--config", l.containerdConfig()}, n.logPath(cluster.Containerd), "", env)
 	if err != nil {
 		return err
 	}
 	n.containerd = p
-	n.started = append(n.started, p.pid)
+	n.started = append(n.started, p.PID)
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if p.exited() {
-			return false, p.diedError()
+		if p.Exited() {
+			return false, p.DiedError()
 		}
 		// The socket appears before the CRI plugin is ready; ctr version
 		// answers once the gRPC server serves.
@@ -187,9 +188,9 @@ func (n *node) startContainerd(ctx context.Context, bins NodeBinaries) error {
 		// containerd serves even when its CRI plugin failed to load, and
 		// the kubelet would then fail with "unknown service
 		// runtime.v1.RuntimeService", which hides the reason.
-		return criPluginError(p.logPath)
+		return criPluginError(p.LogPath)
 	case wait.Interrupted(err) && ctx.Err() == nil:
-		return fmt.Errorf("containerd did not serve on %s within 30s; log %s, last lines:\n%s", l.socket(), p.logPath, logTail(p.logPath, 30))
+		return fmt.Errorf("containerd did not serve on %s within 30s; log %s, last lines:\n%s", l.socket(), p.LogPath, localproc.LogTail(p.LogPath, 30))
 	}
 	return err
 }
@@ -229,7 +230,7 @@ func (n *node) ctr(ctx context.Context, args ...string) error {
 
 func (n *node) startKubelet(ctx context.Context, bins NodeBinaries, p *pki, ip net.IP, apiPort int) error {
 	l := n.layout
-	ports, err := freePorts(2)
+	ports, err := localproc.FreePorts(2)
 	if err != nil {
 		return err
 	}
@@ -265,13 +266,13 @@ func (n *node) startKubelet(ctx context.Context, bins NodeBinaries, p *pki, ip n
 		"--node-ip=" + ip.String(),
 		"--v=2",
 	}
-	proc, err := startProcess(string(cluster.Kubelet), bins.Kubelet, args, n.logPath(cluster.Kubelet), "")
+	proc, err := localproc.Start(string(cluster.Kubelet), bins.Kubelet, args, n.logPath(cluster.Kubelet), "")
 	if err != nil {
 		return err
 	}
 	n.kubelet = proc
-	n.started = append(n.started, proc.pid)
-	return waitHealthy(ctx, proc, plainProbe(fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[1])), 60*time.Second)
+	n.started = append(n.started, proc.PID)
+	return localproc.WaitHealthy(ctx, proc, localproc.PlainProbe(fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[1])), 60*time.Second)
 }
 
 // waitReady waits for the Node to be Ready, then lifts the not-ready taint
@@ -281,8 +282,8 @@ func (n *node) startKubelet(ctx context.Context, bins NodeBinaries, p *pki, ip n
 func (n *node) waitReady(ctx context.Context, admin *kubernetes.Clientset, timeout time.Duration) error {
 	last := "the node is not registered yet"
 	err := cluster.Poll(ctx, timeout, 250*time.Millisecond, func(ctx context.Context) (bool, error) {
-		if n.kubelet.exited() {
-			return false, n.kubelet.diedError()
+		if n.kubelet.Exited() {
+			return false, n.kubelet.DiedError()
 		}
 		node, err := admin.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
 		if err != nil {
@@ -309,7 +310,7 @@ func (n *node) waitReady(ctx context.Context, admin *kubernetes.Clientset, timeo
 		return false, nil
 	})
 	if err != nil {
-		return fmt.Errorf("node %s not Ready: %w; last: %s; kubelet log %s, last lines:\n%s", n.name, err, last, n.logPath(cluster.Kubelet), logTail(n.logPath(cluster.Kubelet), 30))
+		return fmt.Errorf("node %s not Ready: %w; last: %s; kubelet log %s, last lines:\n%s", n.name, err, last, n.logPath(cluster.Kubelet), localproc.LogTail(n.logPath(cluster.Kubelet), 30))
 	}
 	return nil
 }
@@ -356,9 +357,9 @@ func (n *node) stop() error {
 		n.lock = nil
 	}()
 	var errs []error
-	n.kubelet.stop(5 * time.Second)
+	n.kubelet.Stop(5 * time.Second)
 	var containers []string
-	if n.containerd != nil && !n.containerd.exited() {
+	if n.containerd != nil && !n.containerd.Exited() {
 		// Deleting the tasks through containerd lets each shim exit and
 		// remove its socket, which a kill would leave behind.
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -374,7 +375,7 @@ func (n *node) stop() error {
 	for _, pid := range processesWithArg(n.layout.socket()) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	n.containerd.stop(10 * time.Second)
+	n.containerd.Stop(10 * time.Second)
 	if err := unmountUnder(n.layout.dir); err != nil {
 		errs = append(errs, err)
 	}

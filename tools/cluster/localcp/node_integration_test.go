@@ -16,6 +16,7 @@ import (
 
 	"github.com/draconform/draconform/drivers/deploy"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 )
 
 // TestNodeRunsAPodAndLeavesNothing starts a real node beside a real control
@@ -72,7 +73,7 @@ func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 		if time.Now().After(deadline) {
 			got, _ := cs.CoreV1().Pods("default").Get(ctx, "hello", metav1.GetOptions{})
 			t.Fatalf("the pod's log never showed DRACONFORM_HELLO=world (last: %v, %q); pod status %+v; kubelet log:\n%s",
-				err, raw, got.Status, logTail(n.logPath(cluster.Kubelet), 40))
+				err, raw, got.Status, localproc.LogTail(n.logPath(cluster.Kubelet), 40))
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -170,8 +171,8 @@ func TestOrphanedNodeIsRemoved(t *testing.T) {
 	// the node's folder goes with it; nothing else. The folder is made
 	// older than the grace a node gets to start, as after a kill a
 	// while ago.
-	n.kubelet.stop(0)
-	n.containerd.stop(0)
+	n.kubelet.Stop(0)
+	n.containerd.Stop(0)
 	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
 		t.Fatalf("a node whose draconform holds its lock counts as orphaned: %v", ids)
 	}

@@ -2,6 +2,7 @@ package localcp
 
 import (
 	"fmt"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,11 +55,11 @@ func nodeInUse(dir string) bool {
 // running processes, this one aside, that name a path under dir on their
 // command line.
 func processesNaming(dir string) []string {
-	procs, _ := otherProcesses()
+	procs, _ := localproc.OtherProcesses()
 	var out []string
 	for _, p := range procs {
-		if slices.ContainsFunc(p.args, func(a string) bool { return strings.Contains(a, dir+"/") }) {
-			out = append(out, filepath.Base(p.args[0]))
+		if slices.ContainsFunc(p.Args, func(a string) bool { return strings.Contains(a, dir+"/") }) {
+			out = append(out, filepath.Base(p.Args[0]))
 		}
 	}
 	return out

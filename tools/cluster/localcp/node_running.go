@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -70,13 +71,13 @@ func parseKubeletArgs(args []string) (kubeletProcess, bool) {
 // RunningNodes lists the embedded nodes of this machine whose kubelets talk
 // to the API server at server (a URL, as a kubeconfig has it).
 func RunningNodes(server string) ([]RunningNode, error) {
-	procs, err := otherProcesses()
+	procs, err := localproc.OtherProcesses()
 	if err != nil {
 		return nil, err
 	}
 	var out []RunningNode
 	for _, p := range procs {
-		k, ok := parseKubeletArgs(p.args)
+		k, ok := parseKubeletArgs(p.Args)
 		if !ok {
 			continue
 		}
@@ -92,8 +93,8 @@ func RunningNodes(server string) ([]RunningNode, error) {
 		if !sameServer(kubeletServer, server) {
 			continue
 		}
-		log, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/2", p.pid))
-		out = append(out, RunningNode{Name: k.name, Dir: filepath.Dir(k.rootDir), KubeletPID: p.pid, KubeletLog: log, Server: kubeletServer})
+		log, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/2", p.PID))
+		out = append(out, RunningNode{Name: k.name, Dir: filepath.Dir(k.rootDir), KubeletPID: p.PID, KubeletLog: log, Server: kubeletServer})
 	}
 	return out, nil
 }

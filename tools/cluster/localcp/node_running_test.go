@@ -1,13 +1,14 @@
 package localcp
 
 import (
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"strings"
 	"testing"
 )
 
 func TestParseKubeletCmdline(t *testing.T) {
 	ours := "/var/lib/draconform/a1b2c3/bin/kubelet\x00--hostname-override=n1\x00--root-dir=" + NodeStateRoot + "/a1b2c3/kubelet\x00--kubeconfig=/k/kubeconfig\x00"
-	k, ok := parseKubeletArgs(splitCmdline([]byte(ours)))
+	k, ok := parseKubeletArgs(localproc.SplitCmdline([]byte(ours)))
 	if !ok || k.name != "n1" || k.rootDir != NodeStateRoot+"/a1b2c3/kubelet" || k.kubeconfig != "/k/kubeconfig" {
 		t.Errorf("our node's kubelet: %+v %v", k, ok)
 	}
@@ -17,7 +18,7 @@ func TestParseKubeletCmdline(t *testing.T) {
 		"another program":           "/usr/bin/containerd\x00--root-dir=" + NodeStateRoot + "/a1b2c3/kubelet\x00",
 		"no kubeconfig":             "kubelet\x00--hostname-override=n1\x00--root-dir=" + NodeStateRoot + "/a1b2c3/kubelet\x00",
 	} {
-		if k, ok := parseKubeletArgs(splitCmdline([]byte(cmdline))); ok {
+		if k, ok := parseKubeletArgs(localproc.SplitCmdline([]byte(cmdline))); ok {
 			t.Errorf("%s taken for a node: %+v", name, k)
 		}
 	}
