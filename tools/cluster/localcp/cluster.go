@@ -15,6 +15,7 @@ import (
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 	"github.com/draconform/draconform/tools/cluster/localproc"
 )
 
@@ -47,8 +48,8 @@ type Cluster struct {
 	procMu  sync.Mutex
 	gates   cluster.GateState
 	procs   map[cluster.Component]*localproc.Process
-	started []int // every pid ever started, for leak checks
-	node    *node // nil until addNode
+	started []int           // every pid ever started, for leak checks
+	node    *localnode.Node // nil until addNode
 	// released are the components that run from Options.ReleasedBinDir.
 	released map[cluster.Component]bool
 	bins     []cluster.Binary
@@ -99,34 +100,10 @@ func (c *Cluster) logFile(comp cluster.Component) string {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.node != nil {
-			return c.node.logPath(comp)
+			return c.node.LogPath(comp)
 		}
 	}
 	return ""
-}
-
-// addNode starts a kubelet node beside the control plane. On failure
-// nothing of the node stays on the machine.
-func (c *Cluster) addNode(ctx context.Context, bins NodeBinaries) error {
-	c.mu.Lock()
-	if c.node != nil {
-		c.mu.Unlock()
-		return fmt.Errorf("local: cell %s has a node already", c.cell)
-	}
-	n := newNode(c.cell, c.dir, c.log)
-	c.node = n
-	c.mu.Unlock()
-	if err := n.start(ctx, bins, c.pki, c.apiPort, c.RESTConfig()); err != nil {
-		if serr := n.stop(); serr != nil {
-			c.log.Printf("local: %v", serr)
-		}
-		c.mu.Lock()
-		c.node = nil
-		c.started = append(c.started, n.started...)
-		c.mu.Unlock()
-		return fmt.Errorf("local: starting a node for cell %s: %w", c.cell, err)
-	}
-	return nil
 }
 
 func (c *Cluster) logPath(comp cluster.Component) string {
@@ -529,10 +506,10 @@ func (c *Cluster) stop() {
 	defer c.mu.Unlock()
 	// The node first, while the API server still answers its last calls.
 	if c.node != nil {
-		if err := c.node.stop(); err != nil {
+		if err := c.node.Stop(); err != nil {
 			c.log.Printf("local: %v", err)
 		}
-		c.started = append(c.started, c.node.started...)
+		c.started = append(c.started, c.node.Started()...)
 		c.node = nil
 	}
 	var clients sync.WaitGroup

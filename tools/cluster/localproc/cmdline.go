@@ -7,6 +7,8 @@ package localproc
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -56,4 +58,18 @@ func SplitCmdline(data []byte) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+}
+
+// Naming lists the programs (their argv[0]'s base names) of the
+// running processes, this one aside, that name a path under dir on their
+// command line.
+func Naming(dir string) []string {
+	procs, _ := OtherProcesses()
+	var out []string
+	for _, p := range procs {
+		if slices.ContainsFunc(p.Args, func(a string) bool { return strings.Contains(a, dir+"/") }) {
+			out = append(out, filepath.Base(p.Args[0]))
+		}
+	}
+	return out
 }

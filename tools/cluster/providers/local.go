@@ -7,6 +7,7 @@ import (
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 )
 
 // buildLocal builds (or finds) the Kubernetes binaries of c.Local.Version,
@@ -26,8 +27,8 @@ func buildLocal(ctx context.Context, c Config) (*Built, error) {
 
 // nodeOptions gives an embedded provider its node: the v1.37.2 kubelet,
 // whatever the control plane, since KEP-6406 does not touch the kubelet.
-func nodeOptions(c Config, vanillaBinDir string) *localcp.NodeBuildOptions {
-	return &localcp.NodeBuildOptions{CacheDir: c.Local.CacheDir, KubeletBinDir: vanillaBinDir, OutDir: c.OutDir, Log: c.Log, Reuse: c.Local.NodeBuilt}
+func nodeOptions(c Config, vanillaBinDir string) *localnode.BuildOptions {
+	return &localnode.BuildOptions{CacheDir: c.Local.CacheDir, KubeletBinDir: vanillaBinDir, OutDir: c.OutDir, Log: c.Log, Reuse: c.Local.NodeBuilt}
 }
 
 // EnsureRuntime builds (or finds) the embedded node's container runtime
@@ -38,7 +39,7 @@ func EnsureRuntime(ctx context.Context, c Config) error {
 	if err != nil {
 		return err
 	}
-	if _, err := localcp.EnsureRuntimeBinaries(ctx, root, cacheDir, false, c.Log); err != nil {
+	if _, err := localnode.EnsureRuntimeBinaries(ctx, root, cacheDir, false, c.Log); err != nil {
 		return fmt.Errorf("the node's container runtime: %w", err)
 	}
 	return nil

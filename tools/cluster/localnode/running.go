@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 type RunningNode struct {
 	// Name is the Node object's name (the kubelet's --hostname-override).
 	Name string
-	// Dir is the node's state directory under NodeStateRoot.
+	// Dir is the node's state directory under StateRoot.
 	Dir string
 	// KubeletPID is its kubelet's process, KubeletLog the file the
 	// kubelet writes its log to.
@@ -59,10 +59,10 @@ func parseKubeletArgs(args []string) (kubeletProcess, bool) {
 			k.kubeconfig = value
 		}
 	}
-	// Only the kubelets of NodeStateRoot's nodes: not a kind node's, nor
+	// Only the kubelets of StateRoot's nodes: not a kind node's, nor
 	// any other kubelet of the machine.
 	dir := filepath.Dir(k.rootDir)
-	if k.name == "" || k.kubeconfig == "" || filepath.Dir(dir) != NodeStateRoot || !nodeID.MatchString(filepath.Base(dir)) {
+	if k.name == "" || k.kubeconfig == "" || filepath.Dir(dir) != StateRoot || !nodeIDPattern.MatchString(filepath.Base(dir)) {
 		return kubeletProcess{}, false
 	}
 	return k, true
