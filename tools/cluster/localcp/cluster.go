@@ -113,6 +113,28 @@ func (c *Cluster) logPath(comp cluster.Component) string {
 func (c *Cluster) start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.prepareFolders(); err != nil {
+		return err
+	}
+	if err := c.launchEtcd(ctx); err != nil {
+		return err
+	}
+	if err := c.launchComponent(ctx, cluster.APIServer); err != nil {
+		return err
+	}
+	// The scheduler and the controller manager need only the API server:
+	// started together, the scheduler is ready while the controller
+	// manager still builds its controllers.
+	if err := c.launchClients(ctx); err != nil {
+		return err
+	}
+	return c.waitDefaultServiceAccount(ctx)
+}
+
+// prepareFolders makes the cell's folder (locked for this process), its
+// private folder with the PKI and the admin kubeconfig, and the API
+// server's proxy port the kubeconfig names.
+func (c *Cluster) prepareFolders() error {
 	// A cell restarted within one output folder starts from empty storage;
 	// its logs keep accumulating.
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
@@ -141,10 +163,13 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	c.apiPort = c.proxy.port()
 	c.kubeconfig = filepath.Join(private, "kubeconfig")
-	if err := writeKubeconfig(c.kubeconfig, apiserverURL(c.apiPort), pki.CAPEM, pki.AdminToken); err != nil {
-		return err
-	}
-	err = retryPortTaken(c, string(Etcd), func() error {
+	return writeKubeconfig(c.kubeconfig, apiserverURL(c.apiPort), pki.CAPEM, pki.AdminToken)
+}
+
+// launchEtcd starts etcd on free ports, again on new ones where another
+// process took them first.
+func (c *Cluster) launchEtcd(ctx context.Context) error {
+	return retryPortTaken(c, string(Etcd), func() error {
 		ports, err := localproc.FreePorts(2)
 		if err != nil {
 			return err
@@ -152,30 +177,17 @@ func (c *Cluster) start(ctx context.Context) error {
 		etcdClient, etcdPeer := ports[0], ports[1]
 		// A try that lost its port may have begun the data folder with
 		// that port in its member's URLs.
-		if err := os.RemoveAll(filepath.Join(private, "etcd")); err != nil {
+		if err := os.RemoveAll(filepath.Join(c.private, "etcd")); err != nil {
 			return fmt.Errorf("clearing etcd's data folder: %w", err)
 		}
 		c.etcdURL = etcdClientURL(etcdClient)
-		etcdArgv := etcdArgs(filepath.Join(private, "etcd"), pki, etcdClient, etcdPeer)
-		pr, err := etcdProbe(c.etcdURL+"/health", pki)
+		etcdArgv := etcdArgs(filepath.Join(c.private, "etcd"), c.pki, etcdClient, etcdPeer)
+		pr, err := etcdProbe(c.etcdURL+"/health", c.pki)
 		if err != nil {
 			return err
 		}
 		return c.launch(ctx, Etcd, etcdArgv, pr, 30*time.Second)
 	})
-	if err != nil {
-		return err
-	}
-	if err := c.launchComponent(ctx, cluster.APIServer); err != nil {
-		return err
-	}
-	// The scheduler and the controller manager need only the API server:
-	// started together, the scheduler is ready while the controller
-	// manager still builds its controllers.
-	if err := c.launchClients(ctx); err != nil {
-		return err
-	}
-	return c.waitDefaultServiceAccount(ctx)
 }
 
 // waitDefaultServiceAccount waits until the controller manager has created
@@ -245,54 +257,9 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 	gates := c.runGates(comp)
 	switch comp {
 	case cluster.APIServer:
-		ports, err := localproc.FreePorts(1)
-		if err != nil {
-			return err
-		}
-		args := apiserverArgs(apiserverParams{
-			pki:              c.pki,
-			certDir:          filepath.Join(c.private, "pki"),
-			etcdURL:          c.etcdURL,
-			port:             ports[0],
-			gates:            gates,
-			storageMediaType: c.opts.StorageMediaType,
-			extra:            c.opts.APIServerExtraFlags,
-		})
-		// /readyz rather than /healthz: it also waits for the bootstrap
-		// RBAC roles and priority levels the other components rely on.
-		pr, err := localproc.CAProbe(apiserverURL(ports[0])+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
-		if err != nil {
-			return err
-		}
-		if err := c.launch(ctx, comp, args, pr, 90*time.Second); err != nil {
-			return err
-		}
-		c.proxy.setBackend(ports[0])
-		return nil
+		return c.launchAPIServer(ctx, gates)
 	case cluster.Scheduler:
-		// In the private folder, which no other cluster can share: a
-		// scheduler started from another cluster's config would serve that
-		// cluster beside its own scheduler.
-		cfgPath := filepath.Join(c.private, "kube-scheduler-config.yaml")
-		cfg, err := renderSchedulerConfig(c.kubeconfig, c.opts.SchedulerContentType)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
-			return fmt.Errorf("writing scheduler config: %w", err)
-		}
-		ports, err := localproc.FreePorts(1)
-		if err != nil {
-			return err
-		}
-		// The scheduler leads only after its informers and event handlers
-		// synced, so a pod created right after this returns is scheduled
-		// without delay; and one that waits for another's lease is not
-		// taken for ready.
-		pr := localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
-		pr.WantBody = []string{schedulerLeads}
-		c.schedPort = ports[0]
-		return c.launch(ctx, comp, schedulerArgs(cfgPath, ports[0], gates), pr, 60*time.Second)
+		return c.launchScheduler(ctx, gates)
 	case cluster.ControllerManager:
 		ports, err := localproc.FreePorts(1)
 		if err != nil {
@@ -309,6 +276,63 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 	default:
 		return fmt.Errorf("unknown component %q", comp)
 	}
+}
+
+// launchAPIServer starts kube-apiserver on a free port and points the
+// cell's proxy, which the kubeconfig names, at it.
+func (c *Cluster) launchAPIServer(ctx context.Context, gates cluster.Gates) error {
+	ports, err := localproc.FreePorts(1)
+	if err != nil {
+		return err
+	}
+	args := apiserverArgs(apiserverParams{
+		pki:              c.pki,
+		certDir:          filepath.Join(c.private, "pki"),
+		etcdURL:          c.etcdURL,
+		port:             ports[0],
+		gates:            gates,
+		storageMediaType: c.opts.StorageMediaType,
+		extra:            c.opts.APIServerExtraFlags,
+	})
+	// /readyz rather than /healthz: it also waits for the bootstrap
+	// RBAC roles and priority levels the other components rely on.
+	pr, err := localproc.CAProbe(apiserverURL(ports[0])+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
+	if err != nil {
+		return err
+	}
+	if err := c.launch(ctx, cluster.APIServer, args, pr, 90*time.Second); err != nil {
+		return err
+	}
+	c.proxy.setBackend(ports[0])
+	return nil
+}
+
+// launchScheduler writes kube-scheduler's config and starts it on a free
+// port.
+func (c *Cluster) launchScheduler(ctx context.Context, gates cluster.Gates) error {
+	// In the private folder, which no other cluster can share: a
+	// scheduler started from another cluster's config would serve that
+	// cluster beside its own scheduler.
+	cfgPath := filepath.Join(c.private, "kube-scheduler-config.yaml")
+	cfg, err := renderSchedulerConfig(c.kubeconfig, c.opts.SchedulerContentType)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		return fmt.Errorf("writing scheduler config: %w", err)
+	}
+	ports, err := localproc.FreePorts(1)
+	if err != nil {
+		return err
+	}
+	// The scheduler leads only after its informers and event handlers
+	// synced, so a pod created right after this returns is scheduled
+	// without delay; and one that waits for another's lease is not
+	// taken for ready.
+	pr := localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
+	pr.WantBody = []string{schedulerLeads}
+	c.schedPort = ports[0]
+	return c.launch(ctx, cluster.Scheduler, schedulerArgs(cfgPath, ports[0], gates), pr, 60*time.Second)
 }
 
 // runGates are the gates comp runs with: the provider's base gates, then
