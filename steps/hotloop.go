@@ -109,7 +109,7 @@ const causeNoAttempts = "kube-scheduler's attempts cannot be counted on this clu
 // schedulerRuns is what shows kube-scheduler's run: the provider, or the
 // API. Where nothing does, the case does not apply.
 func schedulerRuns(ctx context.Context, env *Env) (cluster.RunInspector, error) {
-	if ri, ok := env.Cluster.(cluster.RunInspector); ok {
+	if ri, ok := cluster.RunInspectorOf(env.Cluster); ok {
 		return ri, nil
 	}
 	api := apiSchedulerRuns{env: env}

@@ -25,7 +25,7 @@ func (s *Outage) Describe() string {
 
 // Run implements Step.
 func (s *Outage) Run(ctx context.Context, env *Env) error {
-	o, ok := env.Cluster.(cluster.Outager)
+	o, ok := cluster.OutagerOf(env.Cluster)
 	if !ok {
 		return fmt.Errorf("%s: provider of %s cannot take components away: %w", s.Describe(), env.Cluster.Name(), cluster.ErrUnsupported)
 	}

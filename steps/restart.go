@@ -31,7 +31,7 @@ func (s *Restart) Describe() string {
 
 // Run implements Step.
 func (s *Restart) Run(ctx context.Context, env *Env) error {
-	r, ok := env.Cluster.(cluster.Restarter)
+	r, ok := cluster.RestarterOf(env.Cluster)
 	if !ok {
 		return fmt.Errorf("%s: provider of %s cannot restart components: %w", s.Describe(), env.Cluster.Name(), cluster.ErrUnsupported)
 	}
@@ -77,7 +77,7 @@ func (s *Restart) binaryChoice(env *Env, r cluster.Restarter, comp cluster.Compo
 	if s.Spec.Binary == "" {
 		return plain, plain, func() bool { return true }, nil
 	}
-	br, ok := env.Cluster.(cluster.BinaryRestarter)
+	br, ok := cluster.BinaryRestarterOf(env.Cluster)
 	if !ok {
 		return nil, nil, nil, &cluster.GatesNotOffered{Component: comp, Gates: cluster.Gates(s.Spec.Gates),
 			Reason: "the provider of " + env.Cluster.Name() + " cannot run " + string(comp) + " from another binary: " + cluster.ErrUnsupported.Error()}

@@ -48,7 +48,7 @@ func (s *ExpectSchedulerMetric) series() string {
 
 // Run implements Step.
 func (s *ExpectSchedulerMetric) Run(ctx context.Context, env *Env) error {
-	reader, ok := env.Cluster.(cluster.SchedulerMetrics)
+	reader, ok := cluster.SchedulerMetricsOf(env.Cluster)
 	if !ok {
 		return &NotApplicable{Cause: causeNoMetrics, Reason: fmt.Sprintf("expectSchedulerMetric reads %s from kube-scheduler's /metrics, which the provider of this cluster cannot reach (the embedded control planes and kind read them)", s.series())}
 	}

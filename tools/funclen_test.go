@@ -19,18 +19,6 @@ import (
 // table of cases reads best whole.
 const maxFuncLines = 60
 
-// longFuncsAllowed are the functions still over maxFuncLines in tools/cli
-// and tools/cluster, which are being split in other branches at the time of
-// writing: file and function, "Type.Method" for a method. The list must
-// only shrink; when those branches meet, the integrator empties it.
-var longFuncsAllowed = map[string]bool{
-	"tools/cluster/exampledriver/embedded.go: onTheEmbeddedNode":    true,
-	"tools/cluster/localcp/cluster.go: Cluster.launchComponentOnce": true,
-	"tools/cluster/localcp/cluster.go: Cluster.start":               true,
-	"tools/cluster/probe/probe.go: Read":                            true,
-	"tools/cluster/providers/providers.go: prototype":               true,
-}
-
 // longFuncs lists every non-test function of the module under root (not
 // the pinned modules, caches or test data) over max lines, as
 // "file: name (n lines)".
@@ -99,12 +87,6 @@ func funcName(fn *ast.FuncDecl) string {
 	}
 }
 
-// allowedKey is how longFuncsAllowed names a row of longFuncs.
-func allowedKey(row string) string {
-	key, _, _ := strings.Cut(row, " (")
-	return key
-}
-
 func TestNoFunctionIsTooLong(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -114,18 +96,8 @@ func TestNoFunctionIsTooLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
 	for _, row := range long {
-		if longFuncsAllowed[allowedKey(row)] {
-			seen[allowedKey(row)] = true
-			continue
-		}
 		t.Errorf("%s: over %d lines; split it", row, maxFuncLines)
-	}
-	for key := range longFuncsAllowed {
-		if !seen[key] {
-			t.Errorf("%s is allowed to be long but is not (or is gone): take it off longFuncsAllowed", key)
-		}
 	}
 }
 

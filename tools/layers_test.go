@@ -41,6 +41,18 @@ var layers = []layer{
 	{"tools/cluster/kind/kindconfig", []string{"tools/cluster", "tools/lang", "fixtures", "suites"}},
 	// The contract holds no KEP semantics either (tools/cluster/probe does).
 	{"=tools/cluster", []string{"tools/lang/spec"}},
+	// A provider never imports another: each reaches the others only
+	// through the contract, and providers/ is the registry that imports
+	// them all. The one edge between two: the embedded control plane
+	// starts the embedded node beside a cell (localcp → localnode). Both
+	// run their processes through localproc, which is no provider.
+	{"tools/cluster/providers/providertest", []string{"=tools/cluster"}},
+	{"tools/cluster/providers", append([]string{"tools/cluster/kind", "tools/cluster/kubeconfig", "tools/cluster/localcp", "tools/cluster/localnode"}, providerSupport...)},
+	{"tools/cluster/kind", providerSupport},
+	{"tools/cluster/kubeconfig", providerSupport},
+	{"tools/cluster/localcp", append([]string{"tools/cluster/localnode"}, providerSupport...)},
+	{"tools/cluster/localnode", providerSupport},
+	{"tools/cluster/localproc", []string{"tools/internal"}},
 	{"tools/cluster", []string{"tools/build", "tools/host", "tools/internal", "tools/lang/spec", "drivers"}},
 	{"tools/host", []string{"tools/internal"}},
 	{"tools/build", []string{"tools/internal", "tools/report", "drivers/mutant"}},
@@ -61,6 +73,11 @@ var layers = []layer{
 	{"suites", nil},
 }
 
+// providerSupport is what a provider may import: the contract, the
+// packages of tools/cluster that are no provider, and the lower floors.
+var providerSupport = []string{"=tools/cluster", "tools/cluster/localproc", "tools/cluster/promtext", "tools/cluster/testdriver", "tools/cluster/probe",
+	"tools/build", "tools/host", "tools/internal", "tools/lang/spec", "drivers"}
+
 // Every test may read the shipped suites and fixtures. The production-like
 // access test also runs the whole CLI in-process, since it tests what a
 // user runs and its child processes re-execute the test binary as
@@ -77,7 +94,9 @@ var testOnly = map[string][]string{
 	"tools/cluster/kind/kindconfig": {"steps"},
 	// The command line's tests run whole verbs and read what a run left:
 	// its output folder, the binaries' cache, the machine's processes.
-	"tools/cli": {"tools/runner", "tools/cluster/localcp", "tools/build/k8sbuild"},
+	"tools/cli": {"tools/runner", "tools/cluster/localcp", "tools/cluster/localnode", "tools/build/k8sbuild"},
+	// The kubeconfig provider's tests adopt a real embedded control plane.
+	"tools/cluster/kubeconfig": {"tools/cluster/localcp/localcptest"},
 }
 
 // under says whether pkg is the folder name or, unless name is "=" one
@@ -223,6 +242,12 @@ func TestLayersRefuse(t *testing.T) {
 		{"tools/cli", "tools/cluster/providers"},
 		{"tools/cli", "tools/runner"},
 		{"tools/cli", "tools/cluster/localcp"},
+		{"tools/cluster/kind", "tools/cluster/localcp"},
+		{"tools/cluster/localcp", "tools/cluster/kind"},
+		{"tools/cluster/localnode", "tools/cluster/localcp"},
+		{"tools/cluster/kubeconfig", "tools/cluster/localnode"},
+		{"tools/cluster/localproc", "tools/cluster/localcp"},
+		{"tools/cluster/providers/providertest", "tools/cluster/localcp"},
 	} {
 		l, ok := layerOf(c.pkg)
 		if !ok {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 	"github.com/draconform/draconform/tools/report"
 )
 
@@ -83,7 +83,7 @@ func certifyExample(t *testing.T, bin string, upArgs ...string) (out, output str
 	if m == nil {
 		t.Fatalf("the run did not say where the node keeps its state:\n%s", output)
 	}
-	if left := append(nodeLeftovers(m[1], m[2]), localcp.OrphanLeftovers(m[2])...); len(left) > 0 {
+	if left := append(nodeLeftovers(m[1], m[2]), localnode.OrphanLeftovers(m[2])...); len(left) > 0 {
 		t.Errorf("the example's node left: %s", strings.Join(left, "; "))
 	}
 	return out, output, err

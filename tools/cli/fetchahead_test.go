@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
-	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 	"github.com/spf13/pflag"
 
 	"github.com/draconform/draconform/tools/usecase"
@@ -45,7 +45,7 @@ func TestMakefileFetchesForTheDefaultCache(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"K8S_BINARIES":  rel(filepath.Join(cache, version, "bin", "kubelet")),
-		"NODE_BINARIES": rel(filepath.Join(cache, localcp.NodeRuntimeVersion, "bin", localcp.RuntimeBinaries[0])),
+		"NODE_BINARIES": rel(filepath.Join(cache, localnode.RuntimeVersion, "bin", localnode.RuntimeBinaries[0])),
 	} {
 		if vars[name] != want {
 			t.Errorf("the Makefile's %s is %q; the build puts that binary at %q", name, vars[name], want)

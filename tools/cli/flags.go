@@ -26,7 +26,7 @@ func registerProviders(fs *pflag.FlagSet, f *usecase.Providers) {
 }
 
 func registerProvider(fs *pflag.FlagSet, f *usecase.Providers) {
-	fs.StringVar(&f.Provider, "provider", usecase.DefaultProviders, "comma-separated implementations to test: local (an embedded v1.37.2 control plane of real binaries), prototype (the same with the KEP-6406 prototype kube-apiserver and kube-scheduler), prototype-static (the prototype linked statically, as --kind-kep-bin-dir needs it), kubeconfig (any cluster; cells that set gates are skipped), kind (kind clusters in Docker with the test driver, for cases that need a kubelet), or a known-broken variant of the prototype (see draconform mutation --list)")
+	fs.StringVar(&f.Provider, "provider", usecase.DefaultProviders, usecase.ProviderUsage())
 }
 
 // registerVisited registers the flags of --provider kubeconfig.

@@ -4,17 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
 )
 
-// The contract between the runner and the providers, whole: a Provider
-// starts a Cluster per gate cell and says what it can do as data (Info);
-// steps act on the Cluster. Beyond these, a provider or cluster may add
-// one of the abilities below; the runner and the steps that need one ask
-// for it by type, and a case skips, with the reason, where it is missing.
+// The contract between the runner and the providers, whole. A Provider
+// starts a Cluster per gate cell; steps act on the Cluster.
+//
+// A provider says what it can do as data, its Info, and has every method
+// of Provider: one it cannot honour returns an error wrapping
+// ErrUnsupported, and Info says so beforehand, so that no caller needs to
+// ask a provider's type (kind's ProviderInfo is the model).
+//
+// A cluster may add one of the abilities below. They stay interfaces,
+// asked only through the ...Of functions of abilities.go, because they
+// belong to the cluster value in hand rather than to its provider: a
+// local cell's cluster adopted by another process of the run (a
+// kubeconfig.Adopted) cannot restart what its provider could, and a
+// test's fake cluster offers only the ability it tests. A case skips,
+// with the reason, where its cluster lacks one.
 //
 //	ability           implemented by          asked by
 //	RunInspector      Cluster (local, kind)   hot-loop and crash steps, outage diagnosis
@@ -24,11 +33,19 @@ import (
 //	BinaryLister      Cluster (local)         reports: which binaries ran
 //	SchedulerLatency  Cluster (local)         the runner's timings, benchmarks
 //	SchedulerMetrics  Cluster (local, kind)   the PRR metrics step, benchmarks
-//	MixedStarter      Provider (local, kubeconfig)  version-skew cells (StartCell)
-//	NodeAdder         Provider (local)        the runner, for cells whose cases need a kubelet
-//	GateChecker       Provider (local)        the planner and the runner: what a binary refuses
 //
-// tools/cluster/providers/contract_test.go checks this table against the
+// And what each provider says of itself (Info), by the methods it
+// governs:
+//
+//	Info                says                                      methods
+//	MixedCells          runs released components beside its own   StartMixed
+//	AddsNodes           adds a kubelet node to a started cluster  AddNode
+//	ChecksGates         asks its binaries before starting         CellUnsupported, GatesRefused
+//	NodeBuildKey        builds what its nodes run                 NodeBinaries, AdoptNodeBinaries
+//	SharesFacts         records its binaries' facts for the run   RecordBinaryFacts
+//	Visits              visits a cluster someone else runs        Credentials
+//
+// tools/cluster/providers/contract_test.go checks both tables against the
 // providers.
 
 // Provider creates the cluster for one gate cell and tears it down.
@@ -40,6 +57,45 @@ type Provider interface {
 	// A provider that cannot honour gates returns an error wrapping
 	// ErrUnsupported, so the plan can skip the cell with a stated reason.
 	Start(ctx context.Context, cell string, gates GateState) (Cluster, error)
+	// StartMixed is Start with released run from the released Kubernetes
+	// binaries the implementation builds on, beside its own: the
+	// version-skew cells of an upgrade (Info.MixedCells).
+	StartMixed(ctx context.Context, cell string, gates GateState, released []Component) (Cluster, error)
+	// AddNode adds to c, a cluster this provider started without a kubelet,
+	// a node that really runs pods, with the test driver on it, and returns
+	// once the node is Ready and the driver publishes its devices. Where
+	// this machine cannot run a node, the error wraps ErrUnsupported and
+	// says why (Info.AddsNodes). The runner asks only for cells with cases
+	// that need one: a node takes seconds and a container runtime.
+	AddNode(ctx context.Context, c Cluster) error
+	// CellUnsupported says, without starting anything, why the provider
+	// cannot start a cell with these gates (a gate its binaries do not
+	// know), or "" when it can (Info.ChecksGates). The planner asks it for
+	// every cell: a cell it cannot start only skips, so a run plans no
+	// time for it.
+	CellUnsupported(ctx context.Context, gates GateState, released []Component) (string, error)
+	// GatesRefused returns the binary's refusal of gates for comp, in a
+	// cell that runs released from the released binaries, or "" when the
+	// binary takes them; an error means it could not tell
+	// (Info.ChecksGates). The runner asks it for every restart a cell's
+	// cases make: a case whose restart the binary refuses is skipped as
+	// not applying, with the binary's reason, instead of failing at the
+	// restart.
+	GatesRefused(ctx context.Context, comp Component, gates Gates, released []Component) (string, error)
+	// NodeBinaries builds (once) and returns what the provider's nodes run
+	// (Info.NodeBuildKey), so that a run can build it before its cells
+	// start rather than in the first cell that adds a node.
+	NodeBinaries(ctx context.Context) (NodeBinaries, error)
+	// AdoptNodeBinaries makes the provider's nodes run bins, built by
+	// another provider of the run with an equal Info.NodeBuildKey, instead
+	// of building them again.
+	AdoptNodeBinaries(bins NodeBinaries) error
+	// RecordBinaryFacts asks the provider's binaries, once for all the
+	// run's processes, what every cell would ask them (Info.SharesFacts).
+	RecordBinaryFacts(ctx context.Context) error
+	// Credentials reach the cluster the provider visits (Info.Visits),
+	// for a preflight before any cell starts.
+	Credentials() (*rest.Config, error)
 	// Stop releases everything Start created. It is safe to call twice.
 	Stop(ctx context.Context, c Cluster) error
 	// Close stops whatever the provider still runs, at the end of a run or
@@ -49,6 +105,8 @@ type Provider interface {
 
 // Info is what a provider can do that is a fact rather than an operation,
 // read by the planner and the runner (kind's ProviderInfo is the model).
+// Where a field says the provider cannot do something, the method it
+// governs returns an error wrapping ErrUnsupported.
 type Info struct {
 	// SeparateCells: every cell is a cluster of its own that any process
 	// can start in seconds (the embedded control planes), so a run may give
@@ -70,6 +128,53 @@ type Info struct {
 	// fake Nodes only with its operator's consent. The cases that need
 	// them skip with this reason.
 	NoFakeNodes string
+	// MixedCells: StartMixed may run some components from released
+	// binaries (the embedded control planes), or take a cluster its
+	// operator declared to be such a cell (a kubeconfig's).
+	MixedCells bool
+	// AddsNodes: the provider's clusters start without a kubelet, and
+	// AddNode can give one a node (the embedded control planes; whether
+	// this machine can run it, AddNode says).
+	AddsNodes bool
+	// ChecksGates: CellUnsupported and GatesRefused ask the provider's
+	// binaries, starting nothing.
+	ChecksGates bool
+	// NodeBuildKey names the binaries the provider's nodes run, which the
+	// run builds (NodeBinaries): two providers of a run with equal keys run
+	// the same, so one build serves both (AdoptNodeBinaries). Empty where
+	// the provider builds nothing for nodes.
+	NodeBuildKey string
+	// SharesFacts: RecordBinaryFacts records, for the run's other
+	// processes, what the provider's binaries say of themselves.
+	SharesFacts bool
+	// Visits: the cluster is someone else's, reached by Credentials, which
+	// the run checks (its access, what confines its writes) before any
+	// case; there is nothing of the provider's own to build.
+	Visits bool
+	// Kubectl is the kubectl command that reaches the provider's cluster
+	// after the run, for a namespace --keep-on-failure kept there; "" where
+	// none outlives the run.
+	Kubectl string
+	// Gone says why the provider's clusters go when the run ends although
+	// the run did not start them to discard them (kind's, unless kept), or
+	// "".
+	Gone string
+}
+
+// NodeBinaries is what an embedded node runs, built by the run: paths on
+// this machine.
+type NodeBinaries struct {
+	Kubelet string
+	// RuntimeDir holds the container runtime's programs, built by the
+	// tools/build/nodebin module.
+	RuntimeDir string
+	// ToolsDir holds draconform-runc, draconform-pause and
+	// draconform-driver, built from this repository.
+	ToolsDir string
+	// PauseArchive and DriverArchive are images to import: the sandbox
+	// image and the test driver's.
+	PauseArchive  string
+	DriverArchive string
 }
 
 // Cluster is what steps act on.
@@ -148,53 +253,11 @@ type SchedulerMetrics interface {
 	SchedulerMetrics(ctx context.Context) (string, error)
 }
 
-// MixedStarter is a provider that can run some components from the
-// released Kubernetes binaries its implementation builds on, beside its
-// own: the version-skew cells of an upgrade.
-type MixedStarter interface {
-	StartMixed(ctx context.Context, cell string, gates GateState, released []Component) (Cluster, error)
-}
-
-// NodeAdder is a provider whose clusters start without a kubelet (the
-// embedded control plane) but can add a node that really runs pods, with
-// the test driver on it. The runner asks only for cells with cases that
-// need one: a node takes seconds and a container runtime.
-type NodeAdder interface {
-	// AddNode returns once the node is Ready and the test driver publishes
-	// its devices there. Where this machine cannot run a node, the error
-	// wraps ErrUnsupported and says why.
-	AddNode(ctx context.Context, c Cluster) error
-}
-
-// GateChecker is a provider that can ask a cell's binaries, without
-// starting anything, whether they take a gate state: the planner asks it
-// for every cell (a cell it cannot start only skips, so a run plans no
-// time for it), the runner for every restart a cell's cases make (a case
-// whose restart the binary refuses is skipped as not applying, with the
-// binary's reason, instead of failing at the restart).
-type GateChecker interface {
-	// CellUnsupported says why the provider cannot start a cell with these
-	// gates (a gate its binaries do not know), or "" when it can.
-	CellUnsupported(ctx context.Context, gates GateState, released []Component) (string, error)
-	// GatesRefused returns the binary's refusal of gates for comp, in a
-	// cell that runs released from the released binaries, or "" when the
-	// binary takes them. An error means it could not tell.
-	GatesRefused(ctx context.Context, comp Component, gates Gates, released []Component) (string, error)
-}
-
 // StartCell starts a cell through p, with the released components run from
 // released binaries where p can do that, and ErrUnsupported where it cannot.
 func StartCell(ctx context.Context, p Provider, cell string, gates GateState, released []Component) (Cluster, error) {
 	if len(released) == 0 {
 		return p.Start(ctx, cell, gates)
 	}
-	m, ok := p.(MixedStarter)
-	if !ok {
-		names := make([]string, len(released))
-		for i, c := range released {
-			names[i] = string(c)
-		}
-		return nil, fmt.Errorf("%s cannot run %s from released Kubernetes binaries beside its own: %w", p.Name(), strings.Join(names, ", "), ErrUnsupported)
-	}
-	return m.StartMixed(ctx, cell, gates, released)
+	return p.StartMixed(ctx, cell, gates, released)
 }

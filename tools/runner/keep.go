@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/draconform/draconform/steps"
-	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/report"
 )
 
@@ -26,8 +25,8 @@ import (
 // cleanUp runs the case's clean-up: all of it, or with --keep-on-failure
 // and a failed case all but its namespace, recording what was kept and how
 // to reach it for the terminal and the reports.
-func cleanUp(ctx context.Context, opts Options, c plan.Case, env *steps.Env, r *caseResult, discarded bool) error {
-	if !opts.KeepOnFailure || r.failure == "" {
+func cleanUp(ctx context.Context, keepOnFailure bool, env *steps.Env, r *caseResult, st *cellState) error {
+	if !keepOnFailure || r.failure == "" {
 		return env.RunCleanup(ctx)
 	}
 	namespaced, removed := keptObjects(env)
@@ -36,11 +35,11 @@ func cleanUp(ctx context.Context, opts Options, c plan.Case, env *steps.Env, r *
 		// The case failed before its namespace was made.
 		return err
 	}
-	gone := opts.Gone[c.Target]
-	if discarded {
+	gone := st.Gone
+	if st.Discarded {
 		gone = "this cluster is the run's own and stops when the run ends, taking the namespace with it"
 	}
-	text := keptText(env.Namespace, append(namespaced, othersClaims(ctx, env, namespaced)...), removed, gone, opts.Kubectl[c.Target])
+	text := keptText(env.Namespace, append(namespaced, othersClaims(ctx, env, namespaced)...), removed, gone, st.Kubectl)
 	r.add(report.EntryKept, text, false)
 	r.printf("%s\n", text)
 	return err

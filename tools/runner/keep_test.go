@@ -10,7 +10,6 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/steps/stepstest"
-	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/lang/spec"
 	"github.com/draconform/draconform/tools/report"
 )
@@ -39,8 +38,8 @@ func keepCase(t *testing.T, failed, discarded bool) (*stepstest.Fake, string) {
 	if failed {
 		r.fail("step 2 at s.yaml:9, pod p1 is scheduled: no")
 	}
-	opts := Options{KeepOnFailure: true, Kubectl: map[string]string{"kubeconfig": "kubectl --kubeconfig /k/config"}}
-	if err := cleanUp(ctx, opts, plan.Case{Target: "kubeconfig"}, f.Env, r, discarded); err != nil {
+	st := &cellState{Kubectl: "kubectl --kubeconfig /k/config", Discarded: discarded}
+	if err := cleanUp(ctx, true, f.Env, r, st); err != nil {
 		t.Fatal(err)
 	}
 	var kept string

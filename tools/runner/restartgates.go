@@ -57,8 +57,7 @@ func restartSteps(c *spec.Case) []*spec.Restart {
 // reason. A provider that cannot ask gives none; a restart it could not
 // tell about is left to the restart itself (see steps.Restart).
 func (s *session) refusedRestarts(ctx context.Context, t Target, cell *spec.Cell) map[string]string {
-	gc, ok := t.Provider.(cluster.GateChecker)
-	if !ok {
+	if !t.Provider.Info().ChecksGates {
 		return nil
 	}
 	out := map[string]string{}
@@ -73,7 +72,7 @@ func (s *session) refusedRestarts(ctx context.Context, t Target, cell *spec.Cell
 				continue
 			}
 			asked[key] = true
-			why, err := gc.GatesRefused(ctx, cluster.Component(r.Component), cluster.Gates(r.Gates), restartReleased(r, cluster.CellReleased(cell)))
+			why, err := t.Provider.GatesRefused(ctx, cluster.Component(r.Component), cluster.Gates(r.Gates), restartReleased(r, cluster.CellReleased(cell)))
 			switch {
 			case err != nil:
 				s.logf("%s: %v", stateKey(t.Name, cell.Name), err)

@@ -25,19 +25,12 @@ const dependency = "DRAFractionalCapacityRange is enabled, but depends on featur
 // checkingProvider answers GatesRefused as a binary would that refuses
 // DRAConsumableCapacity=false, and records what it was asked.
 type checkingProvider struct {
-	asked []string
+	cluster.Provider // the rest of the contract, which this test does not call
+	asked            []string
 }
 
 func (p *checkingProvider) Name() string       { return "checking" }
-func (p *checkingProvider) Info() cluster.Info { return cluster.Info{} }
-func (p *checkingProvider) Start(context.Context, string, cluster.GateState) (cluster.Cluster, error) {
-	return nil, errors.New("not started in this test")
-}
-func (p *checkingProvider) Stop(context.Context, cluster.Cluster) error { return nil }
-func (p *checkingProvider) Close(context.Context) error                 { return nil }
-func (p *checkingProvider) CellUnsupported(context.Context, cluster.GateState, []cluster.Component) (string, error) {
-	return "", nil
-}
+func (p *checkingProvider) Info() cluster.Info { return cluster.Info{ChecksGates: true} }
 func (p *checkingProvider) GatesRefused(_ context.Context, comp cluster.Component, g cluster.Gates, released []cluster.Component) (string, error) {
 	p.asked = append(p.asked, fmt.Sprintf("%s {%s} released=%v", comp, g.Flag(), released))
 	if off, ok := g["DRAConsumableCapacity"]; ok && !off {

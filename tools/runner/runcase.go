@@ -63,7 +63,7 @@ func execCase(ctx context.Context, s *session, c plan.Case, live bool) *caseResu
 	ph := &steps.Phases{}
 	// Recorded after the clean-up, which is one of the parts.
 	defer recordPhases(r, env, ph)
-	defer finishCase(steps.WithPhases(ctx, ph), s, c, env, r, st.Discarded)
+	defer finishCase(steps.WithPhases(ctx, ph), s, c, env, r, st)
 	caseCtx, cancel := context.WithTimeout(steps.WithPhases(ctx, ph), s.opts.CaseTimeout)
 	defer cancel()
 	if err := caseSteps(caseCtx, env, c, st.Discarded, r); err != nil {
@@ -163,11 +163,11 @@ func caseSteps(ctx context.Context, env *steps.Env, c plan.Case, discarded bool,
 }
 
 // finishCase writes a failed case's diagnostics, then cleans up (keeping a
-// failed case's namespace with --keep-on-failure; discarded says the
-// cluster goes with the run), in a
+// failed case's namespace with --keep-on-failure, where st says how to
+// reach it), in a
 // context of its own: a case cut short by its timeout or an interrupt
 // must still leave nothing behind.
-func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r *caseResult, discarded bool) {
+func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r *caseResult, st *cellState) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBound(c))
 	defer cancel()
 	if r.failure != "" {
@@ -180,7 +180,7 @@ func finishCase(ctx context.Context, s *session, c plan.Case, env *steps.Env, r 
 			r.printf("diagnostics of %s: %s\n", c.Title(), path)
 		}
 	}
-	if err := timedPhase(cctx, steps.PhaseCleanup, func(ctx context.Context) error { return cleanUp(ctx, s.opts, c, env, r, discarded) }); err != nil {
+	if err := timedPhase(cctx, steps.PhaseCleanup, func(ctx context.Context) error { return cleanUp(ctx, s.opts.KeepOnFailure, env, r, st) }); err != nil {
 		r.printf("cleanup of %s: %v\n", c.ID, err)
 	}
 	// After the clean-up, which measures the restores of restarts.

@@ -87,13 +87,9 @@ type Options struct {
 	// begins after it, and those left are reported as not run.
 	FailFast bool
 	// KeepOnFailure leaves a failed case's namespace and the objects in
-	// it on its cluster (see keep.go); Kubectl gives, by target, the
-	// kubectl command that reaches its cluster, and Gone why a target's
-	// cluster goes at the end of the run although the run did not start
-	// it to discard it (kind without --kind-keep).
+	// it on its cluster (see keep.go), and says how to reach it as the
+	// target's provider says (cluster.Info's Kubectl and Gone).
 	KeepOnFailure bool
-	Kubectl       map[string]string
-	Gone          map[string]string
 	// Verbose prints the run's whole text at its end (what each cell ran
 	// on, the matrix, every skip), not the summary that fits a screen.
 	Verbose bool

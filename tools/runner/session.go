@@ -60,6 +60,11 @@ type cellState struct {
 	// Discarded says the run throws the cluster away after its cells
 	// (cluster.Info.Discards): a case leaves its emptied namespace to it.
 	Discarded bool `json:",omitempty"`
+	// Kubectl and Gone are the provider's word on a namespace
+	// --keep-on-failure keeps (cluster.Info): the command that reaches the
+	// cluster after the run, and why the cluster goes with the run anyway.
+	Kubectl string `json:",omitempty"`
+	Gone    string `json:",omitempty"`
 	// Contradicted is how the probe contradicts what the cell's gates
 	// promise (probe.Implies): the cell's cases fail with it, rather
 	// than skip for a missing capability.
@@ -151,17 +156,16 @@ func (s *session) startCell(ctx context.Context, t Target, cell *spec.Cell) {
 	s.providers[key] = t.Provider
 	info := t.Provider.Info()
 	st.NoFakeNodes, st.Discarded = info.NoFakeNodes, info.Discards
+	st.Kubectl, st.Gone = info.Kubectl, info.Gone
 	nodeBegan := time.Now()
 	s.addNode(ctx, t, cell, c, st)
 	tm.NodeSeconds = time.Since(nodeBegan).Seconds()
 	st.Cluster = c.Name()
-	if bl, ok := c.(cluster.BinaryLister); ok {
-		st.Binaries = bl.Binaries()
-	}
+	st.Binaries = cluster.BinariesOf(c)
 	if g := c.Gates(); g != nil {
 		st.Gates = g
 	}
-	_, canRestart := c.(cluster.Restarter)
+	_, canRestart := cluster.RestarterOf(c)
 	if canRestart {
 		st.RestartsRefused = s.refusedRestarts(ctx, t, cell)
 	}
@@ -220,13 +224,12 @@ func (s *session) exportKubeconfig(t Target, cell *spec.Cell, c cluster.Cluster,
 // addNode gives the cluster a kubelet node with the test driver, where the
 // provider can add one and the cell has cases that need it.
 func (s *session) addNode(ctx context.Context, t Target, cell *spec.Cell, c cluster.Cluster, st *cellState) {
-	adder, ok := t.Provider.(cluster.NodeAdder)
-	if !ok || !needsNode(s.opts.Plan, t.Name, cell.Name) {
+	if !t.Provider.Info().AddsNodes || !needsNode(s.opts.Plan, t.Name, cell.Name) {
 		return
 	}
 	key := stateKey(t.Name, cell.Name)
 	s.logf("%s: adding a kubelet node with the test driver, for the cases that need pods to run", key)
-	err := adder.AddNode(ctx, c)
+	err := t.Provider.AddNode(ctx, c)
 	switch {
 	case errors.Is(err, cluster.ErrUnsupported):
 		st.NoNode = err.Error()
@@ -294,7 +297,7 @@ func (s *session) cluster(target, cellName string) (*cellState, cluster.Cluster,
 
 func (s *session) stop(ctx context.Context) {
 	for cell, c := range s.started {
-		if sl, ok := c.(cluster.SchedulerLatency); ok {
+		if sl, ok := cluster.SchedulerLatencyOf(c); ok {
 			if l, err := sl.SchedulerLatency(ctx); err == nil && s.timing[cell] != nil {
 				s.timing[cell].Scheduler = &l
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/draconform/draconform/tools/cluster/localcp"
 	"github.com/draconform/draconform/tools/cluster/providers"
 )
 
@@ -21,9 +20,6 @@ func Binaries(ctx context.Context, prov Providers, s Streams) error {
 	}
 	defer os.RemoveAll(scratch)
 	for _, name := range splitList(prov.Provider) {
-		if name == "kubeconfig" {
-			continue
-		}
 		cfg, err := prov.config(name, scratch, s)
 		if err != nil {
 			return failed(2, err)
@@ -33,12 +29,14 @@ func Binaries(ctx context.Context, prov Providers, s Streams) error {
 			return err
 		}
 		providers.Closer(p, s.Err)()
+		info := p.Info()
+		if info.Visits {
+			continue // a cluster someone else runs: nothing to build
+		}
 		// The node's container runtime too, so that a run's first node
 		// does not wait for its build.
-		if np, ok := p.(interface {
-			NodeBinaries(context.Context) (localcp.NodeBinaries, error)
-		}); ok {
-			if _, err := np.NodeBinaries(ctx); err != nil {
+		if info.NodeBuildKey != "" {
+			if _, err := p.NodeBinaries(ctx); err != nil {
 				return err
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
-	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 	"github.com/draconform/draconform/tools/host/nodeimage"
 )
 
@@ -77,7 +77,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 	if err != nil {
 		return "", err
 	}
-	runtimeDir, err := localcp.EnsureRuntimeBinaries(ctx, root, cache, true, s.Err)
+	runtimeDir, err := localnode.EnsureRuntimeBinaries(ctx, root, cache, true, s.Err)
 	if err != nil {
 		return "", err
 	}
@@ -90,7 +90,7 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 		return "", err
 	}
 	tools := filepath.Join(root, ".cache", "nodeimage", "tools")
-	if err := localcp.BuildTools(ctx, root, tools, s.Err, "./tools/cmd/draconform-runc", "./tools/cmd/draconform-pause"); err != nil {
+	if err := localnode.BuildTools(ctx, root, tools, s.Err, "./tools/cmd/draconform-runc", "./tools/cmd/draconform-pause"); err != nil {
 		return "", err
 	}
 	kindDir, err := k8sbuild.ModuleDir(ctx, root, "sigs.k8s.io/kind")

@@ -9,7 +9,8 @@ import (
 
 	"github.com/draconform/draconform/tools/certify/access"
 	"github.com/draconform/draconform/tools/certify/bundle"
-	"github.com/draconform/draconform/tools/cluster/kubeconfig"
+	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/runner"
 )
 
@@ -23,7 +24,10 @@ type PreflightRequest struct {
 // Preflight checks a cluster the way a run does before its first case,
 // and says on w what a run would create there.
 func Preflight(ctx context.Context, r PreflightRequest, w io.Writer) error {
-	kp := &kubeconfig.Provider{Path: r.Kubeconfig.Path, Context: r.Kubeconfig.Context, AllowFakeNodes: r.Kubeconfig.AllowFakeNodes}
+	kp, err := providers.New(ctx, providers.Config{Name: "kubeconfig", Kubeconfig: r.Kubeconfig})
+	if err != nil {
+		return failed(2, err)
+	}
 	if _, err := preflight(ctx, kp, r.AllowUnconfined, w); err != nil {
 		return failed(2, err)
 	}
@@ -36,14 +40,14 @@ func Preflight(ctx context.Context, r PreflightRequest, w io.Writer) error {
 // current admission policy confines its writes (or allowUnconfined says
 // to write anyway). It prints what it found and what the run will create;
 // the error says why the run must not start.
-func preflight(ctx context.Context, p *kubeconfig.Provider, allowUnconfined bool, w io.Writer) (bundle.Access, error) {
+func preflight(ctx context.Context, p cluster.Provider, allowUnconfined bool, w io.Writer) (bundle.Access, error) {
 	acc := bundle.Access{Cluster: bundle.ClusterVisited}
 	cfg, err := p.Credentials()
 	if err != nil {
 		return acc, fmt.Errorf("%w: %v", access.ErrUnusable, err)
 	}
 	r, err := access.Check(ctx, cfg)
-	describe(w, r, p.AllowFakeNodes)
+	describe(w, r, p.Info().NoFakeNodes == "")
 	if err != nil {
 		return acc, err
 	}
@@ -145,8 +149,8 @@ func preflightAll(ctx context.Context, targets []runner.Target, r RunRequest, ou
 	// confined identity could do.
 	acc := bundle.Access{Cluster: bundle.ClusterStarted}
 	for _, t := range targets {
-		if kp, ok := t.Provider.(*kubeconfig.Provider); ok {
-			a, err := preflight(ctx, kp, r.Providers.AllowUnconfined, w)
+		if t.Provider.Info().Visits {
+			a, err := preflight(ctx, t.Provider, r.Providers.AllowUnconfined, w)
 			if err != nil {
 				return err
 			}

@@ -139,3 +139,7 @@ func ShellQuote(s string) string {
 }
 
 func shellQuote(s string) string { return ShellQuote(s) }
+
+// ProviderUsage is --provider's help: every registered provider, as the
+// registry describes it.
+func ProviderUsage() string { return providers.Usage() }

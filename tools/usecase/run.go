@@ -125,7 +125,7 @@ func runSuites(ctx context.Context, r RunRequest, s Streams) (out string, code i
 		CompareWith: map[string]string{providers.LocalBinariesTarget: "prototype"}, Profile: p.profile,
 		Focus: r.Focus, LabelFilter: r.Labels, CaseParallel: r.casesAtOnce(), Version: r.Version, Command: r.Command,
 		Rerun: r.Providers.RerunFlags(), Verbose: r.Verbose || r.WholeSummary, FailFast: r.FailFast,
-		KeepOnFailure: r.KeepOnFailure, Kubectl: r.Providers.kubectl(), Gone: r.Providers.gone()}
+		KeepOnFailure: r.KeepOnFailure}
 	return outDir, r.execute(ctx, opts, providerNames, p.share, s)
 }
 

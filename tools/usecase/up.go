@@ -69,11 +69,10 @@ func Up(ctx context.Context, r UpRequest, s Streams) error {
 		return err
 	}
 	if r.Node {
-		adder, ok := p.(cluster.NodeAdder)
-		if !ok {
+		if !p.Info().AddsNodes {
 			return fmt.Errorf("provider %s cannot add a node", r.Providers.Provider)
 		}
-		if err := adder.AddNode(ctx, c); err != nil {
+		if err := p.AddNode(ctx, c); err != nil {
 			return err
 		}
 	}

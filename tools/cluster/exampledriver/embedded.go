@@ -66,17 +66,9 @@ func onTheEmbeddedNode(objs []*unstructured.Unstructured, n Node) ([]Deviation, 
 	if err != nil {
 		return nil, fmt.Errorf("the API server's address %q: %w", n.APIServer, err)
 	}
-	var ds *unstructured.Unstructured
-	for _, o := range objs {
-		if o.GetKind() == "DaemonSet" {
-			if ds != nil {
-				return nil, fmt.Errorf("the chart renders two DaemonSets, %s and %s; draconform knows one, the kubelet plugin", ds.GetName(), o.GetName())
-			}
-			ds = o
-		}
-	}
-	if ds == nil {
-		return nil, fmt.Errorf("the chart renders no DaemonSet: no kubelet plugin to run")
+	ds, err := pluginDaemonSet(objs)
+	if err != nil {
+		return nil, err
 	}
 	var pod corev1.PodSpec
 	spec, _, _ := unstructured.NestedMap(ds.Object, "spec", "template", "spec")
@@ -123,6 +115,23 @@ func onTheEmbeddedNode(objs []*unstructured.Unstructured, n Node) ([]Deviation, 
 			Why: "the embedded API server allows no privileged container (Kubernetes' default), and the plugin needs none: it writes only to its host-path folders"})
 	}
 	return devs, nil
+}
+
+// pluginDaemonSet is the chart's one DaemonSet, the kubelet plugin's.
+func pluginDaemonSet(objs []*unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	var ds *unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "DaemonSet" {
+			if ds != nil {
+				return nil, fmt.Errorf("the chart renders two DaemonSets, %s and %s; draconform knows one, the kubelet plugin", ds.GetName(), o.GetName())
+			}
+			ds = o
+		}
+	}
+	if ds == nil {
+		return nil, fmt.Errorf("the chart renders no DaemonSet: no kubelet plugin to run")
+	}
+	return ds, nil
 }
 
 func container(pod *corev1.PodSpec, name string) *corev1.Container {

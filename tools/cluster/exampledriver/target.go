@@ -12,7 +12,7 @@ import (
 
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
-	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 )
 
 // Target is the embedded node `draconform example-driver` installs on,
@@ -21,7 +21,7 @@ import (
 // kubelet's log and the API server's address as the node sees it.
 type Target struct {
 	Node    Node
-	Running localcp.RunningNode
+	Running localnode.RunningNode
 	config  *rest.Config
 	clients Clients
 }
@@ -34,7 +34,7 @@ func Locate(path, node string) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	rn, err := localcp.FindRunningNode(cfg.Host, node)
+	rn, err := localnode.FindRunningNode(cfg.Host, node)
 	if err != nil {
 		return nil, err
 	}

@@ -164,8 +164,16 @@ func (p *Provider) Name() string { return providerName(p.opts.Image, p.opts.KEPB
 
 // Info implements cluster.Provider: cells share a few clusters, which
 // outlive a cell (so a case deletes its namespace), and the clusters are
-// the run's own, so fake Nodes disturb nobody.
-func (p *Provider) Info() cluster.Info { return cluster.Info{} }
+// the run's own, so fake Nodes disturb nobody. Their nodes are the node
+// image's, with the test driver installed at Start: there is no node to
+// add or to build.
+func (p *Provider) Info() cluster.Info {
+	info := cluster.Info{}
+	if !p.opts.KeepCluster {
+		info.Gone = "kind's clusters are deleted when the run ends (--kind-keep keeps them), and the namespace with them"
+	}
+	return info
+}
 
 func providerName(image string, kep bool) string {
 	name := "kind-" + imageVersion(image)

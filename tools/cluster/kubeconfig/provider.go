@@ -6,6 +6,7 @@ package kubeconfig
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -33,13 +34,35 @@ type Provider struct {
 	AllowFakeNodes bool
 }
 
-// Info implements cluster.Provider: the cluster is not the run's, so fake
-// Nodes need its operator's consent.
+// Info implements cluster.Provider: the cluster is someone else's, which
+// the run visits (a preflight checks its access first) and leaves as it
+// found it, so fake Nodes need its operator's consent, and a namespace
+// kept on failure is reached with the kubeconfig the run was given.
 func (p *Provider) Info() cluster.Info {
-	if p.AllowFakeNodes {
-		return cluster.Info{}
+	info := cluster.Info{MixedCells: true, Visits: true, Kubectl: p.kubectl()}
+	if !p.AllowFakeNodes {
+		info.NoFakeNodes = "creates Node objects with no kubelet behind them, which this cluster's DaemonSets that tolerate every taint would follow (draconform preflight lists them); pass --allow-fake-nodes to run it here"
 	}
-	return cluster.Info{NoFakeNodes: "creates Node objects with no kubelet behind them, which this cluster's DaemonSets that tolerate every taint would follow (draconform preflight lists them); pass --allow-fake-nodes to run it here"}
+	return info
+}
+
+// kubectl is the command that reaches the cluster as the run did.
+func (p *Provider) kubectl() string {
+	cmd := "kubectl"
+	if p.Path != "" {
+		cmd += " --kubeconfig " + shellQuote(p.Path)
+	}
+	if p.Context != "" {
+		cmd += " --context " + shellQuote(p.Context)
+	}
+	return cmd
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Credentials resolves the kubeconfig (or the pod's service account) as
@@ -65,7 +88,7 @@ func (p *Provider) Close(context.Context) error { return nil }
 // Name implements cluster.Provider.
 func (p *Provider) Name() string { return "kubeconfig" }
 
-// StartMixed implements cluster.MixedStarter: only a cluster its operator
+// StartMixed implements cluster.Provider: only a cluster its operator
 // declared to be that cell (--as-cell) runs it, since draconform cannot see
 // which binaries a cluster runs.
 func (p *Provider) StartMixed(ctx context.Context, cell string, gates cluster.GateState, _ []cluster.Component) (cluster.Cluster, error) {

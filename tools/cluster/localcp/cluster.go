@@ -15,6 +15,8 @@ import (
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localnode"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 )
 
 // Cluster is one running local control plane.
@@ -45,9 +47,9 @@ type Cluster struct {
 	// side by side, under mu.
 	procMu  sync.Mutex
 	gates   cluster.GateState
-	procs   map[cluster.Component]*process
-	started []int // every pid ever started, for leak checks
-	node    *node // nil until addNode
+	procs   map[cluster.Component]*localproc.Process
+	started []int           // every pid ever started, for leak checks
+	node    *localnode.Node // nil until addNode
 	// released are the components that run from Options.ReleasedBinDir.
 	released map[cluster.Component]bool
 	bins     []cluster.Binary
@@ -64,7 +66,7 @@ func newCluster(opts Options, log *k8sbuild.SyncWriter, name, cell string, gates
 		cell:  cell,
 		dir:   filepath.Join(opts.OutDir, cell+opts.CellDirSuffix),
 		gates: gates.Clone(),
-		procs: map[cluster.Component]*process{},
+		procs: map[cluster.Component]*localproc.Process{},
 	}
 }
 
@@ -98,34 +100,10 @@ func (c *Cluster) logFile(comp cluster.Component) string {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.node != nil {
-			return c.node.logPath(comp)
+			return c.node.LogPath(comp)
 		}
 	}
 	return ""
-}
-
-// addNode starts a kubelet node beside the control plane. On failure
-// nothing of the node stays on the machine.
-func (c *Cluster) addNode(ctx context.Context, bins NodeBinaries) error {
-	c.mu.Lock()
-	if c.node != nil {
-		c.mu.Unlock()
-		return fmt.Errorf("local: cell %s has a node already", c.cell)
-	}
-	n := newNode(c.cell, c.dir, c.log)
-	c.node = n
-	c.mu.Unlock()
-	if err := n.start(ctx, bins, c.pki, c.apiPort, c.RESTConfig()); err != nil {
-		if serr := n.stop(); serr != nil {
-			c.log.Printf("local: %v", serr)
-		}
-		c.mu.Lock()
-		c.node = nil
-		c.started = append(c.started, n.started...)
-		c.mu.Unlock()
-		return fmt.Errorf("local: starting a node for cell %s: %w", c.cell, err)
-	}
-	return nil
 }
 
 func (c *Cluster) logPath(comp cluster.Component) string {
@@ -135,6 +113,28 @@ func (c *Cluster) logPath(comp cluster.Component) string {
 func (c *Cluster) start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.prepareFolders(); err != nil {
+		return err
+	}
+	if err := c.launchEtcd(ctx); err != nil {
+		return err
+	}
+	if err := c.launchComponent(ctx, cluster.APIServer); err != nil {
+		return err
+	}
+	// The scheduler and the controller manager need only the API server:
+	// started together, the scheduler is ready while the controller
+	// manager still builds its controllers.
+	if err := c.launchClients(ctx); err != nil {
+		return err
+	}
+	return c.waitDefaultServiceAccount(ctx)
+}
+
+// prepareFolders makes the cell's folder (locked for this process), its
+// private folder with the PKI and the admin kubeconfig, and the API
+// server's proxy port the kubeconfig names.
+func (c *Cluster) prepareFolders() error {
 	// A cell restarted within one output folder starts from empty storage;
 	// its logs keep accumulating.
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
@@ -163,41 +163,31 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	c.apiPort = c.proxy.port()
 	c.kubeconfig = filepath.Join(private, "kubeconfig")
-	if err := writeKubeconfig(c.kubeconfig, apiserverURL(c.apiPort), pki.CAPEM, pki.AdminToken); err != nil {
-		return err
-	}
-	err = retryPortTaken(c, string(Etcd), func() error {
-		ports, err := freePorts(2)
+	return writeKubeconfig(c.kubeconfig, apiserverURL(c.apiPort), pki.CAPEM, pki.AdminToken)
+}
+
+// launchEtcd starts etcd on free ports, again on new ones where another
+// process took them first.
+func (c *Cluster) launchEtcd(ctx context.Context) error {
+	return retryPortTaken(c, string(Etcd), func() error {
+		ports, err := localproc.FreePorts(2)
 		if err != nil {
 			return err
 		}
 		etcdClient, etcdPeer := ports[0], ports[1]
 		// A try that lost its port may have begun the data folder with
 		// that port in its member's URLs.
-		if err := os.RemoveAll(filepath.Join(private, "etcd")); err != nil {
+		if err := os.RemoveAll(filepath.Join(c.private, "etcd")); err != nil {
 			return fmt.Errorf("clearing etcd's data folder: %w", err)
 		}
 		c.etcdURL = etcdClientURL(etcdClient)
-		etcdArgv := etcdArgs(filepath.Join(private, "etcd"), pki, etcdClient, etcdPeer)
-		pr, err := etcdProbe(c.etcdURL+"/health", pki)
+		etcdArgv := etcdArgs(filepath.Join(c.private, "etcd"), c.pki, etcdClient, etcdPeer)
+		pr, err := etcdProbe(c.etcdURL+"/health", c.pki)
 		if err != nil {
 			return err
 		}
 		return c.launch(ctx, Etcd, etcdArgv, pr, 30*time.Second)
 	})
-	if err != nil {
-		return err
-	}
-	if err := c.launchComponent(ctx, cluster.APIServer); err != nil {
-		return err
-	}
-	// The scheduler and the controller manager need only the API server:
-	// started together, the scheduler is ready while the controller
-	// manager still builds its controllers.
-	if err := c.launchClients(ctx); err != nil {
-		return err
-	}
-	return c.waitDefaultServiceAccount(ctx)
 }
 
 // waitDefaultServiceAccount waits until the controller manager has created
@@ -205,11 +195,11 @@ func (c *Cluster) start(ctx context.Context) error {
 // every pod, which would fail a case for a reason that is not its own.
 func (c *Cluster) waitDefaultServiceAccount(ctx context.Context) error {
 	began := time.Now()
-	pr, err := caProbe(apiserverURL(c.apiPort)+"/api/v1/namespaces/default/serviceaccounts/default", c.pki.CAPEM, c.pki.AdminToken)
+	pr, err := localproc.CAProbe(apiserverURL(c.apiPort)+"/api/v1/namespaces/default/serviceaccounts/default", c.pki.CAPEM, c.pki.AdminToken)
 	if err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, c.procs[cluster.ControllerManager], pr, 60*time.Second); err != nil {
+	if err := localproc.WaitHealthy(ctx, c.procs[cluster.ControllerManager], pr, 60*time.Second); err != nil {
 		return fmt.Errorf("waiting for the default service account: %w", err)
 	}
 	c.log.Printf("local: default service account after %.1fs (cell %s)", time.Since(began).Seconds(), c.cell)
@@ -267,56 +257,11 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 	gates := c.runGates(comp)
 	switch comp {
 	case cluster.APIServer:
-		ports, err := freePorts(1)
-		if err != nil {
-			return err
-		}
-		args := apiserverArgs(apiserverParams{
-			pki:              c.pki,
-			certDir:          filepath.Join(c.private, "pki"),
-			etcdURL:          c.etcdURL,
-			port:             ports[0],
-			gates:            gates,
-			storageMediaType: c.opts.StorageMediaType,
-			extra:            c.opts.APIServerExtraFlags,
-		})
-		// /readyz rather than /healthz: it also waits for the bootstrap
-		// RBAC roles and priority levels the other components rely on.
-		pr, err := caProbe(apiserverURL(ports[0])+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
-		if err != nil {
-			return err
-		}
-		if err := c.launch(ctx, comp, args, pr, 90*time.Second); err != nil {
-			return err
-		}
-		c.proxy.setBackend(ports[0])
-		return nil
+		return c.launchAPIServer(ctx, gates)
 	case cluster.Scheduler:
-		// In the private folder, which no other cluster can share: a
-		// scheduler started from another cluster's config would serve that
-		// cluster beside its own scheduler.
-		cfgPath := filepath.Join(c.private, "kube-scheduler-config.yaml")
-		cfg, err := renderSchedulerConfig(c.kubeconfig, c.opts.SchedulerContentType)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
-			return fmt.Errorf("writing scheduler config: %w", err)
-		}
-		ports, err := freePorts(1)
-		if err != nil {
-			return err
-		}
-		// The scheduler leads only after its informers and event handlers
-		// synced, so a pod created right after this returns is scheduled
-		// without delay; and one that waits for another's lease is not
-		// taken for ready.
-		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
-		pr.wantBody = []string{schedulerLeads}
-		c.schedPort = ports[0]
-		return c.launch(ctx, comp, schedulerArgs(cfgPath, ports[0], gates), pr, 60*time.Second)
+		return c.launchScheduler(ctx, gates)
 	case cluster.ControllerManager:
-		ports, err := freePorts(1)
+		ports, err := localproc.FreePorts(1)
 		if err != nil {
 			return err
 		}
@@ -325,12 +270,69 @@ func (c *Cluster) launchComponentOnce(ctx context.Context, comp cluster.Componen
 		// once all are built, right before they run, so wait for the ones the
 		// suite depends on. ?verbose keeps the path inside the always-allowed
 		// /healthz, since the manager has no delegated authorization.
-		pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/healthz?verbose=1", ports[0]))
-		pr.wantBody = []string{"[+]resourceclaim-controller ok", "[+]garbage-collector-controller ok", "[+]serviceaccount-controller ok"}
+		pr := localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/healthz?verbose=1", ports[0]))
+		pr.WantBody = []string{"[+]resourceclaim-controller ok", "[+]garbage-collector-controller ok", "[+]serviceaccount-controller ok"}
 		return c.launch(ctx, comp, controllerManagerArgs(c.kubeconfig, c.pki, ports[0], gates), pr, 90*time.Second)
 	default:
 		return fmt.Errorf("unknown component %q", comp)
 	}
+}
+
+// launchAPIServer starts kube-apiserver on a free port and points the
+// cell's proxy, which the kubeconfig names, at it.
+func (c *Cluster) launchAPIServer(ctx context.Context, gates cluster.Gates) error {
+	ports, err := localproc.FreePorts(1)
+	if err != nil {
+		return err
+	}
+	args := apiserverArgs(apiserverParams{
+		pki:              c.pki,
+		certDir:          filepath.Join(c.private, "pki"),
+		etcdURL:          c.etcdURL,
+		port:             ports[0],
+		gates:            gates,
+		storageMediaType: c.opts.StorageMediaType,
+		extra:            c.opts.APIServerExtraFlags,
+	})
+	// /readyz rather than /healthz: it also waits for the bootstrap
+	// RBAC roles and priority levels the other components rely on.
+	pr, err := localproc.CAProbe(apiserverURL(ports[0])+"/readyz", c.pki.CAPEM, c.pki.AdminToken)
+	if err != nil {
+		return err
+	}
+	if err := c.launch(ctx, cluster.APIServer, args, pr, 90*time.Second); err != nil {
+		return err
+	}
+	c.proxy.setBackend(ports[0])
+	return nil
+}
+
+// launchScheduler writes kube-scheduler's config and starts it on a free
+// port.
+func (c *Cluster) launchScheduler(ctx context.Context, gates cluster.Gates) error {
+	// In the private folder, which no other cluster can share: a
+	// scheduler started from another cluster's config would serve that
+	// cluster beside its own scheduler.
+	cfgPath := filepath.Join(c.private, "kube-scheduler-config.yaml")
+	cfg, err := renderSchedulerConfig(c.kubeconfig, c.opts.SchedulerContentType)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		return fmt.Errorf("writing scheduler config: %w", err)
+	}
+	ports, err := localproc.FreePorts(1)
+	if err != nil {
+		return err
+	}
+	// The scheduler leads only after its informers and event handlers
+	// synced, so a pod created right after this returns is scheduled
+	// without delay; and one that waits for another's lease is not
+	// taken for ready.
+	pr := localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
+	pr.WantBody = []string{schedulerLeads}
+	c.schedPort = ports[0]
+	return c.launch(ctx, cluster.Scheduler, schedulerArgs(cfgPath, ports[0], gates), pr, 60*time.Second)
 }
 
 // runGates are the gates comp runs with: the provider's base gates, then
@@ -347,19 +349,19 @@ func (c *Cluster) runGates(comp cluster.Component) cluster.Gates {
 
 // launch starts one binary and waits for its probe. On failure the process
 // is stopped again. Caller holds c.mu.
-func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []string, pr probe, timeout time.Duration) error {
+func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []string, pr localproc.Probe, timeout time.Duration) error {
 	began := time.Now()
 	bin := c.opts.binary(comp, c.released)
-	p, err := startProcess(string(comp), bin, args, c.logPath(comp), c.runGates(comp).Flag())
+	p, err := localproc.Start(string(comp), bin, args, c.logPath(comp), c.runGates(comp).Flag())
 	if err != nil {
 		return err
 	}
 	c.procMu.Lock()
 	c.procs[comp] = p
-	c.started = append(c.started, p.pid)
+	c.started = append(c.started, p.PID)
 	c.procMu.Unlock()
-	if err := waitHealthy(ctx, p, pr, timeout); err != nil {
-		p.stop(stopGrace(comp))
+	if err := localproc.WaitHealthy(ctx, p, pr, timeout); err != nil {
+		p.Stop(stopGrace(comp))
 		return err
 	}
 	c.log.Printf("local: %s ready in %.1fs (cell %s)", comp, time.Since(began).Seconds(), c.cell)
@@ -404,7 +406,7 @@ func (c *Cluster) restart(ctx context.Context, comp cluster.Component, gates clu
 	prev := c.procs[comp]
 	if comp != cluster.APIServer {
 		// Two schedulers or controller managers would both act.
-		prev.stop(stopGrace(comp))
+		prev.Stop(stopGrace(comp))
 	}
 	old, had := c.gates[comp]
 	wasReleased := c.released[comp]
@@ -436,7 +438,7 @@ func (c *Cluster) restart(ctx context.Context, comp cluster.Component, gates clu
 		// The proxy sends new connections to the new API server already;
 		// stopping the old one cuts the rest, whose clients reconnect.
 		// Its state is in etcd, so the kill loses nothing.
-		prev.stop(0)
+		prev.Stop(0)
 	}
 	c.log.Printf("local: %s restarted in %.1fs with gates %q from %s (cell %s)", comp, time.Since(began).Seconds(), gates.Flag(), c.opts.binary(comp, c.released), c.cell)
 	return nil
@@ -454,7 +456,7 @@ func (c *Cluster) Outage(ctx context.Context, comp cluster.Component, down time.
 		return fmt.Errorf("local: cannot take %q away in cell %s: not a running control-plane component", comp, c.cell)
 	}
 	began := time.Now()
-	prev.stop(stopGrace(comp))
+	prev.Stop(stopGrace(comp))
 	c.log.Printf("local: %s stopped for an outage of %s (cell %s)", comp, down, c.cell)
 	select {
 	case <-ctx.Done():
@@ -489,11 +491,11 @@ func (c *Cluster) restartIfLeaseLost(ctx context.Context) error {
 		return nil
 	}
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-time.After(leaseGiveUp):
 		return nil
 	}
-	c.log.Printf("local: kube-scheduler exited (%v) after the API server outage, as one that lost its leader lease does; starting it again, as a kubelet would (cell %s)", p.exitErr, c.cell)
+	c.log.Printf("local: kube-scheduler exited (%v) after the API server outage, as one that lost its leader lease does; starting it again, as a kubelet would (cell %s)", p.ExitErr(), c.cell)
 	if err := c.launchComponent(ctx, cluster.Scheduler); err != nil {
 		return fmt.Errorf("local: starting kube-scheduler again after it lost its lease in the outage, cell %s: %w", c.cell, err)
 	}
@@ -528,22 +530,22 @@ func (c *Cluster) stop() {
 	defer c.mu.Unlock()
 	// The node first, while the API server still answers its last calls.
 	if c.node != nil {
-		if err := c.node.stop(); err != nil {
+		if err := c.node.Stop(); err != nil {
 			c.log.Printf("local: %v", err)
 		}
-		c.started = append(c.started, c.node.started...)
+		c.started = append(c.started, c.node.Started()...)
 		c.node = nil
 	}
 	var clients sync.WaitGroup
 	for _, comp := range []cluster.Component{cluster.Scheduler, cluster.ControllerManager} {
 		if p := c.procs[comp]; p != nil {
-			clients.Go(func() { p.stop(stopGrace(comp)) })
+			clients.Go(func() { p.Stop(stopGrace(comp)) })
 		}
 	}
 	clients.Wait()
 	for _, comp := range []cluster.Component{cluster.APIServer, Etcd} {
 		if p := c.procs[comp]; p != nil {
-			p.kill()
+			p.Kill()
 		}
 	}
 	clear(c.procs)

@@ -139,7 +139,7 @@ func clientShowing(etcdCA *x509.CertPool, certs ...tls.Certificate) *http.Client
 // etcdPeerURL reads the peer address off etcd's command line.
 func etcdPeerURL(t *testing.T, c *Cluster) string {
 	t.Helper()
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.procs[Etcd].pid))
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.procs[Etcd].PID))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 )
 
-// CellUnsupported implements cluster.GateChecker.
+// CellUnsupported implements cluster.Provider.
 func (p *Provider) CellUnsupported(ctx context.Context, gates cluster.GateState, released []cluster.Component) (string, error) {
 	set := map[cluster.Component]bool{}
 	for _, comp := range released {
@@ -61,7 +61,7 @@ func (p *Provider) knownGates(ctx context.Context, bin string) (map[string]bool,
 	return known, nil
 }
 
-// GatesRefused implements cluster.GateChecker. A Kubernetes binary checks
+// GatesRefused implements cluster.Provider. A Kubernetes binary checks
 // --feature-gates (unknown gates, locked ones, disabled dependencies) while
 // it parses its flags, before --version prints and exits: so the binary
 // itself says, in a fraction of a second and starting nothing, whether it

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/draconform/draconform/tools/cluster/localnode"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"github.com/draconform/draconform/tools/internal/procstat"
 )
 
@@ -16,12 +18,12 @@ import (
 // (the control planes' and nodes' binaries, which die with it, and
 // whatever they forked, which may not) and the folders their command lines
 // name, a control plane's private folder in tmp (its PKI, admin token and
-// etcd data) or a node's state folder under NodeStateRoot (its
+// etcd data) or a node's state folder under localnode.StateRoot (its
 // containers, mounts and cgroups hang off it). `draconform cleanup
 // --nodes` removes both kinds once the process is gone.
 func Held(pid int, tmp string) (procs, dirs []string) {
 	for _, child := range descendants(pid) {
-		args := commandLine(child)
+		args := localproc.CommandLine(child)
 		if args == nil {
 			continue // exited meanwhile, or a kernel thread
 		}
@@ -65,15 +67,15 @@ func descendants(pid int) []int {
 }
 
 // heldFolder is the draconform folder path lies in: tmp/draconform-* or
-// NodeStateRoot/<id>; "" for any other path.
+// localnode.StateRoot/<id>; "" for any other path.
 func heldFolder(path, tmp string) string {
-	for _, root := range []string{filepath.Clean(tmp), NodeStateRoot} {
+	for _, root := range []string{filepath.Clean(tmp), localnode.StateRoot} {
 		rel, err := filepath.Rel(root, path)
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") || !filepath.IsAbs(path) {
 			continue
 		}
 		first, _, _ := strings.Cut(rel, string(filepath.Separator))
-		if root == NodeStateRoot && nodeID.MatchString(first) || root != NodeStateRoot && strings.HasPrefix(first, "draconform-") {
+		if root == localnode.StateRoot && localnode.IsID(first) || root != localnode.StateRoot && strings.HasPrefix(first, "draconform-") {
 			return filepath.Join(root, first)
 		}
 	}

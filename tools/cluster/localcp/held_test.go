@@ -2,6 +2,7 @@ package localcp
 
 import (
 	"fmt"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,7 @@ func TestHeldNamesChildrenAndTheirFolders(t *testing.T) {
 		return cmd
 	}
 	etcd := start("--data-dir="+filepath.Join(state, "etcd"), "--name=default")
-	node := start("--root-dir", filepath.Join(NodeStateRoot, "0123456789abcdef", "kubelet"))
+	node := start("--root-dir", filepath.Join(localnode.StateRoot, "0123456789abcdef", "kubelet"))
 	start("--config=" + filepath.Join(tmp, "other", "x.yaml")) // not draconform's
 	// A grandchild, as a shard's etcd is of the run that started the
 	// shard; only its own command line names its folder.
@@ -51,7 +52,7 @@ func TestHeldNamesChildrenAndTheirFolders(t *testing.T) {
 			t.Errorf("Held's processes %q lack pid %d", procs, pid)
 		}
 	}
-	want := []string{filepath.Join(NodeStateRoot, "0123456789abcdef"), state, shardState}
+	want := []string{filepath.Join(localnode.StateRoot, "0123456789abcdef"), state, shardState}
 	slices.Sort(want)
 	if !slices.Equal(dirs, want) {
 		t.Errorf("Held's folders = %q, want %q", dirs, want)
@@ -60,14 +61,14 @@ func TestHeldNamesChildrenAndTheirFolders(t *testing.T) {
 
 func TestHeldFolder(t *testing.T) {
 	for path, want := range map[string]string{
-		"/tmp/draconform-a-1/pki/ca.crt":          "/tmp/draconform-a-1",
-		"/tmp/draconform-a-1":                     "/tmp/draconform-a-1",
-		"/tmp/other/draconform-a-1":               "",
-		"/tmp":                                    "",
-		"relative/draconform-x":                   "",
-		NodeStateRoot + "/abcdef/kubelet":         NodeStateRoot + "/abcdef",
-		NodeStateRoot + "/kernel-settings.json":   "",
-		NodeStateRoot + "/../etc/draconform-evil": "",
+		"/tmp/draconform-a-1/pki/ca.crt":                "/tmp/draconform-a-1",
+		"/tmp/draconform-a-1":                           "/tmp/draconform-a-1",
+		"/tmp/other/draconform-a-1":                     "",
+		"/tmp":                                          "",
+		"relative/draconform-x":                         "",
+		localnode.StateRoot + "/abcdef/kubelet":         localnode.StateRoot + "/abcdef",
+		localnode.StateRoot + "/kernel-settings.json":   "",
+		localnode.StateRoot + "/../etc/draconform-evil": "",
 	} {
 		if got := heldFolder(path, "/tmp"); got != want {
 			t.Errorf("heldFolder(%q) = %q, want %q", path, got, want)

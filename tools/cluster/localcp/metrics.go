@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"github.com/draconform/draconform/tools/cluster/promtext"
 )
 
@@ -41,12 +42,8 @@ func (c *Cluster) SchedulerMetrics(ctx context.Context) (string, error) {
 	if port == 0 {
 		return "", fmt.Errorf("local: cell %s runs no scheduler", c.cell)
 	}
-	pr := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", port))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pr.url, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := pr.client.Do(req)
+	pr := localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", port))
+	resp, err := pr.Do(ctx)
 	if err != nil {
 		return "", fmt.Errorf("local: reading the scheduler's metrics: %w", err)
 	}

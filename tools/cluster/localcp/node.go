@@ -2,448 +2,108 @@ package localcp
 
 import (
 	"context"
-	"crypto/x509"
-	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-
-	"github.com/draconform/draconform/drivers/deploy"
-	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
-	"github.com/draconform/draconform/tools/cluster/testdriver"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 )
 
-// bridgePrefix starts the name of every node's CNI bridge; an interface
-// name has at most 15 bytes.
-const bridgePrefix = "dcbr"
+// The control plane's side of a node (tools/cluster/localnode): building
+// what it runs, once a provider, and adding one to a cell.
 
-// PauseImage is the sandbox image the node's containerd is told to use; it
-// is imported from an archive, never pulled.
-const PauseImage = "draconform.dev/pause:dev"
-
-// node is a kubelet with containerd beside one cell's control plane, as
-// hack/local-up-cluster.sh runs them: plain processes on this machine, with
-// the test driver deployed to it as a DaemonSet, so pods really start.
-type node struct {
-	name       string // the Node object's name
-	id         string // names this node's host resources
-	layout     nodeLayout
-	logDir     string
-	cgroupRoot string // relative to each hierarchy's mount, e.g. draconform-1a2b3c
-	bridge     string
-	log        *k8sbuild.SyncWriter
-
-	containerd *process
-	kubelet    *process
-	started    []int
-	// lock holds the node's folder from its creation to its removal; nil
-	// until the folder is this node's, and stop removes nothing before.
-	lock *os.File
-}
-
-// network names the node's CNI network; libcni keeps its cache in
-// /var/lib/cni/results under this name, whatever containerd is told.
-func (n *node) network() string { return "draconform-" + n.id }
-
-func (n *node) logPath(c cluster.Component) string {
-	return filepath.Join(n.logDir, string(c)+".log")
-}
-
-func newNode(cell, logDir string, log *k8sbuild.SyncWriter) *node {
-	id := newNodeID()
-	return &node{
-		name:       "draconform-" + cell,
-		id:         id,
-		layout:     nodeLayout{dir: filepath.Join(NodeStateRoot, id)},
-		logDir:     logDir,
-		cgroupRoot: "draconform-" + id,
-		bridge:     bridgeName(id),
-		log:        log,
+// AddNode starts a kubelet node beside c's control plane, with the test
+// driver on it. Its binaries are built on first use, so a run without
+// kubelet cases never builds a container runtime.
+func (p *Provider) AddNode(ctx context.Context, c cluster.Cluster) error {
+	lc, ok := c.(*Cluster)
+	if !ok {
+		return fmt.Errorf("local: AddNode given a %T, not a local cluster", c)
 	}
-}
-
-// start brings the node up and returns once it is Ready, schedulable, and
-// the test driver has published its devices. On failure the caller stops
-// it, which removes whatever it got to.
-func (n *node) start(ctx context.Context, bins NodeBinaries, p *pki, apiPort int, admin *rest.Config) error {
-	began := time.Now()
-	ip, err := nodeIP()
+	if err := localnode.HostSupport(); err != nil {
+		return err
+	}
+	bins, err := p.NodeBinaries(ctx) // says so, unsupported, where the provider has no node
 	if err != nil {
-		return err
+		return fmt.Errorf("local: the node's binaries: %w", err)
 	}
-	l := n.layout
-	if n.lock, err = claimNodeDir(l.dir); err != nil {
-		return err
-	}
-	for _, d := range []string{l.bin(), l.cdi(), l.cniConf(), l.cniData(), l.kubeletRoot(), l.pki(), l.podLogs()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("creating %s: %w", d, err)
-		}
-	}
-	if err := linkBinaries(bins, l.bin()); err != nil {
-		return err
-	}
-	if err := hostKernel.record(); err != nil {
-		return err
-	}
-	n.log.Printf("local: node %s: state in %s, cgroups under /%s, bridge %s, kubelet on %s (cell dir %s)", n.name, l.dir, n.cgroupRoot, n.bridge, ip, n.logDir)
+	return lc.addNode(ctx, bins)
+}
 
-	if err := n.startContainerd(ctx, bins); err != nil {
-		return err
+// NodeBinaries builds (once) and returns what a node runs.
+func (p *Provider) NodeBinaries(ctx context.Context) (localnode.Binaries, error) {
+	p.nodeMu.Lock()
+	defer p.nodeMu.Unlock()
+	if p.nodeBins != nil {
+		return *p.nodeBins, nil
 	}
-	for _, archive := range []string{bins.PauseArchive, bins.DriverArchive} {
-		if err := n.ctr(ctx, "images", "import", archive); err != nil {
-			return fmt.Errorf("importing %s into the node's containerd: %w", archive, err)
-		}
+	if p.opts.Node == nil {
+		return localnode.Binaries{}, fmt.Errorf("local: this provider was set up without a node: %w", cluster.ErrUnsupported)
 	}
-	if err := makeCgroupRoot(n.cgroupRoot); err != nil {
-		return err
+	o := *p.opts.Node
+	if o.Log == nil {
+		o.Log = p.log
 	}
-	if err := n.startKubelet(ctx, bins, p, ip, apiPort); err != nil {
-		return err
-	}
-	cs, err := kubernetes.NewForConfig(admin)
+	bins, err := localnode.EnsureBinaries(ctx, o)
 	if err != nil {
-		return fmt.Errorf("client for the node: %w", err)
+		return localnode.Binaries{}, err
 	}
-	if err := n.waitReady(ctx, cs, 90*time.Second); err != nil {
+	p.nodeBins = &bins
+	return bins, nil
+}
+
+// nodeBuildKey says which node binaries the provider's node runs: two
+// providers of a run with equal keys run the same, so one build serves
+// both (AdoptNodeBinaries). Empty when the provider has no node.
+func (p *Provider) nodeBuildKey() string {
+	if p.opts.Node == nil {
+		return ""
+	}
+	return p.opts.Node.KubeletBinDir + "\x00" + p.opts.Node.DriverMutant
+}
+
+// AdoptNodeBinaries makes the provider's nodes run bins, built by another
+// provider of this run with an equal NodeBuildKey, instead of building
+// them again; it records them in the provider's output folder, where the
+// run's cells look for them (localnode.BuildOptions.Reuse).
+func (p *Provider) AdoptNodeBinaries(bins localnode.Binaries) error {
+	p.nodeMu.Lock()
+	defer p.nodeMu.Unlock()
+	if p.opts.Node == nil {
+		return fmt.Errorf("local: this provider was set up without a node: %w", cluster.ErrUnsupported)
+	}
+	if err := os.MkdirAll(p.opts.Node.OutDir, 0o755); err != nil {
+		return fmt.Errorf("local: the node's folder: %w", err)
+	}
+	if err := localnode.WriteBuiltRecord(p.opts.Node.OutDir, bins); err != nil {
 		return err
 	}
-	n.log.Printf("local: node %s Ready in %.1fs", n.name, time.Since(began).Seconds())
-	driverBegan := time.Now()
-	if err := n.installDriver(ctx, admin, cs, apiPort); err != nil {
-		return err
-	}
-	n.log.Printf("local: test driver on node %s publishes its devices after %.1fs (node up in %.1fs)", n.name, time.Since(driverBegan).Seconds(), time.Since(began).Seconds())
+	p.nodeBins = &bins
 	return nil
 }
 
-// linkBinaries gathers what containerd runs into one directory: the shim
-// and CNI plugins are found there, and draconform-runc finds the real runc
-// beside its own (resolved) path, so it is copied, not linked.
-func linkBinaries(b NodeBinaries, dir string) error {
-	for _, name := range RuntimeBinaries {
-		if err := os.Symlink(filepath.Join(b.RuntimeDir, name), filepath.Join(dir, name)); err != nil {
-			return fmt.Errorf("linking %s into %s: %w", name, dir, err)
+// addNode starts a kubelet node beside the control plane. On failure
+// nothing of the node stays on the machine.
+func (c *Cluster) addNode(ctx context.Context, bins localnode.Binaries) error {
+	c.mu.Lock()
+	if c.node != nil {
+		c.mu.Unlock()
+		return fmt.Errorf("local: cell %s has a node already", c.cell)
+	}
+	n := localnode.New(c.cell, c.dir, c.log)
+	c.node = n
+	c.mu.Unlock()
+	cp := localnode.ControlPlane{APIPort: c.apiPort, Admin: c.RESTConfig(), CACert: c.pki.CACert, CAPEM: c.pki.CAPEM,
+		Certificate: clientCertTemplate, Issue: c.pki.issue}
+	if err := n.Start(ctx, bins, cp); err != nil {
+		if serr := n.Stop(); serr != nil {
+			c.log.Printf("local: %v", serr)
 		}
-	}
-	data, err := os.ReadFile(filepath.Join(b.ToolsDir, "draconform-runc"))
-	if err != nil {
-		return fmt.Errorf("reading draconform-runc: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "draconform-runc"), data, 0o755); err != nil {
-		return fmt.Errorf("copying draconform-runc into %s: %w", dir, err)
+		c.mu.Lock()
+		c.node = nil
+		c.started = append(c.started, n.Started()...)
+		c.mu.Unlock()
+		return fmt.Errorf("local: starting a node for cell %s: %w", c.cell, err)
 	}
 	return nil
-}
-
-func (n *node) startContainerd(ctx context.Context, bins NodeBinaries) error {
-	l := n.layout
-	snapshotter := "overlayfs"
-	if !filesystemSupported("overlay") {
-		snapshotter = "native"
-	}
-	if err := os.WriteFile(l.containerdConfig(), []byte(containerdConfig(l, PauseImage, snapshotter)), 0o644); err != nil {
-		return fmt.Errorf("writing containerd's config: %w", err)
-	}
-	conf, err := cniConfig(l, n.network(), n.bridge, podSubnet(n.id))
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(l.cniConf(), "10-draconform.conflist"), conf, 0o644); err != nil {
-		return fmt.Errorf("writing the CNI config: %w", err)
-	}
-	env := append(os.Environ(), "PATH="+l.bin()+":"+os.Getenv("PATH"))
-	p, err := startProcessEnv(string(cluster.Containerd), filepath.Join(l.bin(), "containerd"), []string{"--config", l.containerdConfig()}, n.logPath(cluster.Containerd), "", env)
-	if err != nil {
-		return err
-	}
-	n.containerd = p
-	n.started = append(n.started, p.pid)
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if p.exited() {
-			return false, p.diedError()
-		}
-		// The socket appears before the CRI plugin is ready; ctr version
-		// answers once the gRPC server serves.
-		_, err := os.Stat(l.socket())
-		return err == nil && n.ctr(ctx, "version") == nil, nil
-	})
-	switch {
-	case err == nil:
-		// containerd serves even when its CRI plugin failed to load, and
-		// the kubelet would then fail with "unknown service
-		// runtime.v1.RuntimeService", which hides the reason.
-		return criPluginError(p.logPath)
-	case wait.Interrupted(err) && ctx.Err() == nil:
-		return fmt.Errorf("containerd did not serve on %s within 30s; log %s, last lines:\n%s", l.socket(), p.logPath, logTail(p.logPath, 30))
-	}
-	return err
-}
-
-// criPluginError reads containerd's log for a CRI plugin that failed to
-// load, and says why, with the likeliest fix for the cause seen here.
-func criPluginError(logPath string) error {
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		return nil
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if !strings.Contains(line, "failed to load plugin") || !strings.Contains(line, "id=io.containerd.grpc.v1.cri") {
-			continue
-		}
-		hint := ""
-		if strings.Contains(line, "inotify") && strings.Contains(line, "too many open files") {
-			hint = " (the machine's inotify instances are used up, fs.inotify.max_user_instances: other kubelets and containerds, or editors, hold them; stop some, or raise it with sysctl -w fs.inotify.max_user_instances=512, which draconform does not do for you)"
-		}
-		return fmt.Errorf("containerd started without its CRI plugin, so no kubelet can use it%s; log %s: %s", hint, logPath, strings.TrimSpace(line))
-	}
-	return nil
-}
-
-// ctr runs containerd's own client against the node's containerd, in the
-// namespace the CRI plugin (and so the kubelet) uses.
-func (n *node) ctr(ctx context.Context, args ...string) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	argv := append([]string{"--address", n.layout.socket(), "--namespace", "k8s.io"}, args...)
-	out, err := exec.CommandContext(ctx, filepath.Join(n.layout.bin(), "ctr"), argv...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
-
-func (n *node) startKubelet(ctx context.Context, bins NodeBinaries, p *pki, ip net.IP, apiPort int) error {
-	l := n.layout
-	ports, err := freePorts(2)
-	if err != nil {
-		return err
-	}
-	nodeCert, nodeKey := filepath.Join(l.pki(), "node.crt"), filepath.Join(l.pki(), "node.key")
-	if err := p.issue(clientCertTemplate("system:node:"+n.name, "system:nodes"), nodeCert, nodeKey); err != nil {
-		return err
-	}
-	servingCert, servingKey := filepath.Join(l.pki(), "kubelet.crt"), filepath.Join(l.pki(), "kubelet.key")
-	serving := clientCertTemplate("system:node:"+n.name, "system:nodes")
-	serving.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-	serving.IPAddresses = []net.IP{ip}
-	serving.DNSNames = []string{n.name}
-	if err := p.issue(serving, servingCert, servingKey); err != nil {
-		return err
-	}
-	if err := writeNodeKubeconfig(l.kubeconfig(), apiserverURL(apiPort), p.CAPEM, nodeCert, nodeKey); err != nil {
-		return err
-	}
-	cfg, err := kubeletConfig(kubeletParams{layout: l, nodeIP: ip.String(), port: ports[0], healthzPort: ports[1],
-		cgroupRoot: "/" + n.cgroupRoot, caFile: p.CACert, certFile: servingCert, keyFile: servingKey})
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(l.kubeletConfig(), cfg, 0o644); err != nil {
-		return fmt.Errorf("writing the kubelet config: %w", err)
-	}
-	args := []string{
-		"--config=" + l.kubeletConfig(),
-		"--kubeconfig=" + l.kubeconfig(),
-		"--root-dir=" + l.kubeletRoot(),
-		"--cert-dir=" + l.pki(),
-		"--hostname-override=" + n.name,
-		"--node-ip=" + ip.String(),
-		"--v=2",
-	}
-	proc, err := startProcess(string(cluster.Kubelet), bins.Kubelet, args, n.logPath(cluster.Kubelet), "")
-	if err != nil {
-		return err
-	}
-	n.kubelet = proc
-	n.started = append(n.started, proc.pid)
-	return waitHealthy(ctx, proc, plainProbe(fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[1])), 60*time.Second)
-}
-
-// waitReady waits for the Node to be Ready, then lifts the not-ready taint
-// the kubelet registers with: the node lifecycle controller that would lift
-// it does not run here, since it would evict the pods of the suite's
-// kubelet-less Node objects.
-func (n *node) waitReady(ctx context.Context, admin *kubernetes.Clientset, timeout time.Duration) error {
-	last := "the node is not registered yet"
-	err := cluster.Poll(ctx, timeout, 250*time.Millisecond, func(ctx context.Context) (bool, error) {
-		if n.kubelet.exited() {
-			return false, n.kubelet.diedError()
-		}
-		node, err := admin.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
-		if err != nil {
-			last = err.Error()
-			return false, nil
-		}
-		if ready, why := nodeReadyCondition(node); !ready {
-			last = why
-			return false, nil
-		}
-		kept := node.Spec.Taints[:0]
-		for _, t := range node.Spec.Taints {
-			if t.Key != corev1.TaintNodeNotReady {
-				kept = append(kept, t)
-			}
-		}
-		if len(kept) == len(node.Spec.Taints) {
-			return true, nil
-		}
-		node.Spec.Taints = kept
-		if _, err := admin.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
-			last = "removing the not-ready taint: " + err.Error()
-		}
-		return false, nil
-	})
-	if err != nil {
-		return fmt.Errorf("node %s not Ready: %w; last: %s; kubelet log %s, last lines:\n%s", n.name, err, last, n.logPath(cluster.Kubelet), logTail(n.logPath(cluster.Kubelet), 30))
-	}
-	return nil
-}
-
-func nodeReadyCondition(node *corev1.Node) (bool, string) {
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue, fmt.Sprintf("Ready=%s %s: %s", c.Status, c.Reason, c.Message)
-		}
-	}
-	return false, "no Ready condition yet"
-}
-
-// installDriver deploys the test driver to this node alone, with the
-// manifests kind clusters get, rendered for this node's directories.
-func (n *node) installDriver(ctx context.Context, admin *rest.Config, cs kubernetes.Interface, apiPort int) error {
-	data, err := deploy.Render(deploy.Options{
-		KubeletDir:   n.layout.kubeletRoot(),
-		CDIDir:       n.layout.cdi(),
-		NodeSelector: map[string]string{corev1.LabelHostname: n.name},
-		APIServer:    net.JoinHostPort("127.0.0.1", strconv.Itoa(apiPort)),
-	})
-	if err != nil {
-		return fmt.Errorf("rendering the test driver's manifests: %w", err)
-	}
-	applied, err := testdriver.Apply(ctx, admin, data)
-	if err != nil {
-		return fmt.Errorf("deploying the test driver: %w", err)
-	}
-	n.log.Printf("local: node %s: applied %s", n.name, strings.Join(applied, ", "))
-	return testdriver.Wait(ctx, cs, n.name, 2*time.Minute)
-}
-
-// stop removes the node and everything it made on this machine. It goes
-// on past failures, so one leftover does not keep the others, and returns
-// what it could not remove.
-func (n *node) stop() error {
-	if n.lock == nil {
-		// The folder, and all named after the id, may be another's.
-		return nil
-	}
-	defer func() {
-		n.lock.Close()
-		n.lock = nil
-	}()
-	var errs []error
-	n.kubelet.stop(5 * time.Second)
-	var containers []string
-	if n.containerd != nil && !n.containerd.exited() {
-		// Deleting the tasks through containerd lets each shim exit and
-		// remove its socket, which a kill would leave behind.
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		containers = n.list(ctx, "containers")
-		for _, id := range n.list(ctx, "tasks") {
-			_ = n.ctr(ctx, "tasks", "delete", "--force", id)
-		}
-		cancel()
-	}
-	if left := killCgroup(n.cgroupRoot, 10*time.Second); len(left) > 0 {
-		errs = append(errs, fmt.Errorf("processes left in the node's cgroups: %v", left))
-	}
-	for _, pid := range processesWithArg(n.layout.socket()) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	n.containerd.stop(10 * time.Second)
-	if err := unmountUnder(n.layout.dir); err != nil {
-		errs = append(errs, err)
-	}
-	removeLogLinks(n.layout.dir)
-	removeCNICache(n.network(), containers)
-	if err := removeCgroups(n.cgroupRoot, 10*time.Second); err != nil {
-		errs = append(errs, err)
-	}
-	if err := deleteLink(n.bridge); err != nil {
-		errs = append(errs, err)
-	}
-	if err := os.RemoveAll(n.layout.dir); err != nil {
-		errs = append(errs, fmt.Errorf("removing %s: %w", n.layout.dir, err))
-	}
-	// The last node gone, the kernel settings its kubelet wrote go back,
-	// and the folders outside its own that the nodes made go.
-	restored, err := hostKernel.restore()
-	if err != nil {
-		errs = append(errs, fmt.Errorf("restoring the host's kernel settings: %w", err))
-	}
-	if len(restored) > 0 && n.log != nil {
-		n.log.Printf("local: node %s: the host as it was before the first node: %s", n.name, strings.Join(restored, " "))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("node %s: %w", n.name, err)
-	}
-	return nil
-}
-
-// list returns the ids of the node's containerd's containers or tasks;
-// nothing if it cannot tell, which leaves the work to the kills after it.
-func (n *node) list(ctx context.Context, what string) []string {
-	argv := []string{"--address", n.layout.socket(), "--namespace", "k8s.io", what, "list", "--quiet"}
-	out, err := exec.CommandContext(ctx, filepath.Join(n.layout.bin(), "ctr"), argv...).Output()
-	if err != nil {
-		return nil
-	}
-	return strings.Fields(string(out))
-}
-
-// leftovers lists what of the node is still on the machine; empty after a
-// clean stop. The test of the clean stop asks it.
-func (n *node) leftovers() []string {
-	var out []string
-	for _, pid := range n.started {
-		if pidAlive(pid) {
-			out = append(out, fmt.Sprintf("process %d", pid))
-		}
-	}
-	for _, pid := range processesWithArg(n.layout.socket()) {
-		out = append(out, fmt.Sprintf("shim process %d", pid))
-	}
-	for _, pid := range cgroupPIDs(n.cgroupRoot) {
-		out = append(out, fmt.Sprintf("process %d in the node's cgroups", pid))
-	}
-	if mounts, _ := mountsUnder(n.layout.dir); len(mounts) > 0 {
-		out = append(out, "mounts "+strings.Join(mounts, ", "))
-	}
-	if dirs := cgroupDirs(n.cgroupRoot); len(dirs) > 0 {
-		out = append(out, "cgroups "+strings.Join(dirs, ", "))
-	}
-	if cached := cniCacheEntries(n.network()); len(cached) > 0 {
-		out = append(out, "CNI cache "+strings.Join(cached, ", "))
-	}
-	if linkExists(n.bridge) {
-		out = append(out, "network interface "+n.bridge)
-	}
-	if _, err := os.Stat(n.layout.dir); err == nil {
-		out = append(out, "directory "+n.layout.dir)
-	}
-	return out
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/draconform/draconform/drivers/deploy"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localnode"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 )
 
 // TestNodeRunsAPodAndLeavesNothing starts a real node beside a real control
@@ -26,14 +28,14 @@ import (
 func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	kernelBefore, alone := hostKernelSettings(t), len(nodeFolders(t)) == 0
+	kernelBefore, alone := localnode.HostKernelSettings(), len(localnode.Folders()) == 0
 	began := time.Now()
 	p, c := startTestNode(ctx, t, "node")
 	t.Logf("control plane and node Ready with the test driver in %s", time.Since(began).Round(time.Millisecond))
 	lc := c.(*Cluster)
 	n := lc.node
 	for _, comp := range []cluster.Component{cluster.Kubelet, cluster.Containerd} {
-		if tail, err := c.TailLog(ctx, comp, 5); err != nil || !strings.Contains(tail, n.logPath(comp)) {
+		if tail, err := c.TailLog(ctx, comp, 5); err != nil || !strings.Contains(tail, n.LogPath(comp)) {
 			t.Errorf("TailLog(%s) = %q, %v; want the node's log", comp, tail, err)
 		}
 	}
@@ -42,7 +44,7 @@ func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := cs.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
+	node, err := cs.CoreV1().Nodes().Get(ctx, n.Name(), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 		if time.Now().After(deadline) {
 			got, _ := cs.CoreV1().Pods("default").Get(ctx, "hello", metav1.GetOptions{})
 			t.Fatalf("the pod's log never showed DRACONFORM_HELLO=world (last: %v, %q); pod status %+v; kubelet log:\n%s",
-				err, raw, got.Status, logTail(n.logPath(cluster.Kubelet), 40))
+				err, raw, got.Status, localproc.LogTail(n.LogPath(cluster.Kubelet), 40))
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -80,8 +82,8 @@ func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 
 	// The same look must see the running node, or an empty list after the
 	// stop would prove nothing.
-	running := strings.Join(n.leftovers(), "; ")
-	for _, want := range []string{"process", "shim process", "mounts", "cgroups", "network interface " + n.bridge, "CNI cache", "directory"} {
+	running := strings.Join(n.Leftovers(), "; ")
+	for _, want := range []string{"process", "shim process", "mounts", "cgroups", "network interface " + n.Bridge(), "CNI cache", "directory"} {
 		if !strings.Contains(running, want) {
 			t.Errorf("the leftover check does not see the running node's %s: %s", want, running)
 		}
@@ -89,39 +91,13 @@ func TestNodeRunsAPodAndLeavesNothing(t *testing.T) {
 	if err := p.Stop(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	if left := n.leftovers(); len(left) > 0 {
+	if left := n.Leftovers(); len(left) > 0 {
 		t.Errorf("after Stop the node left: %s", strings.Join(left, "; "))
 	}
-	if links := removeLogLinks(n.layout.dir); len(links) > 0 {
+	if links := localnode.RemoveLogLinks(n.Dir()); len(links) > 0 {
 		t.Errorf("after Stop the node left log links: %v", links)
 	}
 	checkKernelSettings(t, kernelBefore, alone)
-}
-
-// hostKernelSettings reads the settings the kubelet writes, as name=value.
-func hostKernelSettings(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, name := range kubeletKernelSettings {
-		if v, err := os.ReadFile(hostKernel.path(name)); err == nil {
-			out[name] = strings.TrimSpace(string(v))
-		}
-	}
-	return out
-}
-
-// nodeFolders are the nodes on this machine, of this test or any other
-// process (go test runs packages side by side).
-func nodeFolders(t *testing.T) []string {
-	t.Helper()
-	entries, _ := os.ReadDir(NodeStateRoot)
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && nodeID.MatchString(e.Name()) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
 }
 
 // checkKernelSettings compares the host's kernel settings with before,
@@ -130,18 +106,18 @@ func nodeFolders(t *testing.T) []string {
 // them back).
 func checkKernelSettings(t *testing.T, before map[string]string, alone bool) {
 	t.Helper()
-	if others := nodeFolders(t); !alone || len(others) > 0 {
+	if others := localnode.Folders(); !alone || len(others) > 0 {
 		t.Logf("kernel settings not compared: other nodes ran beside this test's (%v)", others)
 		return
 	}
-	after := hostKernelSettings(t)
+	after := localnode.HostKernelSettings()
 	for name, v := range before {
 		if after[name] != v {
 			t.Errorf("kernel setting %s is %s after the node, %s before it", name, after[name], v)
 		}
 	}
-	if _, err := os.Stat(hostKernel.recordPath()); !os.IsNotExist(err) {
-		t.Errorf("the record of the kernel settings is left behind: %v", err)
+	if localnode.HostKernelRecorded() {
+		t.Errorf("the record of the kernel settings is left behind")
 	}
 }
 
@@ -160,44 +136,42 @@ func TestAddNodeWithoutNodeOptionsIsUnsupported(t *testing.T) {
 func TestOrphanedNodeIsRemoved(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	kernelBefore, alone := hostKernelSettings(t), len(nodeFolders(t)) == 0
+	kernelBefore, alone := localnode.HostKernelSettings(), len(localnode.Folders()) == 0
 	_, c := startTestNode(ctx, t, "orphan")
 	n := c.(*Cluster).node
-	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
+	if ids, _ := localnode.OrphanNodes(); slices.Contains(ids, n.ID()) {
 		t.Fatalf("a running node counts as orphaned: %v", ids)
 	}
 	// As SIGKILL to draconform would: its children die, and its lock on
 	// the node's folder goes with it; nothing else. The folder is made
 	// older than the grace a node gets to start, as after a kill a
 	// while ago.
-	n.kubelet.stop(0)
-	n.containerd.stop(0)
-	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
+	n.Kill()
+	if ids, _ := localnode.OrphanNodes(); slices.Contains(ids, n.ID()) {
 		t.Fatalf("a node whose draconform holds its lock counts as orphaned: %v", ids)
 	}
-	n.lock.Close()
-	n.lock = nil
-	if ids, _ := OrphanNodes(); slices.Contains(ids, n.id) {
-		t.Fatalf("a node folder younger than %s counts as orphaned: %v", nodeGrace, ids)
+	n.Release()
+	if ids, _ := localnode.OrphanNodes(); slices.Contains(ids, n.ID()) {
+		t.Fatalf("a node folder younger than %s counts as orphaned: %v", localnode.OrphanGrace, ids)
 	}
-	before := time.Now().Add(-2 * nodeGrace)
-	if err := os.Chtimes(n.layout.dir, before, before); err != nil {
+	before := time.Now().Add(-2 * localnode.OrphanGrace)
+	if err := os.Chtimes(n.Dir(), before, before); err != nil {
 		t.Fatal(err)
 	}
-	left := strings.Join(n.leftovers(), "; ")
+	left := strings.Join(n.Leftovers(), "; ")
 	for _, want := range []string{"shim process", "mounts", "cgroups", "directory"} {
 		if !strings.Contains(left, want) {
 			t.Errorf("a killed node should leave its %s behind for this test to mean anything: %s", want, left)
 		}
 	}
-	ids, err := OrphanNodes()
-	if err != nil || !slices.Contains(ids, n.id) {
-		t.Fatalf("OrphanNodes() = %v, %v; want it to list %s", ids, err, n.id)
+	ids, err := localnode.OrphanNodes()
+	if err != nil || !slices.Contains(ids, n.ID()) {
+		t.Fatalf("localnode.OrphanNodes() = %v, %v; want it to list %s", ids, err, n.ID())
 	}
-	if err := RemoveOrphanNode(n.id); err != nil {
+	if err := localnode.RemoveOrphanNode(n.ID()); err != nil {
 		t.Fatal(err)
 	}
-	if left := n.leftovers(); len(left) > 0 {
+	if left := n.Leftovers(); len(left) > 0 {
 		t.Errorf("after RemoveOrphanNode the node left: %s", strings.Join(left, "; "))
 	}
 	checkKernelSettings(t, kernelBefore, alone)
@@ -214,13 +188,13 @@ func startTestNode(ctx context.Context, t *testing.T, cell string) (*Provider, c
 	if testing.Short() {
 		t.Skip("starts a control plane and a kubelet node")
 	}
-	if err := hostSupport(); err != nil {
+	if err := localnode.HostSupport(); err != nil {
 		t.Skip(err)
 	}
 	binDir := ensureTestBinaries(t)
 	out := t.TempDir()
 	p := New(Options{BinDir: binDir, OutDir: out, Version: testVersion, Log: testLog{t},
-		Node: &NodeBuildOptions{KubeletBinDir: binDir, OutDir: out}})
+		Node: &localnode.BuildOptions{KubeletBinDir: binDir, OutDir: out}})
 	t.Cleanup(func() { _ = p.Close(context.Background()) })
 	// A cold build of the container runtime takes minutes; it is not what
 	// the tests time, so it does not count against ctx.

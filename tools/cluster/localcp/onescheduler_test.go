@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -34,25 +35,25 @@ func checkOneClusterPerCellFolder(ctx context.Context, t *testing.T, lc *Cluster
 // binds none of the pods created meanwhile.
 func checkASecondSchedulerWaits(ctx context.Context, t *testing.T, lc *Cluster, cs kubernetes.Interface) {
 	t.Helper()
-	ports, err := freePorts(1)
+	ports, err := localproc.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "second-scheduler.log")
 	cfg := filepath.Join(lc.private, "kube-scheduler-config.yaml")
-	second, err := startProcess("second-scheduler", lc.opts.binary(cluster.Scheduler, nil), schedulerArgs(cfg, ports[0], lc.gates[cluster.Scheduler]), logPath, "")
+	second, err := localproc.Start("second-scheduler", lc.opts.binary(cluster.Scheduler, nil), schedulerArgs(cfg, ports[0], lc.gates[cluster.Scheduler]), logPath, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer second.stop(5 * time.Second)
+	defer second.Stop(5 * time.Second)
 	// Ready means synced; it does not mean leading.
-	if err := waitHealthy(ctx, second, insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/readyz", ports[0])), time.Minute); err != nil {
+	if err := localproc.WaitHealthy(ctx, second, localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/readyz", ports[0])), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	bindPod(ctx, t, cs, "with-a-second-scheduler")
-	metrics := insecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
-	metrics.wantBody = []string{`leader_election_master_status{name="kube-scheduler"} 0`}
-	if err := metrics.check(ctx); err != nil {
+	metrics := localproc.InsecureProbe(fmt.Sprintf("https://127.0.0.1:%d/metrics", ports[0]))
+	metrics.WantBody = []string{`leader_election_master_status{name="kube-scheduler"} 0`}
+	if err := metrics.Check(ctx); err != nil {
 		t.Errorf("the second scheduler does not say it waits for the lease: %v", err)
 	}
 	text, err := os.ReadFile(logPath)
@@ -60,6 +61,6 @@ func checkASecondSchedulerWaits(ctx context.Context, t *testing.T, lc *Cluster, 
 		t.Fatal(err)
 	}
 	if strings.Contains(string(text), "Successfully bound pod") || strings.Contains(string(text), "is already assigned") {
-		t.Errorf("the second scheduler acted on the cell's pods:\n%s", logTail(logPath, 20))
+		t.Errorf("the second scheduler acted on the cell's pods:\n%s", localproc.LogTail(logPath, 20))
 	}
 }

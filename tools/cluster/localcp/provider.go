@@ -1,7 +1,8 @@
 // Package localcp is the embedded provider: it runs a real Kubernetes control
 // plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager) as
 // plain child processes on loopback, one control plane per gate cell, with no
-// containers and no kubelet.
+// containers and no kubelet; a cell whose cases need pods to run gets a
+// kubelet node beside it (tools/cluster/localnode).
 package localcp
 
 import (
@@ -10,14 +11,16 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 )
 
 // Etcd names etcd's log for TailLog; it is not a gated component.
@@ -62,7 +65,7 @@ type Options struct {
 	BaseGates cluster.GateState
 	// Node says how to build a node's binaries; nil, and AddNode says this
 	// provider has none.
-	Node *NodeBuildOptions
+	Node *localnode.BuildOptions
 	Log  io.Writer // progress lines; nil discards them
 }
 
@@ -78,25 +81,29 @@ type Provider struct {
 	refusalCache map[string]string          // GatesRefused's, by binary and gates
 
 	nodeMu   sync.Mutex
-	nodeBins *NodeBinaries // built on the first AddNode
+	nodeBins *localnode.Binaries // built on the first AddNode
 }
 
 var (
 	_ cluster.Provider     = (*Provider)(nil)
-	_ cluster.NodeAdder    = (*Provider)(nil)
 	_ cluster.Cluster      = (*Cluster)(nil)
 	_ cluster.Restarter    = (*Cluster)(nil)
-	_ cluster.MixedStarter = (*Provider)(nil)
 	_ cluster.RunInspector = (*Cluster)(nil)
 	_ cluster.BinaryLister = (*Cluster)(nil)
-	_ cluster.GateChecker  = (*Provider)(nil)
 )
 
 // Info implements cluster.Provider: every cell runs its own processes on
 // its own ports and folders, and Stop removes the cluster's storage with
-// everything in it.
+// everything in it. Its clusters start without a kubelet, and a node is
+// added on demand; its binaries answer about gates without a cluster.
 func (p *Provider) Info() cluster.Info {
-	return cluster.Info{SeparateCells: true, Discards: true}
+	return cluster.Info{SeparateCells: true, Discards: true, MixedCells: p.opts.ReleasedBinDir != "", AddsNodes: true,
+		ChecksGates: true, NodeBuildKey: p.nodeBuildKey(), SharesFacts: true}
+}
+
+// Credentials implements cluster.Provider: no cluster exists before Start.
+func (p *Provider) Credentials() (*rest.Config, error) {
+	return nil, cluster.Unsupported(p.Name(), "give credentials before it starts a cluster")
 }
 
 // New returns a provider; nothing runs until Start.
@@ -210,76 +217,6 @@ func (p *Provider) Close(_ context.Context) error {
 	for _, c := range all {
 		c.stop()
 	}
-	return nil
-}
-
-// AddNode starts a kubelet node beside c's control plane, with the test
-// driver on it. Its binaries are built on first use, so a run without
-// kubelet cases never builds a container runtime.
-func (p *Provider) AddNode(ctx context.Context, c cluster.Cluster) error {
-	lc, ok := c.(*Cluster)
-	if !ok {
-		return fmt.Errorf("local: AddNode given a %T, not a local cluster", c)
-	}
-	if err := hostSupport(); err != nil {
-		return err
-	}
-	bins, err := p.NodeBinaries(ctx) // says so, unsupported, where the provider has no node
-	if err != nil {
-		return fmt.Errorf("local: the node's binaries: %w", err)
-	}
-	return lc.addNode(ctx, bins)
-}
-
-// NodeBinaries builds (once) and returns what a node runs.
-func (p *Provider) NodeBinaries(ctx context.Context) (NodeBinaries, error) {
-	p.nodeMu.Lock()
-	defer p.nodeMu.Unlock()
-	if p.nodeBins != nil {
-		return *p.nodeBins, nil
-	}
-	if p.opts.Node == nil {
-		return NodeBinaries{}, fmt.Errorf("local: this provider was set up without a node: %w", cluster.ErrUnsupported)
-	}
-	o := *p.opts.Node
-	if o.Log == nil {
-		o.Log = p.log
-	}
-	bins, err := EnsureNodeBinaries(ctx, o)
-	if err != nil {
-		return NodeBinaries{}, err
-	}
-	p.nodeBins = &bins
-	return bins, nil
-}
-
-// NodeBuildKey says which node binaries the provider's node runs: two
-// providers of a run with equal keys run the same, so one build serves
-// both (AdoptNodeBinaries). Empty when the provider has no node.
-func (p *Provider) NodeBuildKey() string {
-	if p.opts.Node == nil {
-		return ""
-	}
-	return p.opts.Node.KubeletBinDir + "\x00" + p.opts.Node.DriverMutant
-}
-
-// AdoptNodeBinaries makes the provider's nodes run bins, built by another
-// provider of this run with an equal NodeBuildKey, instead of building
-// them again; it records them in the provider's output folder, where the
-// run's cells look for them (NodeBuildOptions.Reuse).
-func (p *Provider) AdoptNodeBinaries(bins NodeBinaries) error {
-	p.nodeMu.Lock()
-	defer p.nodeMu.Unlock()
-	if p.opts.Node == nil {
-		return fmt.Errorf("local: this provider was set up without a node: %w", cluster.ErrUnsupported)
-	}
-	if err := os.MkdirAll(p.opts.Node.OutDir, 0o755); err != nil {
-		return fmt.Errorf("local: the node's folder: %w", err)
-	}
-	if err := writeBuiltRecord(p.opts.Node.OutDir, bins); err != nil {
-		return err
-	}
-	p.nodeBins = &bins
 	return nil
 }
 

@@ -18,11 +18,11 @@ func (c *Cluster) CurrentRun(_ context.Context, comp cluster.Component) (cluster
 	if !ok {
 		return cluster.Run{}, fmt.Errorf("local: %s does not run in cell %s", comp, c.cell)
 	}
-	text, err := logtail.CurrentRun(p.logPath)
+	text, err := logtail.CurrentRun(p.LogPath)
 	if err != nil {
 		return cluster.Run{}, err
 	}
-	return cluster.Run{ID: strconv.Itoa(p.pid), Running: !p.exited(), Log: text}, nil
+	return cluster.Run{ID: strconv.Itoa(p.PID), Running: !p.Exited(), Log: text}, nil
 }
 
 // TailLog implements cluster.Cluster: the last lines of what comp (etcd,

@@ -2,6 +2,7 @@ package localcp
 
 import (
 	"fmt"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func OrphanStates(dir string) ([]string, error) {
 		if info, err := e.Info(); err != nil || time.Since(info.ModTime()) < stateGrace {
 			continue
 		}
-		if len(processesNaming(path)) == 0 {
+		if len(localproc.Naming(path)) == 0 {
 			out = append(out, path)
 		}
 	}
@@ -58,7 +59,7 @@ func RemoveOrphanState(path string) error {
 	if !isState(path) {
 		return fmt.Errorf("%s is not a control plane's private folder", path)
 	}
-	if procs := processesNaming(path); len(procs) > 0 {
+	if procs := localproc.Naming(path); len(procs) > 0 {
 		return fmt.Errorf("%s is in use by %s", path, strings.Join(procs, ", "))
 	}
 	if err := os.RemoveAll(path); err != nil {

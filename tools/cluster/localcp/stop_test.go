@@ -10,6 +10,7 @@ import (
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 )
 
 // The scheduler and controller manager are asked to stop; the API server
@@ -27,14 +28,14 @@ func TestStopAsksTheClientsAndKillsTheStateHolders(t *testing.T) {
 			onTerm += "; exit 0"
 		}
 		script := `trap '` + onTerm + `' TERM; echo up; while :; do sleep 0.05; done`
-		p, err := startProcess(string(comp), "/bin/sh", []string{"-c", script}, filepath.Join(dir, string(comp)+".log"), "")
+		p, err := localproc.Start(string(comp), "/bin/sh", []string{"-c", script}, filepath.Join(dir, string(comp)+".log"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.procs[comp] = p
 	}
 	waitLogged(t, c.procs)
-	procs := map[cluster.Component]*process{}
+	procs := map[cluster.Component]*localproc.Process{}
 	for comp, p := range c.procs {
 		procs[comp] = p
 	}
@@ -42,7 +43,7 @@ func TestStopAsksTheClientsAndKillsTheStateHolders(t *testing.T) {
 	c.stop()
 
 	for comp, p := range procs {
-		if !p.exited() {
+		if !p.Exited() {
 			t.Errorf("%s still runs after stop", comp)
 		}
 		_, err := os.Stat(marker(comp))
@@ -64,12 +65,12 @@ func TestStopAsksTheClientsAndKillsTheStateHolders(t *testing.T) {
 }
 
 // waitLogged waits until every fake has printed "up", so its trap is set.
-func waitLogged(t *testing.T, procs map[cluster.Component]*process) {
+func waitLogged(t *testing.T, procs map[cluster.Component]*localproc.Process) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for _, p := range procs {
 		for {
-			data, err := os.ReadFile(p.logPath)
+			data, err := os.ReadFile(p.LogPath)
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				t.Fatal(err)
 			}
@@ -77,7 +78,7 @@ func waitLogged(t *testing.T, procs map[cluster.Component]*process) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s never started: %s", p.name, data)
+				t.Fatalf("%s never started: %s", p.Name, data)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}

@@ -153,24 +153,8 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 	default:
 		caps.CapacityRequestsField = FieldDropped
 	}
-	slice := probeSlice("devices", []any{map[string]any{
-		"name": "d", "allowMultipleAllocations": true,
-		"capacity": map[string]any{"shares": map[string]any{"value": "1"}},
-		"taints":   []any{map[string]any{"key": "draconform.test/probe", "effect": "NoSchedule"}},
-	}})
-	got, err = dyn.Resource(resourceSlices).Create(ctx, slice, dry)
-	if err != nil {
-		return caps, fmt.Errorf("probing ResourceSlice fields (dry-run create): %w", err)
-	}
-	devices, _, _ := unstructured.NestedSlice(got.Object, "spec", "devices")
-	caps.ConsumableCapacity, caps.DeviceTaints = "disabled", "disabled"
-	if len(devices) == 1 {
-		if m, ok := devices[0].(map[string]any); ok && m["allowMultipleAllocations"] == true {
-			caps.ConsumableCapacity = "enabled"
-		}
-		if m, ok := devices[0].(map[string]any); ok && m["taints"] != nil {
-			caps.DeviceTaints = "enabled"
-		}
+	if caps.ConsumableCapacity, caps.DeviceTaints, err = deviceFields(ctx, dyn, dry); err != nil {
+		return caps, err
 	}
 	if caps.PartitionableDevices, err = partitionable(ctx, dyn, dry); err != nil {
 		return caps, err
@@ -182,6 +166,32 @@ func Read(ctx context.Context, cfg *rest.Config, canRestart bool) (Capabilities,
 		return caps, err
 	}
 	return caps, nil
+}
+
+// deviceFields says whether the API server keeps a device's
+// allowMultipleAllocations (consumable capacity) and taints, by a dry-run
+// ResourceSlice: "enabled" or "disabled" each.
+func deviceFields(ctx context.Context, dyn dynamic.Interface, dry metav1.CreateOptions) (consumable, taints string, err error) {
+	slice := probeSlice("devices", []any{map[string]any{
+		"name": "d", "allowMultipleAllocations": true,
+		"capacity": map[string]any{"shares": map[string]any{"value": "1"}},
+		"taints":   []any{map[string]any{"key": "draconform.test/probe", "effect": "NoSchedule"}},
+	}})
+	got, err := dyn.Resource(resourceSlices).Create(ctx, slice, dry)
+	if err != nil {
+		return "", "", fmt.Errorf("probing ResourceSlice fields (dry-run create): %w", err)
+	}
+	devices, _, _ := unstructured.NestedSlice(got.Object, "spec", "devices")
+	consumable, taints = "disabled", "disabled"
+	if len(devices) == 1 {
+		if m, ok := devices[0].(map[string]any); ok && m["allowMultipleAllocations"] == true {
+			consumable = "enabled"
+		}
+		if m, ok := devices[0].(map[string]any); ok && m["taints"] != nil {
+			taints = "enabled"
+		}
+	}
+	return consumable, taints, nil
 }
 
 // probeSlice is a dry-run ResourceSlice of the probe's own driver for every

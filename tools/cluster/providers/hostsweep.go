@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster/localnode"
 	"github.com/draconform/draconform/tools/host/engine"
 	"github.com/draconform/draconform/tools/internal/privdir"
 )
@@ -31,21 +32,21 @@ func SweepHost(w io.Writer, tmp string, dry bool) error {
 }
 
 func sweepNodes(w io.Writer, dry bool) []error {
-	ids, err := localcp.OrphanNodes()
+	ids, err := localnode.OrphanNodes()
 	if err != nil {
 		return []error{err}
 	}
 	if len(ids) == 0 {
-		fmt.Fprintf(w, "no orphaned node under %s\n", localcp.NodeStateRoot)
+		fmt.Fprintf(w, "no orphaned node under %s\n", localnode.StateRoot)
 	}
 	var errs []error
 	for _, id := range ids {
-		left := strings.Join(localcp.OrphanLeftovers(id), "; ")
+		left := strings.Join(localnode.OrphanLeftovers(id), "; ")
 		if dry {
 			fmt.Fprintf(w, "would remove node %s: %s\n", id, left)
 			continue
 		}
-		if err := localcp.RemoveOrphanNode(id); err != nil {
+		if err := localnode.RemoveOrphanNode(id); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -55,14 +56,14 @@ func sweepNodes(w io.Writer, dry bool) []error {
 }
 
 func sweepKernel(w io.Writer, dry bool) []error {
-	if !localcp.HostKernelRecorded() {
+	if !localnode.HostKernelRecorded() {
 		return nil
 	}
 	if dry {
 		fmt.Fprintln(w, "would write back the host's kernel settings a node's kubelet changed, once no node is left")
 		return nil
 	}
-	restored, err := localcp.RestoreHostKernel()
+	restored, err := localnode.RestoreHostKernel()
 	if err != nil {
 		return []error{err}
 	}

@@ -54,7 +54,7 @@ var (
 // either class in alternating batches. Each side's figures are the growth
 // of the metrics over its own batches.
 func MeasureSchedCost(ctx context.Context, c cluster.Cluster, o CostOptions) (With, Without Side, err error) {
-	metrics, ok := c.(cluster.SchedulerMetrics)
+	metrics, ok := cluster.SchedulerMetricsOf(c)
 	if !ok {
 		return Side{}, Side{}, fmt.Errorf("cluster %s cannot read kube-scheduler's metrics", c.Name())
 	}

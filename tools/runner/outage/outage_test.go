@@ -148,7 +148,8 @@ func (r *recording) outage(c cluster.Cluster, gates cluster.GateState) {
 		return
 	}
 	time.Sleep(time.Second)
-	run, err := c.(cluster.RunInspector).CurrentRun(r.ctx, cluster.APIServer)
+	ri, _ := cluster.RunInspectorOf(c)
+	run, err := ri.CurrentRun(r.ctx, cluster.APIServer)
 	if err != nil {
 		return
 	}
@@ -158,7 +159,8 @@ func (r *recording) outage(c cluster.Cluster, gates cluster.GateState) {
 	}
 	began := time.Now()
 	time.Sleep(downFor)
-	err = c.(cluster.Restarter).Restart(r.ctx, cluster.APIServer, gates[cluster.APIServer])
+	rs, _ := cluster.RestarterOf(c)
+	err = rs.Restart(r.ctx, cluster.APIServer, gates[cluster.APIServer])
 	r.killed <- fmt.Sprintf("kube-apiserver (pid %d) killed mid-case, started again after %.0f s (err %v)", pid, time.Since(began).Seconds(), err)
 }
 

@@ -98,12 +98,11 @@ func Separable(targets []runner.Target) bool {
 func CellSupport(ctx context.Context, opts runner.Options) func(target string, cell *plan.Case) bool {
 	unsupported := map[string]bool{}
 	for _, t := range opts.Targets {
-		sc, ok := t.Provider.(cluster.GateChecker)
-		if !ok {
+		if !t.Provider.Info().ChecksGates {
 			continue
 		}
 		for _, c := range plan.Cells(opts.Plan) {
-			why, err := sc.CellUnsupported(ctx, cluster.CellGates(c), cluster.CellReleased(c))
+			why, err := t.Provider.CellUnsupported(ctx, cluster.CellGates(c), cluster.CellReleased(c))
 			unsupported[t.Name+"/"+c.Name] = err == nil && why != ""
 		}
 	}

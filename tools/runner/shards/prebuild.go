@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/draconform/draconform/tools/cluster/localcp"
+	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/runner"
 )
 
@@ -22,21 +22,20 @@ func ensureNodeBinaries(ctx context.Context, opts runner.Options, errs io.Writer
 	}
 	// Implementations differ in the control plane, not the node: one
 	// build serves every target whose node runs the same binaries.
-	byKey := map[string]localcp.NodeBinaries{}
+	byKey := map[string]cluster.NodeBinaries{}
 	for _, t := range opts.Targets {
-		np, ok := t.Provider.(nodeBuilder)
-		if !ok {
+		key := t.Provider.Info().NodeBuildKey
+		if key == "" {
 			continue
 		}
-		key := np.NodeBuildKey()
-		if bins, ok := byKey[key]; ok && key != "" {
-			if err := np.AdoptNodeBinaries(bins); err != nil {
+		if bins, ok := byKey[key]; ok {
+			if err := t.Provider.AdoptNodeBinaries(bins); err != nil {
 				fmt.Fprintln(errs, "draconform:", err)
 				return false, 1
 			}
 			continue
 		}
-		bins, err := np.NodeBinaries(ctx)
+		bins, err := t.Provider.NodeBinaries(ctx)
 		if err != nil {
 			fmt.Fprintln(errs, "draconform:", err)
 			return false, 1
@@ -53,30 +52,16 @@ func ensureNodeBinaries(ctx context.Context, opts runner.Options, errs io.Writer
 func recordBinaryFacts(ctx context.Context, opts runner.Options, errs io.Writer) {
 	var wg sync.WaitGroup
 	for _, t := range opts.Targets {
-		fr, ok := t.Provider.(factsRecorder)
-		if !ok {
+		if !t.Provider.Info().SharesFacts {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := fr.RecordBinaryFacts(ctx); err != nil {
+			if err := t.Provider.RecordBinaryFacts(ctx); err != nil {
 				fmt.Fprintf(errs, "draconform: %s: %v (each cell asks its binaries itself)\n", t.Name, err)
 			}
 		}()
 	}
 	wg.Wait()
-}
-
-// factsRecorder is a provider that records what its binaries say for the
-// run's other processes.
-type factsRecorder interface {
-	RecordBinaryFacts(context.Context) error
-}
-
-// nodeBuilder is a provider whose nodes run binaries the run builds.
-type nodeBuilder interface {
-	NodeBinaries(context.Context) (localcp.NodeBinaries, error)
-	NodeBuildKey() string
-	AdoptNodeBinaries(localcp.NodeBinaries) error
 }

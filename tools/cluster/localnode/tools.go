@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"context"
@@ -29,7 +29,7 @@ var nodeTools = []string{"./tools/cmd/draconform-runc", "./tools/cmd/draconform-
 // binary it relinks with a new file, and images are renamed into place,
 // so a run's folder keeps its own whatever later runs build. The lock
 // keeps two processes from building into one cache folder at once.
-func prepareNodeTools(ctx context.Context, o NodeBuildOptions, b NodeBinaries, flags []string) error {
+func prepareNodeTools(ctx context.Context, o BuildOptions, b Binaries, flags []string) error {
 	_, cacheDir, err := k8sbuild.Dirs(o.RepoRoot, o.CacheDir)
 	if err != nil {
 		return err

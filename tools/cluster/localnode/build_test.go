@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"context"
@@ -24,14 +24,14 @@ func TestReuseNodeBinariesReadsTheParentsRecord(t *testing.T) {
 	if _, err := reuseNodeBinaries(dir); err == nil {
 		t.Fatal("no record, yet reuse succeeded")
 	}
-	b := NodeBinaries{Kubelet: filepath.Join(dir, "kubelet"), RuntimeDir: filepath.Join(dir, "runtime"), ToolsDir: filepath.Join(dir, "tools"),
+	b := Binaries{Kubelet: filepath.Join(dir, "kubelet"), RuntimeDir: filepath.Join(dir, "runtime"), ToolsDir: filepath.Join(dir, "tools"),
 		PauseArchive: filepath.Join(dir, "pause.tar"), DriverArchive: filepath.Join(dir, "driver.tar")}
 	for _, f := range []string{b.Kubelet, b.RuntimeDir, b.ToolsDir, b.PauseArchive, b.DriverArchive} {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := writeBuiltRecord(dir, b); err != nil {
+	if err := WriteBuiltRecord(dir, b); err != nil {
 		t.Fatal(err)
 	}
 	got, err := reuseNodeBinaries(dir)
@@ -61,10 +61,10 @@ func TestNodeToolsAndImagesAreMadeOnceAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	o := NodeBuildOptions{RepoRoot: root, CacheDir: cache}
-	run := func() NodeBinaries {
+	o := BuildOptions{RepoRoot: root, CacheDir: cache}
+	run := func() Binaries {
 		out := t.TempDir()
-		b := NodeBinaries{ToolsDir: filepath.Join(out, "node-bin"), PauseArchive: filepath.Join(out, "pause.tar"), DriverArchive: filepath.Join(out, "driver.tar")}
+		b := Binaries{ToolsDir: filepath.Join(out, "node-bin"), PauseArchive: filepath.Join(out, "pause.tar"), DriverArchive: filepath.Join(out, "driver.tar")}
 		if err := prepareNodeTools(context.Background(), o, b, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestNodeToolsAndImagesAreMadeOnceAcrossRuns(t *testing.T) {
 	if !os.SameFile(driverImage, stat(second.DriverArchive)) || !driverImage.ModTime().Equal(stat(second.DriverArchive).ModTime()) {
 		t.Error("the second run wrote the driver's image again")
 	}
-	for _, b := range []NodeBinaries{first, second} {
+	for _, b := range []Binaries{first, second} {
 		for _, pkg := range nodeTools {
 			name := k8sbuild.BinaryName(pkg)
 			if got := stat(filepath.Join(b.ToolsDir, name)); !os.SameFile(got, stat(filepath.Join(built, name))) || got.Mode().Perm()&0o100 == 0 {

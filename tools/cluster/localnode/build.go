@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"context"
@@ -10,21 +10,12 @@ import (
 
 	"github.com/draconform/draconform/drivers/mutant"
 	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/cluster"
 )
 
-// NodeBinaries is what a node runs.
-type NodeBinaries struct {
-	Kubelet string
-	// RuntimeDir holds RuntimeBinaries, built by the tools/build/nodebin module.
-	RuntimeDir string
-	// ToolsDir holds draconform-runc, draconform-pause and
-	// draconform-driver, built from this repository.
-	ToolsDir string
-	// PauseArchive and DriverArchive are images to import: the sandbox
-	// image (PauseImage) and the test driver's (deploy.DefaultImage).
-	PauseArchive  string
-	DriverArchive string
-}
+// Binaries is what a node runs (the contract's, since a run builds
+// them before its cells start).
+type Binaries = cluster.NodeBinaries
 
 // RuntimeBinaries are the container runtime's programs the embedded node
 // runs, from the module proxy: containerd 2 (for CDI, which containerd 1.6
@@ -37,9 +28,9 @@ var RuntimeBinaries = []string{"containerd", "ctr", "containerd-shim-runc-v2", "
 // node's build, it saves a cold run 53 CPU-s (190 packages of its own).
 const Crictl = "crictl"
 
-// NodeRuntimeVersion keys the runtime binaries in the build cache; it
+// RuntimeVersion keys the runtime binaries in the build cache; it
 // changes with tools/build/nodebin/go.mod.
-const NodeRuntimeVersion = "node-containerd-v2.4.2"
+const RuntimeVersion = "node-containerd-v2.4.2"
 
 // nodebinPackages are the commands tools/build/nodebin builds without cgo, and
 // with runcPackage named as RuntimeBinaries.
@@ -59,8 +50,8 @@ const runcPackage = "github.com/opencontainers/runc"
 // crictlPackage builds Crictl.
 const crictlPackage = "sigs.k8s.io/cri-tools/cmd/crictl"
 
-// NodeBuildOptions says where to build a node's binaries.
-type NodeBuildOptions struct {
+// BuildOptions says where to build a node's binaries.
+type BuildOptions struct {
 	RepoRoot string // defaults to FindRepoRoot()
 	CacheDir string // defaults to <RepoRoot>/.cache/k8s
 	// KubeletBinDir holds the kubelet (the v1.37.2 build: KEP-6406 does not
@@ -73,18 +64,18 @@ type NodeBuildOptions struct {
 	// DriverMutant builds the test driver as a deliberately broken variant
 	// (drivers/mutant), for draconform mutation; empty for the real one.
 	DriverMutant string
-	// Reuse takes what an earlier EnsureNodeBinaries of this run recorded
+	// Reuse takes what an earlier EnsureBinaries of this run recorded
 	// in OutDir (builtRecord) instead of building again.
 	Reuse bool
 	Log   io.Writer
 }
 
-// builtRecord is the file in OutDir that lists what EnsureNodeBinaries
+// builtRecord is the file in OutDir that lists what EnsureBinaries
 // built there, for Reuse.
 const builtRecord = "node-binaries.json"
 
-// EnsureNodeBinaries builds (or finds) everything a node runs.
-func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, error) {
+// EnsureBinaries builds (or finds) everything a node runs.
+func EnsureBinaries(ctx context.Context, o BuildOptions) (Binaries, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -94,39 +85,39 @@ func EnsureNodeBinaries(ctx context.Context, o NodeBuildOptions) (NodeBinaries, 
 	if o.RepoRoot == "" {
 		root, err := k8sbuild.FindRepoRoot()
 		if err != nil {
-			return NodeBinaries{}, err
+			return Binaries{}, err
 		}
 		o.RepoRoot = root
 	}
 	kubelet := filepath.Join(o.KubeletBinDir, "kubelet")
 	if missing := k8sbuild.Missing(o.KubeletBinDir, []string{"kubelet"}); len(missing) > 0 {
-		return NodeBinaries{}, fmt.Errorf("no kubelet in %s (build it: go run ./tools/cmd/draconform binaries)", o.KubeletBinDir)
+		return Binaries{}, fmt.Errorf("no kubelet in %s (build it: go run ./tools/cmd/draconform binaries)", o.KubeletBinDir)
 	}
 	runtimeDir, err := EnsureRuntimeBinaries(ctx, o.RepoRoot, o.CacheDir, false, o.Log)
 	if err != nil {
-		return NodeBinaries{}, err
+		return Binaries{}, err
 	}
 	tools := filepath.Join(o.OutDir, "node-bin")
 	var flags []string
 	if o.DriverMutant != "" {
 		flag, err := mutant.LinkerFlag(o.DriverMutant)
 		if err != nil {
-			return NodeBinaries{}, err
+			return Binaries{}, err
 		}
 		flags = []string{k8sbuild.LinkWith(flag)}
 	}
-	b := NodeBinaries{Kubelet: kubelet, RuntimeDir: runtimeDir, ToolsDir: tools,
+	b := Binaries{Kubelet: kubelet, RuntimeDir: runtimeDir, ToolsDir: tools,
 		PauseArchive: filepath.Join(o.OutDir, "pause-image.tar"), DriverArchive: filepath.Join(o.OutDir, "testdriver-image.tar")}
 	if err := prepareNodeTools(ctx, o, b, flags); err != nil {
-		return NodeBinaries{}, err
+		return Binaries{}, err
 	}
-	if err := writeBuiltRecord(o.OutDir, b); err != nil {
-		return NodeBinaries{}, err
+	if err := WriteBuiltRecord(o.OutDir, b); err != nil {
+		return Binaries{}, err
 	}
 	return b, nil
 }
 
-func writeBuiltRecord(dir string, b NodeBinaries) error {
+func WriteBuiltRecord(dir string, b Binaries) error {
 	data, err := json.MarshalIndent(b, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the node's binaries: %w", err)
@@ -137,10 +128,10 @@ func writeBuiltRecord(dir string, b NodeBinaries) error {
 	return nil
 }
 
-// reuseNodeBinaries reads what EnsureNodeBinaries recorded in dir, and
+// reuseNodeBinaries reads what EnsureBinaries recorded in dir, and
 // checks that it is all there.
-func reuseNodeBinaries(dir string) (NodeBinaries, error) {
-	var b NodeBinaries
+func reuseNodeBinaries(dir string) (Binaries, error) {
+	var b Binaries
 	path := filepath.Join(dir, builtRecord)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -166,7 +157,7 @@ func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, withC
 		pkgs = append(append([]string{}, pkgs...), crictlPackage)
 	}
 	return k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
-		RepoRoot: repoRoot, Version: NodeRuntimeVersion, CacheDir: cacheDir,
+		RepoRoot: repoRoot, Version: RuntimeVersion, CacheDir: cacheDir,
 		ModuleDir: filepath.Join(repoRoot, "tools", "build", "nodebin"),
 		Packages:  pkgs, Log: log, What: "container runtime (containerd, runc, CNI plugins)",
 		// Built apart, runc alone compiles with cgo on; the rest takes the

@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"os"

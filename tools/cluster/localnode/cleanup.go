@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
@@ -109,11 +110,11 @@ func removeCgroups(rel string, bound time.Duration) error {
 // processesWithArg lists the processes whose command line has arg as one
 // argument: the shims of one containerd carry its socket as -address.
 func processesWithArg(arg string) []int {
-	procs, _ := otherProcesses()
+	procs, _ := localproc.OtherProcesses()
 	var out []int
 	for _, p := range procs {
-		if slices.Contains(p.args, arg) {
-			out = append(out, p.pid)
+		if slices.Contains(p.Args, arg) {
+			out = append(out, p.PID)
 		}
 	}
 	return out

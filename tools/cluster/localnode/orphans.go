@@ -1,11 +1,10 @@
-package localcp
+package localnode
 
 import (
 	"fmt"
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -14,10 +13,10 @@ import (
 // shims, containers, mounts, cgroups and bridges of their nodes stay. These
 // find and remove such orphaned nodes, by their state directories.
 
-// OrphanNodes lists the ids of nodes under NodeStateRoot that nothing
+// OrphanNodes lists the ids of nodes under StateRoot that nothing
 // runs: no draconform holds their lock, no containerd or kubelet uses
 // them, and they are older than a node's start.
-func OrphanNodes() ([]string, error) { return orphanNodesIn(NodeStateRoot, nodeGrace) }
+func OrphanNodes() ([]string, error) { return orphanNodesIn(StateRoot, nodeGrace) }
 
 func orphanNodesIn(root string, grace time.Duration) ([]string, error) {
 	entries, err := os.ReadDir(root)
@@ -29,7 +28,7 @@ func orphanNodesIn(root string, grace time.Duration) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() || !nodeID.MatchString(e.Name()) {
+		if !e.IsDir() || !nodeIDPattern.MatchString(e.Name()) {
 			continue
 		}
 		if nodeBusy(filepath.Join(root, e.Name()), grace) == "" {
@@ -42,7 +41,7 @@ func orphanNodesIn(root string, grace time.Duration) ([]string, error) {
 // nodeInUse says whether a containerd or kubelet names dir on its command
 // line; a shim alone does not count, since shims outlive a killed run.
 func nodeInUse(dir string) bool {
-	for _, prog := range processesNaming(dir) {
+	for _, prog := range localproc.Naming(dir) {
 		if prog == "containerd" || prog == "kubelet" {
 			return true
 		}
@@ -50,26 +49,12 @@ func nodeInUse(dir string) bool {
 	return false
 }
 
-// processesNaming lists the programs (their argv[0]'s base names) of the
-// running processes, this one aside, that name a path under dir on their
-// command line.
-func processesNaming(dir string) []string {
-	procs, _ := otherProcesses()
-	var out []string
-	for _, p := range procs {
-		if slices.ContainsFunc(p.args, func(a string) bool { return strings.Contains(a, dir+"/") }) {
-			out = append(out, filepath.Base(p.args[0]))
-		}
-	}
-	return out
-}
-
 // orphan is a node known only by its id, as a killed run left it.
-func orphan(id string) *node {
-	return &node{
+func orphan(id string) *Node {
+	return &Node{
 		name:       "orphaned node " + id,
 		id:         id,
-		layout:     nodeLayout{dir: filepath.Join(NodeStateRoot, id)},
+		layout:     nodeLayout{dir: filepath.Join(StateRoot, id)},
 		cgroupRoot: "draconform-" + id,
 		bridge:     bridgeName(id),
 	}
@@ -77,10 +62,10 @@ func orphan(id string) *node {
 
 // RemoveOrphanNode removes what the orphaned node id left on the machine.
 func RemoveOrphanNode(id string) error {
-	if !nodeID.MatchString(id) {
+	if !nodeIDPattern.MatchString(id) {
 		return fmt.Errorf("%q is not a node id", id)
 	}
-	dir := filepath.Join(NodeStateRoot, id)
+	dir := filepath.Join(StateRoot, id)
 	if why := nodeBusy(dir, nodeGrace); why != "" {
 		return fmt.Errorf("node %s is left alone: %s", id, why)
 	}
@@ -94,7 +79,7 @@ func RemoveOrphanNode(id string) error {
 	}
 	n := orphan(id)
 	n.lock = lock
-	return n.stop()
+	return n.Stop()
 }
 
 // OrphanLeftovers describes what of the orphaned node id is on the machine.

@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"os"
@@ -11,8 +11,8 @@ import (
 func TestNodeIDsDrawFromTheFullRandomSpace(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {
-		n := newNode("cell", t.TempDir(), nil)
-		if !nodeID.MatchString(n.id) || len(n.id) != 16 {
+		n := New("cell", t.TempDir(), nil)
+		if !nodeIDPattern.MatchString(n.id) || len(n.id) != 16 {
 			t.Fatalf("node id %q is not 16 hex digits", n.id)
 		}
 		if seen[n.id] {
@@ -25,8 +25,8 @@ func TestNodeIDsDrawFromTheFullRandomSpace(t *testing.T) {
 	}
 	// A node of an earlier version is still recognised, and its bridge
 	// named as it was.
-	if !nodeID.MatchString("0a1b2c") || bridgeName("0a1b2c") != "dcbr0a1b2c" {
-		t.Errorf("an earlier node's id 0a1b2c: matches %v, bridge %q", nodeID.MatchString("0a1b2c"), bridgeName("0a1b2c"))
+	if !nodeIDPattern.MatchString("0a1b2c") || bridgeName("0a1b2c") != "dcbr0a1b2c" {
+		t.Errorf("an earlier node's id 0a1b2c: matches %v, bridge %q", nodeIDPattern.MatchString("0a1b2c"), bridgeName("0a1b2c"))
 	}
 }
 
@@ -46,8 +46,8 @@ func TestNodeFolderIsClaimedExclusively(t *testing.T) {
 		lock.Close()
 		t.Fatal("a second node claimed a folder that exists")
 	}
-	second := &node{name: "second", id: "0123456789abcdef", layout: nodeLayout{dir: dir}, cgroupRoot: "draconform-0123456789abcdef", bridge: bridgeName("0123456789abcdef")}
-	if err := second.stop(); err != nil {
+	second := &Node{name: "second", id: "0123456789abcdef", layout: nodeLayout{dir: dir}, cgroupRoot: "draconform-0123456789abcdef", bridge: bridgeName("0123456789abcdef")}
+	if err := second.Stop(); err != nil {
 		t.Errorf("stop of a node that never had its folder: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "state")); err != nil {

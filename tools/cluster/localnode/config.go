@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ import (
 // that several nodes (one per cell) run side by side and stopping one
 // removes exactly its own.
 type nodeLayout struct {
-	dir string // NodeStateRoot/<id>
+	dir string // StateRoot/<id>
 }
 
 func (l nodeLayout) bin() string            { return filepath.Join(l.dir, "bin") }

@@ -1,4 +1,4 @@
-package localcp
+package localproc
 
 import (
 	"fmt"
@@ -14,21 +14,21 @@ import (
 	"github.com/draconform/draconform/tools/internal/logtail"
 )
 
-// process is one running control-plane binary.
-type process struct {
-	name    string
-	pid     int
-	logPath string
+// Process is one running binary of an embedded provider.
+type Process struct {
+	Name    string
+	PID     int
+	LogPath string
 	done    chan struct{} // closed once the process has exited and been reaped
 	exitErr error         // valid after done is closed
 }
 
-// startProcess runs bin with args, appending stdout and stderr to logPath
+// Start runs bin with args, appending stdout and stderr to logPath
 // after a header that records when and with which gates it started. The
 // process gets its own group, so stopping it also stops anything it forked,
 // and dies with its parent so that an interrupted test leaves nothing behind.
-func startProcess(name, bin string, args []string, logPath, gates string) (*process, error) {
-	return startProcessEnv(name, bin, args, logPath, gates, componentEnv(os.Environ()))
+func Start(name, bin string, args []string, logPath, gates string) (*Process, error) {
+	return StartEnv(name, bin, args, logPath, gates, componentEnv(os.Environ()))
 }
 
 // componentEnv is the environment of the control plane's processes: env,
@@ -45,9 +45,9 @@ func componentEnv(env []string) []string {
 	return append(env, "GOGC=400", "GOMEMLIMIT=1GiB")
 }
 
-// startProcessEnv is startProcess with the environment replaced by env,
+// StartEnv is Start with the environment replaced by env,
 // unless env is nil.
-func startProcessEnv(name, bin string, args []string, logPath, gates string, env []string) (*process, error) {
+func StartEnv(name, bin string, args []string, logPath, gates string, env []string) (*Process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s log: %w", name, err)
@@ -66,7 +66,7 @@ func startProcessEnv(name, bin string, args []string, logPath, gates string, env
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{name: name, pid: cmd.Process.Pid, logPath: logPath, done: make(chan struct{})}
+	p := &Process{Name: name, PID: cmd.Process.Pid, LogPath: logPath, done: make(chan struct{})}
 	go func() {
 		p.exitErr = cmd.Wait()
 		close(p.done)
@@ -74,7 +74,8 @@ func startProcessEnv(name, bin string, args []string, logPath, gates string, env
 	return p, nil
 }
 
-func (p *process) exited() bool {
+// Exited says whether the process has exited and been reaped.
+func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
 		return true
@@ -83,52 +84,58 @@ func (p *process) exited() bool {
 	}
 }
 
-// stop sends SIGTERM to the process group, and SIGKILL if it has not exited
+// Done is closed once the process has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitErr is how the process exited, once Done is closed.
+func (p *Process) ExitErr() error { return p.exitErr }
+
+// Stop sends SIGTERM to the process group, and SIGKILL if it has not exited
 // after grace. It returns once the process has been reaped.
-func (p *process) stop(grace time.Duration) {
-	if p == nil || p.exited() {
+func (p *Process) Stop(grace time.Duration) {
+	if p == nil || p.Exited() {
 		return
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	_ = syscall.Kill(-p.PID, syscall.SIGTERM)
 	select {
 	case <-p.done:
 	case <-time.After(grace):
-		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		_ = syscall.Kill(-p.PID, syscall.SIGKILL)
 		<-p.done
-		p.note(fmt.Sprintf("still running %s after SIGTERM; sent SIGKILL", grace))
+		p.Note(fmt.Sprintf("still running %s after SIGTERM; sent SIGKILL", grace))
 	}
 }
 
-// kill ends the process and its group at once, for a process whose state is
+// Kill ends the process and its group at once, for a process whose state is
 // thrown away with it.
-func (p *process) kill() {
-	if p == nil || p.exited() {
+func (p *Process) Kill() {
+	if p == nil || p.Exited() {
 		return
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
 	<-p.done
 }
 
-// note appends a provider remark to the log, marked like the start header so
+// Note appends a provider remark to the log, marked like the start header so
 // that it is not mistaken for the component's own output.
-func (p *process) note(msg string) {
-	f, err := os.OpenFile(p.logPath, os.O_WRONLY|os.O_APPEND, 0)
+func (p *Process) Note(msg string) {
+	f, err := os.OpenFile(p.LogPath, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	logtail.WriteNote(f, p.name, msg)
+	logtail.WriteNote(f, p.Name, msg)
 }
 
-// diedError describes an exit during start, with the log tail that usually
+// DiedError describes an exit during start, with the log tail that usually
 // names the cause (a bad flag, an unknown feature gate, a busy port).
-func (p *process) diedError() error {
+func (p *Process) DiedError() error {
 	return fmt.Errorf("%s exited during start (%v); log %s, last lines:\n%s",
-		p.name, p.exitErr, p.logPath, logTail(p.logPath, 30))
+		p.Name, p.exitErr, p.LogPath, LogTail(p.LogPath, 30))
 }
 
-// logTail returns the last n lines of the file's latest run, indented.
-func logTail(path string, n int) string {
+// LogTail returns the last n lines of the file's latest run, indented.
+func LogTail(path string, n int) string {
 	text, err := logtail.CurrentRun(path)
 	if err != nil {
 		return fmt.Sprintf("(cannot read log: %v)", err)
@@ -136,7 +143,7 @@ func logTail(path string, n int) string {
 	return "    " + strings.ReplaceAll(logtail.Lines(text, n), "\n", "\n    ")
 }
 
-// freePorts finds n distinct unused loopback ports. It takes them below the
+// FreePorts finds n distinct unused loopback ports. It takes them below the
 // kernel's ephemeral range where it can: a port the kernel hands out for
 // ":0" is free again once we close it, and with cells starting side by
 // side and their cases' watches coming and going, an outgoing connection
@@ -144,7 +151,7 @@ func logTail(path string, n int) string {
 // runs in five lost a cell so). Below the range only another listener can
 // take it, and a component that still loses its port starts again on a
 // new one (retryPortTaken).
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	// Every listener stays open until all are chosen, so the ports differ.
 	ls := make([]net.Listener, 0, n)
 	defer func() {
@@ -170,7 +177,7 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// listenRange is where freePorts looks: from 10000 to the start of the
+// listenRange is where FreePorts looks: from 10000 to the start of the
 // kernel's ephemeral range; empty where that range cannot be read or
 // leaves too little room below it.
 func listenRange() (lo, hi int) {

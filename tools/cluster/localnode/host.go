@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"errors"
@@ -14,15 +14,15 @@ import (
 	"github.com/draconform/draconform/tools/internal/mountinfo"
 )
 
-// NodeStateRoot holds each node's state directory. Not the run's output
+// StateRoot holds each node's state directory. Not the run's output
 // folder: unix sockets (containerd's, the driver's under the kubelet's root)
 // must stay under 108 bytes, and a checkout may live deep in the tree.
-const NodeStateRoot = "/var/lib/draconform"
+const StateRoot = "/var/lib/draconform"
 
 // hostSupport says why this machine cannot run a node, wrapped in
 // cluster.ErrUnsupported, or nil. It asks only what can be known without
 // starting anything; the rest shows as a start failure with the log tail.
-func hostSupport() error {
+func HostSupport() error {
 	var why []string
 	if runtime.GOOS != "linux" {
 		why = append(why, "a node runs on Linux only, this is "+runtime.GOOS)

@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"encoding/json"
@@ -38,7 +38,7 @@ type kernelState struct {
 	hostRoot string
 }
 
-var hostKernel = kernelState{root: NodeStateRoot, procSys: "/proc/sys", hostRoot: "/"}
+var hostKernel = kernelState{root: StateRoot, procSys: "/proc/sys", hostRoot: "/"}
 
 func (k kernelState) recordPath() string { return filepath.Join(k.root, "kernel-settings.json") }
 
@@ -136,7 +136,7 @@ func (k kernelState) restore() ([]string, error) {
 			return err
 		}
 		for _, e := range entries {
-			if e.IsDir() && nodeID.MatchString(e.Name()) {
+			if e.IsDir() && nodeIDPattern.MatchString(e.Name()) {
 				return nil
 			}
 		}

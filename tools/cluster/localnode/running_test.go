@@ -1,23 +1,24 @@
-package localcp
+package localnode
 
 import (
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"strings"
 	"testing"
 )
 
 func TestParseKubeletCmdline(t *testing.T) {
-	ours := "/var/lib/draconform/a1b2c3/bin/kubelet\x00--hostname-override=n1\x00--root-dir=" + NodeStateRoot + "/a1b2c3/kubelet\x00--kubeconfig=/k/kubeconfig\x00"
-	k, ok := parseKubeletArgs(splitCmdline([]byte(ours)))
-	if !ok || k.name != "n1" || k.rootDir != NodeStateRoot+"/a1b2c3/kubelet" || k.kubeconfig != "/k/kubeconfig" {
+	ours := "/var/lib/draconform/a1b2c3/bin/kubelet\x00--hostname-override=n1\x00--root-dir=" + StateRoot + "/a1b2c3/kubelet\x00--kubeconfig=/k/kubeconfig\x00"
+	k, ok := parseKubeletArgs(localproc.SplitCmdline([]byte(ours)))
+	if !ok || k.name != "n1" || k.rootDir != StateRoot+"/a1b2c3/kubelet" || k.kubeconfig != "/k/kubeconfig" {
 		t.Errorf("our node's kubelet: %+v %v", k, ok)
 	}
 	for name, cmdline := range map[string]string{
 		"the machine's own kubelet": "/usr/bin/kubelet\x00--hostname-override=h\x00--root-dir=/var/lib/kubelet\x00--kubeconfig=/etc/kubernetes/kubelet.conf\x00",
-		"a folder that is no node":  "kubelet\x00--hostname-override=n1\x00--root-dir=" + NodeStateRoot + "/not-a-node/kubelet\x00--kubeconfig=/k\x00",
-		"another program":           "/usr/bin/containerd\x00--root-dir=" + NodeStateRoot + "/a1b2c3/kubelet\x00",
-		"no kubeconfig":             "kubelet\x00--hostname-override=n1\x00--root-dir=" + NodeStateRoot + "/a1b2c3/kubelet\x00",
+		"a folder that is no node":  "kubelet\x00--hostname-override=n1\x00--root-dir=" + StateRoot + "/not-a-node/kubelet\x00--kubeconfig=/k\x00",
+		"another program":           "/usr/bin/containerd\x00--root-dir=" + StateRoot + "/a1b2c3/kubelet\x00",
+		"no kubeconfig":             "kubelet\x00--hostname-override=n1\x00--root-dir=" + StateRoot + "/a1b2c3/kubelet\x00",
 	} {
-		if k, ok := parseKubeletArgs(splitCmdline([]byte(cmdline))); ok {
+		if k, ok := parseKubeletArgs(localproc.SplitCmdline([]byte(cmdline))); ok {
 			t.Errorf("%s taken for a node: %+v", name, k)
 		}
 	}

@@ -1,4 +1,4 @@
-package localcp
+package localproc
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 func TestDeathDuringStartReportsLogTail(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "comp.log")
 	script := `for i in $(seq 1 50); do echo "line $i"; done; echo "E: unrecognized feature gate: Bogus" >&2; exit 3`
-	p, err := startProcess("comp", "/bin/sh", []string{"-c", script}, logPath, "Bogus=true")
+	p, err := Start("comp", "/bin/sh", []string{"-c", script}, logPath, "Bogus=true")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Nothing listens on port 1, so only the exit can end the wait early.
-	err = waitHealthy(context.Background(), p, plainProbe("http://127.0.0.1:1/healthz"), 30*time.Second)
+	err = WaitHealthy(context.Background(), p, PlainProbe("http://127.0.0.1:1/healthz"), 30*time.Second)
 	if err == nil {
 		t.Fatal("waitHealthy succeeded for a process that exited")
 	}
@@ -42,13 +42,13 @@ func TestDeathDuringStartReportsLogTail(t *testing.T) {
 func TestLogTailShowsOnlyTheLatestRun(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "comp.log")
 	for _, word := range []string{"earlier-run", "latest-run"} {
-		p, err := startProcess("comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
+		p, err := Start("comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		<-p.done
 	}
-	tail := logTail(logPath, 30)
+	tail := LogTail(logPath, 30)
 	if strings.Contains(tail, "earlier-run") || !strings.Contains(tail, "latest-run") {
 		t.Errorf("tail mixes runs or misses the latest:\n%s", tail)
 	}
@@ -57,7 +57,7 @@ func TestLogTailShowsOnlyTheLatestRun(t *testing.T) {
 func TestLogAppendsAcrossStarts(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "comp.log")
 	for _, word := range []string{"first", "second"} {
-		p, err := startProcess("comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
+		p, err := Start("comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,15 +71,15 @@ func TestLogAppendsAcrossStarts(t *testing.T) {
 
 func TestStopEscalatesToKill(t *testing.T) {
 	// A process that ignores SIGTERM, like a wedged component.
-	p, err := startProcess("stubborn", "/bin/sh", []string{"-c", `trap "" TERM; while :; do sleep 0.1; done`},
+	p, err := Start("stubborn", "/bin/sh", []string{"-c", `trap "" TERM; while :; do sleep 0.1; done`},
 		filepath.Join(t.TempDir(), "s.log"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond) // let the trap be installed
 	began := time.Now()
-	p.stop(500 * time.Millisecond)
-	if !p.exited() {
+	p.Stop(500 * time.Millisecond)
+	if !p.Exited() {
 		t.Fatal("stop returned before the process exited")
 	}
 	if d := time.Since(began); d < 400*time.Millisecond {
@@ -89,23 +89,23 @@ func TestStopEscalatesToKill(t *testing.T) {
 	// grandchildren are reaped by init, not us, so give that a moment.
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		err := syscall.Kill(-p.pid, 0)
+		err := syscall.Kill(-p.PID, 0)
 		if errors.Is(err, syscall.ESRCH) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still exists after stop: %v", p.pid, err)
+			t.Fatalf("process group %d still exists after stop: %v", p.PID, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	p.stop(time.Second) // idempotent
-	if log, _ := os.ReadFile(p.logPath); !strings.Contains(string(log), "after SIGTERM; sent SIGKILL") {
+	p.Stop(time.Second) // idempotent
+	if log, _ := os.ReadFile(p.LogPath); !strings.Contains(string(log), "after SIGTERM; sent SIGKILL") {
 		t.Errorf("log does not record the SIGKILL:\n%s", log)
 	}
 }
 
 func TestFreePortsDistinct(t *testing.T) {
-	ports, err := freePorts(5)
+	ports, err := FreePorts(5)
 	if err != nil {
 		t.Fatal(err)
 	}

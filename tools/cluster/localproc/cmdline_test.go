@@ -1,4 +1,4 @@
-package localcp
+package localproc
 
 import (
 	"os"
@@ -15,8 +15,8 @@ func TestSplitCmdline(t *testing.T) {
 		"/bin/kubelet\x00--a=b\x00\x00": {"/bin/kubelet", "--a=b"},
 		"title set by the program":      {"title set by the program"},
 	} {
-		if got := splitCmdline([]byte(in)); !slices.Equal(got, want) {
-			t.Errorf("splitCmdline(%q) = %q, want %q", in, got, want)
+		if got := SplitCmdline([]byte(in)); !slices.Equal(got, want) {
+			t.Errorf("SplitCmdline(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -33,23 +33,23 @@ func TestOtherProcesses(t *testing.T) {
 	want := []string{"sleep", "30", "0.25"}
 	var child []string
 	for deadline := time.Now().Add(10 * time.Second); !slices.Equal(child, want) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		procs, err := otherProcesses()
+		procs, err := OtherProcesses()
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range procs {
-			if p.pid == os.Getpid() {
-				t.Fatalf("this process (%d) is listed: %q", p.pid, p.args)
+			if p.PID == os.Getpid() {
+				t.Fatalf("this process (%d) is listed: %q", p.PID, p.Args)
 			}
-			if p.pid == cmd.Process.Pid {
-				child = p.args
+			if p.PID == cmd.Process.Pid {
+				child = p.Args
 			}
 		}
 	}
 	if !slices.Equal(child, want) {
 		t.Errorf("the child %d: %q, want %q", cmd.Process.Pid, child, want)
 	}
-	if got := commandLine(os.Getpid()); len(got) == 0 {
+	if got := CommandLine(os.Getpid()); len(got) == 0 {
 		t.Error("commandLine of this process is empty")
 	}
 }

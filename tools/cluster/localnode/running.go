@@ -1,4 +1,4 @@
-package localcp
+package localnode
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/draconform/draconform/tools/cluster/localproc"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -19,7 +20,7 @@ import (
 type RunningNode struct {
 	// Name is the Node object's name (the kubelet's --hostname-override).
 	Name string
-	// Dir is the node's state directory under NodeStateRoot.
+	// Dir is the node's state directory under StateRoot.
 	Dir string
 	// KubeletPID is its kubelet's process, KubeletLog the file the
 	// kubelet writes its log to.
@@ -58,10 +59,10 @@ func parseKubeletArgs(args []string) (kubeletProcess, bool) {
 			k.kubeconfig = value
 		}
 	}
-	// Only the kubelets of NodeStateRoot's nodes: not a kind node's, nor
+	// Only the kubelets of StateRoot's nodes: not a kind node's, nor
 	// any other kubelet of the machine.
 	dir := filepath.Dir(k.rootDir)
-	if k.name == "" || k.kubeconfig == "" || filepath.Dir(dir) != NodeStateRoot || !nodeID.MatchString(filepath.Base(dir)) {
+	if k.name == "" || k.kubeconfig == "" || filepath.Dir(dir) != StateRoot || !nodeIDPattern.MatchString(filepath.Base(dir)) {
 		return kubeletProcess{}, false
 	}
 	return k, true
@@ -70,13 +71,13 @@ func parseKubeletArgs(args []string) (kubeletProcess, bool) {
 // RunningNodes lists the embedded nodes of this machine whose kubelets talk
 // to the API server at server (a URL, as a kubeconfig has it).
 func RunningNodes(server string) ([]RunningNode, error) {
-	procs, err := otherProcesses()
+	procs, err := localproc.OtherProcesses()
 	if err != nil {
 		return nil, err
 	}
 	var out []RunningNode
 	for _, p := range procs {
-		k, ok := parseKubeletArgs(p.args)
+		k, ok := parseKubeletArgs(p.Args)
 		if !ok {
 			continue
 		}
@@ -92,8 +93,8 @@ func RunningNodes(server string) ([]RunningNode, error) {
 		if !sameServer(kubeletServer, server) {
 			continue
 		}
-		log, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/2", p.pid))
-		out = append(out, RunningNode{Name: k.name, Dir: filepath.Dir(k.rootDir), KubeletPID: p.pid, KubeletLog: log, Server: kubeletServer})
+		log, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/2", p.PID))
+		out = append(out, RunningNode{Name: k.name, Dir: filepath.Dir(k.rootDir), KubeletPID: p.PID, KubeletLog: log, Server: kubeletServer})
 	}
 	return out, nil
 }

@@ -1,6 +1,8 @@
-package localcp
+package localnode
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -16,12 +18,22 @@ import (
 // share a folder, a node never adopts one a killed run left, and `cleanup
 // --nodes` tells a node still starting or running from an orphan.
 
-// nodeID matches a node's id: 16 hex digits; 6 for the nodes of versions
+// nodeIDPattern matches a node's id: 16 hex digits; 6 for the nodes of versions
 // before, so that their leftovers are still found.
-var nodeID = regexp.MustCompile(`^([0-9a-f]{16}|[0-9a-f]{6})$`)
+var nodeIDPattern = regexp.MustCompile(`^([0-9a-f]{16}|[0-9a-f]{6})$`)
 
 // newNodeID draws a node id.
-func newNodeID() string { return randomHex(8) }
+func newNodeID() string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("reading crypto/rand: %v", err))
+	}
+	return hex.EncodeToString(b)
+}
+
+// IsID says whether name is a node's id, as its folder under StateRoot is
+// named.
+func IsID(name string) bool { return nodeIDPattern.MatchString(name) }
 
 // bridgeName is the CNI bridge of node id: an interface name has at most 15
 // bytes, so it takes the id's first 44 bits.
