@@ -191,14 +191,15 @@ func (kc *kindCluster) waitServing(ctx context.Context, c cluster.Component, gat
 				return false, nil
 			}
 			fresh := newContainers(all, before)
-			for _, ctr := range fresh {
-				if ctr.exited() {
-					logs, _ := nodeCombined(ctx, kc.cp, crictlLogsArgv(ctr.ID)...)
-					return false, refusal(c, string(logs))
-				}
+			refused, why := kc.exitedWithLog(ctx, c, fresh)
+			if refused != nil {
+				return false, refused
 			}
 			if !anyRunning(fresh) {
 				last = "the kubelet has not started a new " + string(c) + " container yet"
+				if why != "" {
+					last = why
+				}
 				return false, nil
 			}
 		}
@@ -357,6 +358,26 @@ func (kc *kindCluster) bounce(ctx context.Context, c cluster.Component) error {
 	}
 	kc.logf("kind: %s on %s exited after the API server restart and waits in the kubelet's back-off; starting it as a new pod", c, kc.name)
 	return writeManifest(ctx, kc.cp, c, edited)
+}
+
+// exitedWithLog is the refusal of the first of fresh that exited and whose
+// log can still be read. One whose log is gone (the kubelet removed it when
+// it started the next, between the listing and the read) says nothing: why
+// says so, and the next look finds its successor, which exits with the
+// same words if the flags are refused.
+func (kc *kindCluster) exitedWithLog(ctx context.Context, c cluster.Component, fresh []criContainer) (refused error, why string) {
+	for _, ctr := range fresh {
+		if !ctr.exited() {
+			continue
+		}
+		logs, err := nodeCombined(ctx, kc.cp, crictlLogsArgv(ctr.ID)...)
+		if err != nil {
+			why = fmt.Sprintf("a new %s container exited and its log is gone: %v", c, err)
+			continue
+		}
+		return refusal(c, string(logs)), ""
+	}
+	return nil, why
 }
 
 // refusal is the error of a component that exited under new flags. An

@@ -3,6 +3,7 @@ package kind
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -67,7 +68,17 @@ func TestApplyUnknownGateIsUnsupportedAndChangesNothing(t *testing.T) {
 // startRefusal matches them), and the control plane must come back as it
 // was for the next cell.
 func TestApplyRefusalCarriesTheComponentsLogAndRestores(t *testing.T) {
+	for _, lost := range []int{0, 1} {
+		t.Run(fmt.Sprintf("logs lost %d", lost), func(t *testing.T) { applyRefusal(t, lost) })
+	}
+}
+
+// applyRefusal is that refusal with the first lost refused containers
+// removed between the listing that shows them and the reading of their
+// log: the kubelet started the next, which says the same.
+func applyRefusal(t *testing.T, lost int) {
 	kc, n := simCluster(t)
+	n.lostLogs = lost
 	const refusalLog = `I0101 00:00:00.000000 1 options.go:249] external host was not specified
 E0101 00:00:00.100000 1 run.go:72] "command failed" err="DRAExtendedResourceCapacity is enabled, but depends on features that are disabled: DRAConsumableCapacity"`
 	for _, c := range cluster.Components {

@@ -48,11 +48,19 @@ type simNode struct {
 	// restarts and stay exited until its manifest changes, as in the
 	// kubelet's crash-loop back-off.
 	backOffOnAPIServerRestart map[cluster.Component]bool
+	// lostLogs: the next refused containers are removed as soon as crictl
+	// ps has listed them, before their log is read (crictl logs answers
+	// NotFound), and the kubelet starts the component again, as in a
+	// crash loop whose restart races draconform's look.
+	lostLogs int
 }
 
 type simContainer struct {
 	id, state, log string
 	created        int64
+	// removed: the runtime no longer has the container's log;
+	// goesOnList: it will be once a listing has shown it.
+	removed, goesOnList bool
 }
 
 func newSimNode(t *testing.T, name string) *simNode {
@@ -142,7 +150,7 @@ func (n *simNode) exec(argv []string, stdin []byte) ([]byte, error) {
 	case len(argv) == 7 && argv[0] == "crictl" && argv[1] == "ps":
 		return n.psLocked(cluster.Component(strings.Trim(argv[4], "^$")))
 	case len(argv) == 5 && argv[0] == "crictl" && argv[1] == "logs":
-		if c := n.containerLocked(argv[4]); c != nil {
+		if c := n.containerLocked(argv[4]); c != nil && !c.removed {
 			return []byte(c.log), nil
 		}
 		return nil, errors.New("no such container")
@@ -196,6 +204,10 @@ func (n *simNode) startLocked(c cluster.Component, refusal string) {
 		ctr.state, ctr.log = "CONTAINER_EXITED", refusal
 	}
 	n.containers[c] = append(n.containers[c], ctr)
+	if refusal != "" && n.lostLogs > 0 {
+		n.lostLogs--
+		ctr.goesOnList = true
+	}
 }
 
 func (n *simNode) containerLocked(id string) *simContainer {
@@ -221,10 +233,18 @@ func (n *simNode) psLocked(c cluster.Component) ([]byte, error) {
 	var out struct {
 		Containers []entry `json:"containers"`
 	}
+	var restart []*simContainer
 	for _, ctr := range n.containers[c] {
 		e := entry{ID: ctr.id, State: ctr.state, CreatedAt: fmt.Sprint(ctr.created)}
 		e.Metadata.Name = string(c)
 		out.Containers = append(out.Containers, e)
+		if ctr.goesOnList {
+			restart = append(restart, ctr)
+		}
+	}
+	for _, ctr := range restart {
+		ctr.goesOnList, ctr.removed = false, true
+		n.startLocked(c, ctr.log)
 	}
 	return json.Marshal(out)
 }
