@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/draconform/draconform/tools/internal/textline"
 	"github.com/draconform/draconform/tools/quality/docs"
 	"github.com/spf13/pflag"
 )
@@ -59,6 +60,11 @@ func docsCmd(fs *pflag.FlagSet) action {
 			}
 			fmt.Fprintf(s.Err, "draconform docs: %s is stale, so its table says nothing of these suites; rerun make mutation MUTANTS=%s\n  %s\n",
 				filepath.Join(*dir, "mutation.json"), strings.Join(docs.StaleNames(gen.Stale), ","), strings.Join(lines, "\n  "))
+			stale = true
+		}
+		if len(gen.Uncovered) > 0 {
+			fmt.Fprintf(s.Err, "draconform docs: %s has no outcome of %s at a cell where it records that implementation; rerun its run there with --update-golden (kind: make gate-matrix; kind-kep: make gate-matrix-kep), or add the outcome the provider gives without running (skipped: the provider cannot run this cell)\n  %s\n",
+				filepath.Join(*dir, "golden-outcomes.json"), textline.Count(len(gen.Uncovered), "case"), strings.Join(gen.Uncovered, "\n  "))
 			stale = true
 		}
 		broken, err := docs.BrokenLinks(filepath.Dir(*readme))
