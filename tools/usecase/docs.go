@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/draconform/draconform/tools/internal/textline"
 	"github.com/draconform/draconform/tools/quality/docs"
 )
 
@@ -56,6 +57,9 @@ func Docs(r DocsRequest, s Streams) error {
 			filepath.Join(r.Dir, "mutation.json"), strings.Join(docs.StaleNames(gen.Stale), ","), strings.Join(lines, "\n  "))
 		stale = true
 	}
+	if uncovered(gen, r.Dir, s) {
+		stale = true
+	}
 	broken, err := docs.BrokenLinks(filepath.Dir(r.Readme))
 	if err != nil {
 		return err
@@ -68,4 +72,15 @@ func Docs(r DocsRequest, s Streams) error {
 		return said(1)
 	}
 	return nil
+}
+
+// uncovered says on s.Err which shipped cases the golden table has no
+// outcome of for an implementation it records at their cell, if any.
+func uncovered(gen docs.Generated, dir string, s Streams) bool {
+	if len(gen.Uncovered) == 0 {
+		return false
+	}
+	fmt.Fprintf(s.Err, "draconform docs: %s has no outcome of %s at a cell where it records that implementation; rerun its run there with --update-golden (kind: make gate-matrix; kind-kep: make gate-matrix-kep), or add the outcome the provider gives without running (skipped: the provider cannot run this cell)\n  %s\n",
+		filepath.Join(dir, "golden-outcomes.json"), textline.Count(len(gen.Uncovered), "case"), strings.Join(gen.Uncovered, "\n  "))
+	return true
 }

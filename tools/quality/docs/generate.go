@@ -34,6 +34,9 @@ type Sources struct {
 type Generated struct {
 	Files map[string][]byte
 	Stale []Stale
+	// Uncovered: the shipped cases the golden table has no outcome of for
+	// an implementation it records at their cell (GoldenUncovered).
+	Uncovered []string
 }
 
 // Generate computes every generated document without writing any, so that
@@ -80,7 +83,27 @@ func Generate(src Sources) (Generated, error) {
 	if err := AddFigures(out.Files, dir); err != nil {
 		return Generated{}, err
 	}
+	if src.BuiltIn {
+		if out.Uncovered, err = uncovered(b, filepath.Join(dir, "golden-outcomes.json")); err != nil {
+			return Generated{}, err
+		}
+	}
 	return out, nil
+}
+
+func uncovered(b *loader.Bundle, goldenPath string) ([]string, error) {
+	g, err := report.LoadGolden(goldenPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, pc := range plan.Expand(b, plan.Filter{}) {
+		ids = append(ids, pc.ID)
+	}
+	return GoldenUncovered(g, ids), nil
 }
 
 // BrokenLinks is every link of the repository's pages (root is the
