@@ -81,6 +81,9 @@ func Generate(src Sources) (Generated, error) {
 	if err := AddFigures(out.Files, dir); err != nil {
 		return Generated{}, err
 	}
+	if err := AddRanForReal(out.Files, dir); err != nil {
+		return Generated{}, err
+	}
 	// The module is the README's folder: the package map follows its code.
 	if err := AddArchitecture(out.Files, filepath.Dir(src.Readme), dir); err != nil {
 		return Generated{}, err
