@@ -22,7 +22,7 @@ func TestMutationTableAndMerge(t *testing.T) {
 	}
 	md := MutationTable(rs)
 	for _, want := range []string{
-		"| `m1` | forgets | yes | `on`, `off` | `a@x`, `b@x`, `c@x` and 2 more (and 1 informing) |",
+		"| `m1` | forgets | yes | `on`, `off` | `a@x`, `b@x` and 3 more (and 1 informing) |",
 		"| `m2` | lies | **no** | none | none: a case is missing |",
 		"| `m3` | aliases | no: equivalent | none | none can: nothing writes |",
 		// Caught by a case that only informs: it would certify.
