@@ -81,6 +81,9 @@ func Generate(src Sources) (Generated, error) {
 	if err := AddFigures(out.Files, dir); err != nil {
 		return Generated{}, err
 	}
+	if err := AddBench(out.Files, dir); err != nil {
+		return Generated{}, err
+	}
 	if err := AddRanForReal(out.Files, dir); err != nil {
 		return Generated{}, err
 	}
