@@ -10,7 +10,8 @@ import (
 func Markdown(r Results) string {
 	var b strings.Builder
 	b.WriteString("# draconform benchmarks\n\n")
-	b.WriteString("Written by `make bench` (warm: the whole matrix, both implementations, binaries built; then the speed ratios), `make bench-cold` (a newcomer's first `make conformance`: clean clone, empty Go and binary caches) and `make bench-scheduler-cost` (what the KEP's field costs the scheduler, with and without it on one cluster). Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
+	b.WriteString("For: maintainers tracking draconform's own speed.\n\n")
+	b.WriteString("Rendered from docs/bench.json, which `make bench` (the whole matrix with binaries built, then the speed ratios), `make bench-cold` (a newcomer's first `make conformance`, empty caches) and `make bench-scheduler-cost` (the field's cost to the scheduler) write. Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
 	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine)
 	if r.Ratios != nil {
 		var prev *Ratios
