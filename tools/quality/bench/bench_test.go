@@ -315,3 +315,18 @@ func TestRatiosOfOtherWorkAreNotCompared(t *testing.T) {
 		t.Errorf("on the same work: Worse = %q, Uncompared = %q; want start and vendor worse", now.Worse, now.Uncompared)
 	}
 }
+
+// A cell that started no cluster is named once, not given a 0 ms row, and
+// a long cold run's chart is averaged down to at most chartRows rows.
+func TestMarkdownLeavesOutWhatDidNotRun(t *testing.T) {
+	run := Run{WallSeconds: 10, Golden: true, CellStart: []CellStart{{Cell: "local/defaults", Seconds: 3}, {Cell: "local/capacity-on"}}}
+	md := Markdown(Results{Warm: &Warm{Date: "2026-12-04", Commit: "ddd", Runs: []Run{run}}})
+	if strings.Contains(md, "| local/capacity-on |") || !strings.Contains(md, "1 cells started no cluster (the provider cannot run them): local/capacity-on.") {
+		t.Errorf("a cell that did not start is shown as a row:\n%s", md)
+	}
+	c := &Cold{Date: "2026-12-02", Commit: "ccc", Seconds: 1200, CPUStep: 20, CPU: make([]float64, 60)}
+	md = Markdown(Results{Cold: c})
+	if !strings.Contains(md, "one row per 60 s") || strings.Count(md, "% ") > chartRows {
+		t.Errorf("the chart is not averaged to at most %d rows:\n%s", chartRows, md)
+	}
+}

@@ -149,15 +149,25 @@ func warm(b *strings.Builder, w Warm, prev *Warm) {
 	}
 	m := MedianRun(w.Runs)
 	b.WriteString("\n### Where the median run's time went\n\nCluster start per cell (control plane, then the kubelet node where the cell's cases need one, then the capability probe):\n\n| cell | start | of which the node |\n|---|---|---|\n")
+	var unstarted []string
 	for _, c := range m.CellStart {
+		if c.Seconds <= 0 {
+			unstarted = append(unstarted, c.Cell)
+			continue
+		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", c.Cell, secs(c.Seconds), secs(c.NodeSeconds))
 	}
-	b.WriteString("\nComponent restarts (each from the stop to the restarted component's readiness; an API server restart counts until it serves again):\n\n| component | restarts | median | all |\n|---|---|---|---|\n")
+	if len(unstarted) > 0 {
+		fmt.Fprintf(b, "\n%d cells started no cluster (the provider cannot run them): %s.\n", len(unstarted), strings.Join(unstarted, ", "))
+	}
+	b.WriteString("\nComponent restarts (each from the stop to the restarted component's readiness; an API server restart counts until it serves again):\n\n| component | restarts | median | slowest |\n|---|---|---|---|\n")
 	by := restartsBy(m.Restarts)
 	for _, comp := range sortedKeys(by) {
-		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", comp, len(by[comp]), secs(Median(by[comp])), join(by[comp]))
+		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", comp, len(by[comp]), secs(Median(by[comp])), secs(slices.Max(by[comp])))
 	}
-	fmt.Fprintf(b, "\nThe cases that restart a component took %s in all (%s).\n\n", secs(sum(m.RestartCases)), join(m.RestartCases))
+	if len(m.RestartCases) > 0 {
+		fmt.Fprintf(b, "\nThe %d cases that restart a component took %s in all (median %s, slowest %s).\n\n", len(m.RestartCases), secs(sum(m.RestartCases)), secs(Median(m.RestartCases)), secs(slices.Max(m.RestartCases)))
+	}
 	programs(b, m)
 }
 
@@ -241,19 +251,27 @@ func cold(b *strings.Builder, c Cold, prev *Cold) {
 	if len(c.CPU) > 0 {
 		busy /= float64(len(c.CPU))
 	}
-	fmt.Fprintf(b, "\nCPU use over time, both cores together (mean %.0f%%; one row per %.0f s):\n\n```\n", 100*busy, c.CPUStep)
-	for i, f := range c.CPU {
+	// At most chartRows rows: neighbouring samples are averaged.
+	per := max((len(c.CPU)+chartRows-1)/chartRows, 1)
+	step := c.CPUStep * float64(per)
+	fmt.Fprintf(b, "\nCPU use over time, both cores together (mean %.0f%%; one row per %.0f s):\n\n```\n", 100*busy, step)
+	for i := 0; i < len(c.CPU); i += per {
+		row := c.CPU[i:min(i+per, len(c.CPU))]
+		f := sum(row) / float64(len(row))
 		at := float64(i) * c.CPUStep
 		note := ""
 		for _, m := range c.Milestones {
-			if m.Seconds >= at && m.Seconds < at+c.CPUStep {
+			if m.Seconds >= at && m.Seconds < at+step {
 				note += "  ← " + m.What
 			}
 		}
-		fmt.Fprintf(b, "%s %3.0f%% %s%s\n", mmss(at), 100*f, bar(f, 40), note)
+		fmt.Fprintf(b, "%5s %3.0f%% %s%s\n", mmss(at), 100*f, bar(f, 40), note)
 	}
 	b.WriteString("```\n")
 }
+
+// chartRows is how many rows the cold run's CPU chart has at most.
+const chartRows = 24
 
 func mmss(s float64) string {
 	return fmt.Sprintf("%d:%02d", int(s)/60, int(s)%60)
