@@ -28,7 +28,9 @@ const (
 // FiguresTable renders the measurements and bench.json's latest figures as
 // one table per topic, one line a measurement, the topics in the record's
 // order. bench.json's lines come first in their topic and link to
-// docs/bench.md, which holds the rest of that record.
+// docs/bench.md, which holds the rest of that record. Where a line was
+// measured as the line above it (date, tree, command, machine), its last
+// column says "as above" instead of repeating them.
 func FiguresTable(ms Measurements, b bench.Results) string {
 	order := slices.Clone(ms.Topics)
 	byTopic := map[string][]Measurement{}
@@ -46,10 +48,19 @@ func FiguresTable(ms Measurements, b bench.Results) string {
 		if w.Len() > 0 {
 			w.WriteString("\n")
 		}
-		fmt.Fprintf(&w, "### %s\n\n| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n", topic)
+		fmt.Fprintf(&w, "### %s\n\n| what | figure | measured: date, tree, command (machine) |\n|---|---|---|\n", topic)
+		last := ""
 		for _, m := range byTopic[topic] {
-			fmt.Fprintf(&w, "| %s | %s | %s | %s | `%s` | `%s` |\n",
-				cell(m.What), cell(m.Figure()), cell(m.Machine), m.Date, m.Commit, cell(m.Command))
+			how := fmt.Sprintf("%s `%s` `%s`", m.Date, m.Commit, cell(m.Command))
+			if m.Machine != "" {
+				how += " (" + cell(m.Machine) + ")"
+			}
+			shown := how
+			if how == last {
+				shown = "as above"
+			}
+			last = how
+			fmt.Fprintf(&w, "| %s | %s | %s |\n", cell(m.What), cell(m.Figure()), shown)
 		}
 	}
 	return w.String()
