@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // docs/what-ran-for-real.md's table sits between these markers, made from
@@ -30,14 +31,26 @@ const (
 
 var statuses = []string{StatusReal, StatusUnit, StatusNotRun}
 
-// RanPath is one path of draconform: a feature, its status, and the one
-// command or test that shows it (or, for a path not run, why not).
+// RanPath is one path of draconform: a feature, its status, and the
+// command or test that shows it (or, for a path not run, why not). Path and
+// ShownBy are what the page shows, a few words each; Detail (what exactly
+// the path covers) and Evidence (what the run showed: counts, limits) stay
+// in the record for the reader who wants them.
 type RanPath struct {
-	Area    string `json:"area"`
-	Path    string `json:"path"`
-	Status  string `json:"status"`
-	ShownBy string `json:"shown_by"`
+	Area     string `json:"area"`
+	Path     string `json:"path"`
+	Status   string `json:"status"`
+	ShownBy  string `json:"shown_by"`
+	Detail   string `json:"detail,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
 }
+
+// The page's columns are kept short: a longer path or proof belongs in
+// the row's detail or evidence.
+const (
+	maxPath    = 64
+	maxShownBy = 100
+)
 
 // RanForReal is docs/ran-for-real.json.
 type RanForReal struct {
@@ -67,8 +80,9 @@ func LoadRanForReal(path string) (*RanForReal, error) {
 }
 
 // problems are what keeps a row from saying something a reader can check:
-// every path has an area and one of the statuses, a path run for real or
-// unit-tested says what shows it, and no path is listed twice.
+// every path has an area and one of the statuses, a path run for real
+// says what shows it, no path is listed twice, and the page's columns stay
+// short (the rest goes in detail and evidence).
 func (r RanForReal) problems() []string {
 	var out []string
 	seen := map[string]bool{}
@@ -83,6 +97,10 @@ func (r RanForReal) problems() []string {
 			out = append(out, at+": run for real, but shown by nothing")
 		case seen[p.Path]:
 			out = append(out, at+": listed twice")
+		case utf8.RuneCountInString(p.Path) > maxPath:
+			out = append(out, fmt.Sprintf("%s: path over %d characters: say the rest in detail", at, maxPath))
+		case utf8.RuneCountInString(p.ShownBy) > maxShownBy:
+			out = append(out, fmt.Sprintf("%s: shown_by over %d characters: name the command or test, the rest in evidence", at, maxShownBy))
 		}
 		seen[p.Path] = true
 	}

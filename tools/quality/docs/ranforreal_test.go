@@ -21,7 +21,7 @@ func writeRecord(t *testing.T, dir, record string) {
 func TestRanForRealTableFollowsTheRecord(t *testing.T) {
 	dir := t.TempDir()
 	writeRecord(t, dir, `{"rows": [
-	  {"area": "Nodes", "path": "the node", "status": "run for real", "shown_by": "make conformance"},
+	  {"area": "Nodes", "path": "the node", "status": "run for real", "shown_by": "make conformance", "detail": "kubelet, containerd", "evidence": "41 passed"},
 	  {"area": "kind", "path": "kind's lookup", "status": "unit-tested only", "shown_by": "TestLookup"},
 	  {"area": "Nodes", "path": "a pod | two", "status": "not yet run", "shown_by": ""}]}`)
 	paths := map[string][]byte{}
@@ -56,6 +56,8 @@ func TestRanForRealRefusesRowsThatSayNothing(t *testing.T) {
 		"a status of its own":    {`{"area": "a", "path": "p", "status": "mostly works", "shown_by": "x"}`, "is not one of"},
 		"real, shown by nothing": {`{"area": "a", "path": "p", "status": "run for real", "shown_by": ""}`, "shown by nothing"},
 		"no area":                {`{"area": "", "path": "p", "status": "not yet run", "shown_by": ""}`, "area and path are required"},
+		"a long path":            {`{"area": "a", "path": "` + strings.Repeat("p", maxPath+1) + `", "status": "not yet run"}`, "say the rest in detail"},
+		"a long proof":           {`{"area": "a", "path": "p", "status": "run for real", "shown_by": "` + strings.Repeat("s", maxShownBy+1) + `"}`, "the rest in evidence"},
 		"an unknown field":       {`{"area": "a", "path": "p", "status": "not yet run", "date": "2026-12-07"}`, "unknown field"},
 		"listed twice": {`{"area": "a", "path": "p", "status": "not yet run", "shown_by": ""},
 		  {"area": "b", "path": "p", "status": "unit-tested only", "shown_by": "T"}`, "listed twice"},
