@@ -7,6 +7,7 @@ import (
 	"go/build"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ func skipDir(path, name string) bool {
 	return err == nil
 }
 
-// synopsis is the package comment's first sentence up to its first colon,
+// synopsis is the package comment's first clause (see firstClause),
 // without its "Package name" opening, which the map's first column already
 // says: the map is read for its shape, the package's own comment for the
 // detail.
@@ -98,8 +99,33 @@ func synopsis(p *build.Package) string {
 			doc = rest
 		}
 	}
-	doc, _, _ = strings.Cut(doc, ": ")
+	doc = firstClause(doc)
 	return strings.TrimSuffix(doc, ".")
+}
+
+// clauseMin is how long a clause is before a comma or a parenthesis ends
+// it: "reads suites, cells and fixtures" is one thing, not "reads suites".
+const clauseMin = 40
+
+// firstClause is text up to its first colon outside parentheses, or, once
+// clauseMin characters are said, its first comma outside them or the
+// opening of a parenthesis.
+func firstClause(text string) string {
+	depth := 0
+	for i, r := range text {
+		spaced := strings.HasPrefix(text[i+1:], " ")
+		switch {
+		case r == '(' && depth == 0 && i >= clauseMin && strings.HasSuffix(text[:i], " "):
+			return strings.TrimSuffix(text[:i], " ")
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && spaced && (r == ':' || r == ',' && i >= clauseMin):
+			return text[:i]
+		}
+	}
+	return text
 }
 
 func inModule(imports []string, module string) []string {
@@ -132,14 +158,23 @@ func modulePath(gomod string) (string, error) {
 }
 
 // PackageMap renders the packages as one table: folder, what it holds,
-// and the count and list of the module's packages it imports.
+// and the count and list of the module's packages it imports, each by its
+// short name.
 func PackageMap(pkgs []Package) string {
+	short := shortNames(pkgs)
 	var w strings.Builder
 	w.WriteString("| package | holds | imports inside the module |\n|---|---|---|\n")
 	for _, p := range pkgs {
 		imports := "none"
 		if len(p.Imports) > 0 {
-			imports = fmt.Sprintf("%d: %s", len(p.Imports), strings.Join(p.Imports, ", "))
+			names := make([]string, len(p.Imports))
+			for i, imp := range p.Imports {
+				names[i] = imp
+				if n, ok := short[imp]; ok {
+					names[i] = n
+				}
+			}
+			imports = fmt.Sprintf("%d: %s", len(names), strings.Join(names, ", "))
 		}
 		doc := p.Doc
 		if doc == "" {
@@ -147,8 +182,26 @@ func PackageMap(pkgs []Package) string {
 		}
 		fmt.Fprintf(&w, "| `%s` | %s | %s |\n", p.Dir, cell(doc), imports)
 	}
-	fmt.Fprintf(&w, "\n%d packages.\n", len(pkgs))
+	fmt.Fprintf(&w, "\n%d packages. An import is named by its folder's last element where no other package of the module ends so, by its whole folder where one does.\n", len(pkgs))
 	return w.String()
+}
+
+// shortNames gives each package (by folder) the last element of its
+// folder, unless another package's folder ends the same: then neither
+// has a short name, and both are written whole, so a name in the map
+// always means one package.
+func shortNames(pkgs []Package) map[string]string {
+	count := map[string]int{}
+	for _, p := range pkgs {
+		count[path.Base(p.Dir)]++
+	}
+	out := map[string]string{}
+	for _, p := range pkgs {
+		if base := path.Base(p.Dir); count[base] == 1 {
+			out[p.Dir] = base
+		}
+	}
+	return out
 }
 
 // AddArchitecture adds to paths dir/architecture.md with its package map

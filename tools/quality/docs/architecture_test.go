@@ -27,9 +27,12 @@ func mapModule(t *testing.T) string {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		"go.mod":                "module example.com/m\n\ngo 1.26\n",
-		"a/a.go":                "// Package a holds the first thing: and more.\npackage a\n\nimport (\n\t\"fmt\"\n\t\"example.com/m/b\"\n)\n\nvar _ = fmt.Sprint(b.X)\n",
+		"a/a.go":                "// Package a holds the first thing: and more.\npackage a\n\nimport (\n\t\"fmt\"\n\t\"example.com/m/b\"\n\t\"example.com/m/x/util\"\n\t\"example.com/m/y/util\"\n\t\"example.com/m/x/deep/z\"\n)\n\nvar _ = fmt.Sprint(b.X)\n",
+		"x/util/u.go":           "// Package util reads suites, cells and fixtures from YAML, strictly.\npackage util\n",
+		"y/util/u.go":           "package util\n",
+		"x/deep/z/z.go":         "// Package z reads the lines of a long text from a file (a log) and says what.\npackage z\n",
 		"a/a_test.go":           "package a\n\nimport _ \"example.com/m/c\"\n",
-		"b/b.go":                "// Package b holds the second.\npackage b\n\nconst X = 1\n",
+		"b/b.go":                "// Package b holds the second (one, or two), a third and a fourth, and no more.\npackage b\n\nconst X = 1\n",
 		"b/linux_arm64.go":      "package b\n\nimport _ \"example.com/m/c\"\n",
 		"nested/go.mod":         "module example.com/nested\n",
 		"nested/n.go":           "package n\n",
@@ -53,10 +56,13 @@ func TestModulePackagesFollowTheCode(t *testing.T) {
 	}
 	got := PackageMap(pkgs)
 	want := "| package | holds | imports inside the module |\n|---|---|---|\n" +
-		"| `a` | holds the first thing | 1: b |\n" +
+		"| `a` | holds the first thing | 4: b, z, x/util, y/util |\n" +
 		"| `a/internal/i` | (no package comment) | none |\n" +
-		"| `b` | holds the second | none |\n" +
-		"\n3 packages.\n"
+		"| `b` | holds the second (one, or two), a third and a fourth | none |\n" +
+		"| `x/deep/z` | reads the lines of a long text from a file | none |\n" +
+		"| `x/util` | reads suites, cells and fixtures from YAML | none |\n" +
+		"| `y/util` | (no package comment) | none |\n" +
+		"\n6 packages. An import is named by its folder's last element where no other package of the module ends so, by its whole folder where one does.\n"
 	if got != want {
 		t.Errorf("map:\n%s\nwant:\n%s", got, want)
 	}
@@ -89,7 +95,7 @@ func TestAStalePackageMapFailsTheCheck(t *testing.T) {
 	if string(paths[page]) == current {
 		t.Fatal("the page written before b's new import still equals what the code gives: a stale map would pass docs --check")
 	}
-	if !strings.Contains(string(paths[page]), "| `b` | holds the second | 1: a/internal/i |") {
+	if !strings.Contains(string(paths[page]), "| `b` | holds the second (one, or two), a third and a fourth | 1: i |") {
 		t.Errorf("regenerated page:\n%s", paths[page])
 	}
 }
