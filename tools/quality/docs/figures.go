@@ -30,11 +30,17 @@ const (
 // order. bench.json's lines come first in their topic and link to
 // docs/bench.md, which holds the rest of that record. Where a line was
 // measured as the line above it (date, tree, command, machine), its last
-// column says "as above" instead of repeating them.
+// column says "as above" instead of repeating them. A superseded
+// measurement is left to the record, which the table's last line counts.
 func FiguresTable(ms Measurements, b bench.Results) string {
 	order := slices.Clone(ms.Topics)
 	byTopic := map[string][]Measurement{}
+	superseded := 0
 	for _, m := range append(BenchMeasurements(b), ms.Measurements...) {
+		if m.Superseded != "" {
+			superseded++
+			continue
+		}
 		if !slices.Contains(order, m.Topic) {
 			order = append(order, m.Topic)
 		}
@@ -62,6 +68,9 @@ func FiguresTable(ms Measurements, b bench.Results) string {
 			last = how
 			fmt.Fprintf(&w, "| %s | %s | %s |\n", cell(m.What), cell(m.Figure()), shown)
 		}
+	}
+	if superseded > 0 {
+		fmt.Fprintf(&w, "\n%d superseded measurements (the before side of a change, a thing measured again) are in [measurements.json](measurements.json), each saying why.\n", superseded)
 	}
 	return w.String()
 }

@@ -13,6 +13,8 @@ const figuresRecord = `{"topics": ["A control plane's start", "Unused", "A run"]
   {"topic": "A control plane's start", "what": "etcd, kube-apiserver, scheduler and controller manager up, alone",
    "value": 4.5, "unit": "s", "text": "5.6 s the slowest", "machine": "idle", "date": "2026-12-04", "commit": "928b7a8",
    "command": "draconform up"},
+  {"topic": "Unused", "what": "before the change", "value": 9, "unit": "s", "date": "2026-12-01", "commit": "0697bdc",
+   "command": "draconform up", "superseded": "the before side"},
   {"topic": "A run", "what": "the kubelet | cases", "text": "1 min 23 s to 1 min 37 s",
    "date": "2026-12-01", "commit": "0697bdc", "command": "draconform run --suite a,b"}
 ]}`
@@ -59,7 +61,8 @@ func TestFiguresTableRendersTheRecord(t *testing.T) {
 		"\n### The scheduler\n\n" +
 		"| what | figure | measured: date, tree, command (machine) |\n|---|---|---|\n" +
 		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class with `extendedResourceCapacityRequests` | **198 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side | 2026-12-05 `a17d519` `make bench-scheduler-cost` |\n" +
-		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class without `extendedResourceCapacityRequests` | **203 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side | as above |\n"
+		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class without `extendedResourceCapacityRequests` | **203 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side | as above |\n" +
+		"\n1 superseded measurements (the before side of a change, a thing measured again) are in [measurements.json](measurements.json), each saying why.\n"
 	if got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
@@ -78,6 +81,37 @@ func TestLoadMeasurementsRefusesAFigureWithoutItsProvenance(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v lacks %q", err, want)
 		}
+	}
+}
+
+// A line that goes on from the one before ("… with 6 cells") cannot
+// follow a line the page leaves out, or another topic's: it would read as
+// going on from the wrong line.
+func TestLoadMeasurementsRefusesAContinuationOfAHiddenLine(t *testing.T) {
+	m := func(topic, what, superseded string) string {
+		return `{"topic": "` + topic + `", "what": "` + what + `", "value": 1, "unit": "s", "date": "2026-12-01", "commit": "0697bdc", "command": "c", "superseded": "` + superseded + `"}`
+	}
+	for name, tc := range map[string]struct {
+		rows []string
+		bad  bool
+	}{
+		"after a shown line":          {[]string{m("A", "x", ""), m("A", "… y", "")}, false},
+		"after a superseded line":     {[]string{m("A", "x", "old"), m("A", "… y", "")}, true},
+		"superseded after superseded": {[]string{m("A", "x", "old"), m("A", "… y", "old")}, false},
+		"after another topic's line":  {[]string{m("B", "x", ""), m("A", "… y", "")}, true},
+		"first of the record":         {[]string{m("A", "… y", "")}, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "measurements.json")
+			record := `{"topics": ["A", "B"], "measurements": [` + strings.Join(tc.rows, ",") + `]}`
+			if err := os.WriteFile(path, []byte(record), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadMeasurements(path)
+			if got := err != nil && strings.Contains(err.Error(), "goes on from a line the page does not show"); got != tc.bad {
+				t.Errorf("refused: %v, want %v (%v)", got, tc.bad, err)
+			}
+		})
 	}
 }
 
