@@ -22,11 +22,11 @@ func TestMutationTableAndMerge(t *testing.T) {
 	}
 	md := MutationTable(rs)
 	for _, want := range []string{
-		"| `m1` | forgets | yes | `on`, `off` | `a@x`, `b@x` and 3 more (and 1 informing) |",
-		"| `m2` | lies | **no** | none | none: a case is missing |",
-		"| `m3` | aliases | no: equivalent | none | none can: nothing writes |",
+		"| `m1` | forgets | `on`, `off` | `a@x` and 4 more (and 1 informing) |",
+		"| `m2` | lies | **not killed** | none: a case is missing |",
+		"| `m3` | aliases | not killed: equivalent | none can: nothing writes |",
 		// Caught by a case that only informs: it would certify.
-		"| `m4` | informs | **no** | none | none: only informing cases failed (i@x), so it would certify; a blocking case is missing |",
+		"| `m4` | informs | **not killed** | none: only informing cases failed (i@x), so it would certify; a blocking case is missing |",
 		"4 mutants: 1 killed (a claim the prototype meets is not conformant on them), 1 equivalent, 2 surviving.",
 		"the 4 runs took 2m30s in all",
 	} {
@@ -157,5 +157,24 @@ func TestDropChanged(t *testing.T) {
 	stale := StaleMutations(rs, nil, now)
 	if len(stale) != 1 || !strings.Contains(stale[0].String(), "m: no case of its break of on holds: each changed") {
 		t.Errorf("a break left without cases: %v", stale)
+	}
+}
+
+// A legal variant certifies, or its "certified" column names each claim it
+// does not certify with the cases that refused it: a defect of the suite.
+func TestVariantTableNamesWhatAVariantDoesNotCertify(t *testing.T) {
+	md := MutationTable([]mutants.Result{
+		{Provider: "v1", Mistake: "orders otherwise", Legal: "R4 (open)", Seconds: 60},
+		{Provider: "v2", Mistake: "words otherwise", Legal: "R9", Seconds: 30,
+			Breaks: []mutants.Break{{Claim: "on", Cases: []string{"a@x", "b@x"}}}},
+	})
+	for _, want := range []string{
+		"| `v1` | orders otherwise | R4 (open) | yes |",
+		"| `v2` | words otherwise | R9 | **no** (a defect of the suite): `on` (a@x, b@x) |",
+		"2 legal variants: 1 certified on every claim the prototype earns, 1 not",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
 	}
 }
