@@ -107,9 +107,10 @@ func (r RanForReal) problems() []string {
 	return out
 }
 
-// RanForRealTable renders the record: a count per status, then a table per
-// area in the record's order; a status short of run for real is in bold,
-// so a weak one is not read as a strong one.
+// RanForRealTable renders the record: a count per status, then per area
+// in the record's order a list per status, strongest first, each path with
+// what shows it; a status short of run for real is in bold, so a weak one
+// is not read as a strong one.
 func RanForRealTable(r RanForReal) string {
 	var w strings.Builder
 	count := map[string]int{}
@@ -125,17 +126,33 @@ func RanForRealTable(r RanForReal) string {
 	fmt.Fprintf(&w, "%d paths: %d %s, %d %s, %d %s.\n", len(r.Rows),
 		count[StatusReal], StatusReal, count[StatusUnit], StatusUnit, count[StatusNotRun], StatusNotRun)
 	for _, area := range areas {
-		fmt.Fprintf(&w, "\n### %s\n\n| path | status | shown by |\n|---|---|---|\n", area)
-		for _, p := range byArea[area] {
-			status := p.Status
+		fmt.Fprintf(&w, "\n### %s\n", area)
+		for _, status := range statuses {
+			head := strings.ToUpper(status[:1]) + status[1:] + ":"
 			if status != StatusReal {
-				status = "**" + status + "**"
+				head = "**" + head + "**"
 			}
-			fmt.Fprintf(&w, "| %s | %s | %s |\n", cell(p.Path), status, cell(p.ShownBy))
+			started := false
+			for _, p := range byArea[area] {
+				if p.Status != status {
+					continue
+				}
+				if !started {
+					fmt.Fprintf(&w, "\n%s\n\n", head)
+					started = true
+				}
+				line := "- " + oneLine(p.Path)
+				if p.ShownBy != "" {
+					line += ": " + oneLine(p.ShownBy)
+				}
+				w.WriteString(line + "\n")
+			}
 		}
 	}
 	return w.String()
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // AddRanForReal adds to paths dir/what-ran-for-real.md with its table made
 // from dir/ran-for-real.json. Without the record the page is left alone.

@@ -15,7 +15,7 @@ func writeRecord(t *testing.T, dir, record string) {
 	})
 }
 
-// The page shows each path with its status, a weak status in bold, and
+// The page lists each path under its status, a weak status in bold, and
 // docs --check fails when the page's table was edited by hand (say, a
 // status upgraded) instead of the record.
 func TestRanForRealTableFollowsTheRecord(t *testing.T) {
@@ -31,14 +31,13 @@ func TestRanForRealTableFollowsTheRecord(t *testing.T) {
 	page := filepath.Join(dir, "what-ran-for-real.md")
 	got := string(paths[page])
 	want := "# W\n\nprose\n\n" + ranBegin + "3 paths: 1 run for real, 1 unit-tested only, 1 not yet run.\n" +
-		"\n### Nodes\n\n| path | status | shown by |\n|---|---|---|\n" +
-		"| the node | run for real | make conformance |\n| a pod \\| two | **not yet run** |  |\n" +
-		"\n### kind\n\n| path | status | shown by |\n|---|---|---|\n" +
-		"| kind's lookup | **unit-tested only** | TestLookup |\n" + ranEnd
+		"\n### Nodes\n\nRun for real:\n\n- the node: make conformance\n" +
+		"\n**Not yet run:**\n\n- a pod | two\n" +
+		"\n### kind\n\n**Unit-tested only:**\n\n- kind's lookup: TestLookup\n" + ranEnd
 	if got != want {
 		t.Fatalf("page:\n%s\nwant:\n%s", got, want)
 	}
-	upgraded := strings.Replace(got, "**unit-tested only**", "run for real", 1)
+	upgraded := strings.Replace(got, "**Unit-tested only:**", "Run for real:", 1)
 	if err := os.WriteFile(page, []byte(upgraded), 0o644); err != nil {
 		t.Fatal(err)
 	}
