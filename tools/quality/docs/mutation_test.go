@@ -12,7 +12,7 @@ func TestMutationTableAndMerge(t *testing.T) {
 		{Provider: "m1", Mistake: "forgets", Seconds: 60},
 		{Provider: "gone", Mistake: "was removed", Caught: []string{"x@c"}},
 	}
-	fresh := []mutants.Result{{Provider: "m1", Mistake: "forgets", Caught: []string{"a@x", "b@x", "c@x", "d@x", "e@x", "i@x"}, Seconds: 90,
+	fresh := []mutants.Result{{Provider: "m1", Mistake: "forgets (see \"x.\") a lot. Then more.", Caught: []string{"a@x", "b@x", "c@x", "d@x", "e@x", "i@x"}, Seconds: 90,
 		Breaks: []mutants.Break{{Claim: "on", Cases: []string{"a@x", "b@x", "c@x", "d@x"}}, {Claim: "off", Cases: []string{"e@x"}}}}}
 	rs := mutants.MergeResults(old, fresh, []string{"m1", "m2", "m3", "m4"})
 	rs = mutants.MergeResults(rs, []mutants.Result{{Provider: "m2", Mistake: "lies", Seconds: 30}, {Provider: "m3", Mistake: "aliases", Equivalent: "nothing writes", Seconds: 30},
@@ -21,8 +21,11 @@ func TestMutationTableAndMerge(t *testing.T) {
 		t.Fatalf("merged: %+v", rs)
 	}
 	md := MutationTable(rs)
+	if strings.Contains(md, "Then more") {
+		t.Errorf("the table gives a mistake past its first sentence:\n%s", md)
+	}
 	for _, want := range []string{
-		"| `m1` | forgets | `on`, `off` | `a@x` and 4 more (and 1 informing) |",
+		"| `m1` | forgets (see \"x.\") a lot. | on, off | a@x and 4 more (and 1 informing) |",
 		"| `m2` | lies | **not killed** | none: a case is missing |",
 		"| `m3` | aliases | not killed: equivalent | none can: nothing writes |",
 		// Caught by a case that only informs: it would certify.
