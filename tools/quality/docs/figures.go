@@ -54,7 +54,7 @@ func FiguresTable(ms Measurements, b bench.Results) string {
 		if w.Len() > 0 {
 			w.WriteString("\n")
 		}
-		fmt.Fprintf(&w, "### %s\n\n| what | figure | measured: date, tree, command (machine) |\n|---|---|---|\n", topic)
+		fmt.Fprintf(&w, "### %s\n\n| what | figure | measured |\n|---|---|---|\n", topic)
 		last := ""
 		for _, m := range byTopic[topic] {
 			how := fmt.Sprintf("%s `%s` `%s`", m.Date, m.Commit, cell(m.Command))

@@ -46,10 +46,10 @@ func TestFiguresTableRendersTheRecord(t *testing.T) {
 	}
 	got := FiguresTable(*ms, figuresBench())
 	want := "### A control plane's start\n\n" +
-		"| what | figure | measured: date, tree, command (machine) |\n|---|---|---|\n" +
+		"| what | figure | measured |\n|---|---|---|\n" +
 		"| etcd, kube-apiserver, scheduler and controller manager up, alone | **4.5 s**, 5.6 s the slowest | 2026-12-04 `928b7a8` `draconform up` (idle) |\n" +
 		"\n### A run\n\n" +
-		"| what | figure | measured: date, tree, command (machine) |\n|---|---|---|\n" +
+		"| what | figure | measured |\n|---|---|---|\n" +
 		"| [the whole matrix, both implementations, binaries built](" + benchWarmLink + "): wall time | **155 s**, median of 2 runs; each run's outcomes equal to the golden table | 2026-12-04 `215aaf4` `make bench` |\n" +
 		"| … until its first case ends | **17 s**, median of 2 runs | as above |\n" +
 		"| … a cell's cluster start: control plane, then the node where its cases need one, then the probe | **21.1 s**, median; the slowest 30.2 s | as above |\n" +
@@ -59,7 +59,7 @@ func TestFiguresTableRendersTheRecord(t *testing.T) {
 		"| … peak memory of its processes | **4096 MiB**, the highest run | as above |\n" +
 		"| the kubelet \\| cases | 1 min 23 s to 1 min 37 s | 2026-12-01 `0697bdc` `draconform run --suite a,b` |\n" +
 		"\n### The scheduler\n\n" +
-		"| what | figure | measured: date, tree, command (machine) |\n|---|---|---|\n" +
+		"| what | figure | measured |\n|---|---|---|\n" +
 		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class with `extendedResourceCapacityRequests` | **198 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side | 2026-12-05 `a17d519` `make bench-scheduler-cost` |\n" +
 		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class without `extendedResourceCapacityRequests` | **203 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side | as above |\n" +
 		"\n1 superseded measurements (the before side of a change, a thing measured again) are in [measurements.json](measurements.json), each saying why.\n"
