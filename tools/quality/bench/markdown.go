@@ -11,7 +11,7 @@ func Markdown(r Results) string {
 	var b strings.Builder
 	b.WriteString("# draconform benchmarks\n\n")
 	b.WriteString("For: maintainers tracking draconform's own speed.\n\n")
-	b.WriteString("Rendered from docs/bench.json, which `make bench` (the whole matrix with binaries built, then the speed ratios), `make bench-cold` (a newcomer's first `make conformance`, empty caches) and `make bench-scheduler-cost` (the field's cost to the scheduler) write. Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
+	b.WriteString("Rendered from docs/bench.json, which the `make` target in each heading writes. Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
 	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine)
 	if r.Ratios != nil {
 		var prev *Ratios
@@ -151,11 +151,15 @@ func warm(b *strings.Builder, w Warm, prev *Warm) {
 	b.WriteString("\n### Where the median run's time went\n\nCluster start per cell (control plane, then the kubelet node where the cell's cases need one, then the capability probe):\n\n| cell | start | of which the node |\n|---|---|---|\n")
 	var unstarted []string
 	for _, c := range m.CellStart {
-		if c.Seconds <= 0 {
+		if c.Seconds < noStart {
 			unstarted = append(unstarted, c.Cell)
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %s | %s |\n", c.Cell, secs(c.Seconds), secs(c.NodeSeconds))
+		node := "-"
+		if c.NodeSeconds >= noStart {
+			node = secs(c.NodeSeconds)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", c.Cell, secs(c.Seconds), node)
 	}
 	if len(unstarted) > 0 {
 		fmt.Fprintf(b, "\n%d cells started no cluster (the provider cannot run them): %s.\n", len(unstarted), strings.Join(unstarted, ", "))
@@ -170,6 +174,11 @@ func warm(b *strings.Builder, w Warm, prev *Warm) {
 	}
 	programs(b, m)
 }
+
+// noStart is how long a start can take that started nothing: no control
+// plane or node is up in under a millisecond, so a cell or node below it
+// was not started (the provider cannot run the cell, or it needs no node).
+const noStart = 0.001
 
 // shownPrograms is how many programs the CPU table names; the rest share
 // a row.
@@ -251,27 +260,21 @@ func cold(b *strings.Builder, c Cold, prev *Cold) {
 	if len(c.CPU) > 0 {
 		busy /= float64(len(c.CPU))
 	}
-	// At most chartRows rows: neighbouring samples are averaged.
+	// At most chartRows rows: neighbouring samples are averaged; the
+	// milestones are the table's above, and bench.json keeps every sample.
 	per := max((len(c.CPU)+chartRows-1)/chartRows, 1)
 	step := c.CPUStep * float64(per)
 	fmt.Fprintf(b, "\nCPU use over time, both cores together (mean %.0f%%; one row per %.0f s):\n\n```\n", 100*busy, step)
 	for i := 0; i < len(c.CPU); i += per {
 		row := c.CPU[i:min(i+per, len(c.CPU))]
 		f := sum(row) / float64(len(row))
-		at := float64(i) * c.CPUStep
-		note := ""
-		for _, m := range c.Milestones {
-			if m.Seconds >= at && m.Seconds < at+step {
-				note += "  ← " + m.What
-			}
-		}
-		fmt.Fprintf(b, "%5s %3.0f%% %s%s\n", mmss(at), 100*f, bar(f, 40), note)
+		fmt.Fprintf(b, "%5s %3.0f%% %s\n", mmss(float64(i)*c.CPUStep), 100*f, bar(f, 40))
 	}
 	b.WriteString("```\n")
 }
 
 // chartRows is how many rows the cold run's CPU chart has at most.
-const chartRows = 24
+const chartRows = 12
 
 func mmss(s float64) string {
 	return fmt.Sprintf("%d:%02d", int(s)/60, int(s)%60)

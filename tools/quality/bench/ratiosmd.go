@@ -29,12 +29,12 @@ func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
 	}
 	if len(r.Uncompared) > 0 {
 		b.WriteString("**Not compared with the previous record:**\n\n")
-		for _, u := range r.Uncompared {
+		for _, u := range sameReason(r.Uncompared) {
 			fmt.Fprintf(b, "- %s\n", u)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("| ratio | now | goal | noise (half the samples' spread) | samples | before |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| ratio | now | goal | noise (half the samples' spread) | samples (in bench.json) | before |\n|---|---|---|---|---|---|\n")
 	var p Ratios
 	if prev != nil {
 		p = *prev
@@ -68,9 +68,10 @@ func namedRatios(r, p Ratios) []namedRatio {
 	}
 }
 
-// ratioParts renders a ratio's note, medians, parts and samples under its
-// short name (the table above gives its whole name), each list once:
-// the parts largest first, which above the goal is what stands in the way.
+// ratioParts renders a ratio's note, medians and parts under its short name
+// (the table above gives its whole name and how many samples bench.json
+// holds), each list once: the parts largest first, which above the goal is
+// what stands in the way.
 func ratioParts(b *strings.Builder, name string, r SpeedRatio) {
 	num, den := r.Medians()
 	fmt.Fprintf(b, "### %s\n\n%s.\n\nMedian of the samples: %s against %s. ", name, r.Note, secs(num), secs(den))
@@ -91,12 +92,32 @@ func ratioParts(b *strings.Builder, name string, r SpeedRatio) {
 	if len(r.Floor) > 0 {
 		fmt.Fprintf(b, " The other side: %s.", largestFirst(r.Floor))
 	}
-	b.WriteString(" Samples (this / the other side): ")
-	var xs []string
-	for _, s := range r.Samples {
-		xs = append(xs, fmt.Sprintf("%s / %s", secs(s.Num), secs(s.Den)))
+	b.WriteString("\n\n")
+}
+
+// sameReason joins the "name: reason" lines that give one reason into
+// one line naming them all, in the order they came.
+func sameReason(lines []string) []string {
+	var reasons []string
+	names := map[string][]string{}
+	for _, l := range lines {
+		name, reason, ok := strings.Cut(l, ": ")
+		if !ok {
+			name, reason = "", l
+		}
+		if names[reason] == nil {
+			reasons = append(reasons, reason)
+		}
+		names[reason] = append(names[reason], name)
 	}
-	b.WriteString(strings.Join(xs, ", ") + ".\n\n")
+	out := make([]string, len(reasons))
+	for i, reason := range reasons {
+		out[i] = reason
+		if ns := slices.DeleteFunc(names[reason], func(n string) bool { return n == "" }); len(ns) > 0 {
+			out[i] = strings.Join(ns, ", ") + ": " + reason
+		}
+	}
+	return out
 }
 
 func times(v float64) string {
