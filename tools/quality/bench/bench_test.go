@@ -201,14 +201,19 @@ func TestColdStepsGetTheirCPU(t *testing.T) {
 	}
 }
 
+// The cold run shows its milestones once, in the table, and its CPU over
+// time as a chart.
 func TestColdShowsCPUOverTimeWithMilestones(t *testing.T) {
 	c := &Cold{Date: "2026-12-02", Commit: "ccc", Command: "make conformance", Seconds: 65, Golden: true, CPUStep: 20,
 		CPU: []float64{0.5, 1, 1, 0.25}, Milestones: []Milestone{{What: "vanilla built", Seconds: 30}}}
 	md := Markdown(Results{Cold: c})
-	for _, want := range []string{"First result in 1:05", "0:20 100% " + strings.Repeat("█", 40) + "  ← vanilla built", "0:00  50% "} {
+	for _, want := range []string{"First result in 1:05", "| 0:30 | vanilla built |", "0:20 100% " + strings.Repeat("█", 40) + "\n", "0:00  50% "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, md)
 		}
+	}
+	if strings.Count(md, "vanilla built") != 1 {
+		t.Errorf("a milestone is shown twice:\n%s", md)
 	}
 }
 
@@ -313,5 +318,43 @@ func TestRatiosOfOtherWorkAreNotCompared(t *testing.T) {
 	now.Flag(prev)
 	if len(now.Worse) != 2 || len(now.Uncompared) != 0 {
 		t.Errorf("on the same work: Worse = %q, Uncompared = %q; want start and vendor worse", now.Worse, now.Uncompared)
+	}
+}
+
+// A cell that started no cluster (its start under a millisecond) is named
+// once, not given a 0 ms row, a node that did not start shows as "-", and
+// a long cold run's chart is averaged down to at most chartRows rows.
+func TestMarkdownLeavesOutWhatDidNotRun(t *testing.T) {
+	run := Run{WallSeconds: 10, Golden: true, CellStart: []CellStart{{Cell: "local/defaults", Seconds: 3, NodeSeconds: 0.00004},
+		{Cell: "local/capacity-on", Seconds: 0.00006}, {Cell: "local/capacity-off"}}}
+	md := Markdown(Results{Warm: &Warm{Date: "2026-12-04", Commit: "ddd", Runs: []Run{run}}})
+	if strings.Contains(md, "| local/capacity-on |") || !strings.Contains(md, "2 cells started no cluster (the provider cannot run them): local/capacity-on, local/capacity-off.") {
+		t.Errorf("a cell that did not start is shown as a row:\n%s", md)
+	}
+	if !strings.Contains(md, "| local/defaults | 3.0 s | - |") {
+		t.Errorf("a node that did not start is not shown as -:\n%s", md)
+	}
+	c := &Cold{Date: "2026-12-02", Commit: "ccc", Seconds: 1200, CPUStep: 20, CPU: make([]float64, 60)}
+	md = Markdown(Results{Cold: c})
+	if !strings.Contains(md, "one row per 100 s") || strings.Count(md, "% ") > chartRows {
+		t.Errorf("the chart is not averaged to at most %d rows:\n%s", chartRows, md)
+	}
+}
+
+// Ratios not compared for one reason share a line, and the page leaves
+// each sample to bench.json, saying how many there are.
+func TestRatiosSayAReasonOnceAndLeaveSamplesToTheRecord(t *testing.T) {
+	x := &SpeedRatio{Note: "n", Samples: []Pair{{Num: 2, Den: 1}, {Num: 3, Den: 1}}}
+	var b strings.Builder
+	ratiosMarkdown(&b, Ratios{Date: "d", Commit: "c", Case: x, Start: x,
+		Uncompared: []string{"case: other work (a)", "start: other work (a)", "vendor: not measured"}}, nil)
+	md := b.String()
+	for _, want := range []string{"- case, start: other work (a)\n- vendor: not measured\n", "| 2 | -"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("ratios lack %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "2.0 s / 1.0 s") {
+		t.Errorf("ratios list their samples:\n%s", md)
 	}
 }

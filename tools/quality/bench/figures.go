@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -221,12 +220,4 @@ func secs(f float64) string {
 	default:
 		return fmt.Sprintf("%.1f s", f)
 	}
-}
-
-func join(xs []float64) string {
-	var parts []string
-	for _, x := range xs {
-		parts = append(parts, secs(x))
-	}
-	return strings.Join(parts, ", ")
 }

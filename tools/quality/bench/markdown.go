@@ -10,7 +10,8 @@ import (
 func Markdown(r Results) string {
 	var b strings.Builder
 	b.WriteString("# draconform benchmarks\n\n")
-	b.WriteString("Written by `make bench` (warm: the whole matrix, both implementations, binaries built; then the speed ratios), `make bench-cold` (a newcomer's first `make conformance`: clean clone, empty Go and binary caches) and `make bench-scheduler-cost` (what the KEP's field costs the scheduler, with and without it on one cluster). Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
+	b.WriteString("For: maintainers tracking draconform's own speed.\n\n")
+	b.WriteString("Rendered from docs/bench.json, which the `make` target in each heading writes. Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
 	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine)
 	if r.Ratios != nil {
 		var prev *Ratios
@@ -153,17 +154,36 @@ func warmRuns(b *strings.Builder, w Warm) {
 	}
 	m := MedianRun(w.Runs)
 	b.WriteString("\n### Where the median run's time went\n\nCluster start per cell (control plane, then the kubelet node where the cell's cases need one, then the capability probe):\n\n| cell | start | of which the node |\n|---|---|---|\n")
+	var unstarted []string
 	for _, c := range m.CellStart {
-		fmt.Fprintf(b, "| %s | %s | %s |\n", c.Cell, secs(c.Seconds), secs(c.NodeSeconds))
+		if c.Seconds < noStart {
+			unstarted = append(unstarted, c.Cell)
+			continue
+		}
+		node := "-"
+		if c.NodeSeconds >= noStart {
+			node = secs(c.NodeSeconds)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", c.Cell, secs(c.Seconds), node)
 	}
-	b.WriteString("\nComponent restarts (each from the stop to the restarted component's readiness; an API server restart counts until it serves again):\n\n| component | restarts | median | all |\n|---|---|---|---|\n")
+	if len(unstarted) > 0 {
+		fmt.Fprintf(b, "\n%d cells started no cluster (the provider cannot run them): %s.\n", len(unstarted), strings.Join(unstarted, ", "))
+	}
+	b.WriteString("\nComponent restarts (each from the stop to the restarted component's readiness; an API server restart counts until it serves again):\n\n| component | restarts | median | slowest |\n|---|---|---|---|\n")
 	by := restartsBy(m.Restarts)
 	for _, comp := range sortedKeys(by) {
-		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", comp, len(by[comp]), secs(Median(by[comp])), join(by[comp]))
+		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", comp, len(by[comp]), secs(Median(by[comp])), secs(slices.Max(by[comp])))
 	}
-	fmt.Fprintf(b, "\nThe cases that restart a component took %s in all (%s).\n\n", secs(sum(m.RestartCases)), join(m.RestartCases))
+	if len(m.RestartCases) > 0 {
+		fmt.Fprintf(b, "\nThe %d cases that restart a component took %s in all (median %s, slowest %s).\n\n", len(m.RestartCases), secs(sum(m.RestartCases)), secs(Median(m.RestartCases)), secs(slices.Max(m.RestartCases)))
+	}
 	programs(b, m)
 }
+
+// noStart is how long a start can take that started nothing: no control
+// plane or node is up in under a millisecond, so a cell or node below it
+// was not started (the provider cannot run the cell, or it needs no node).
+const noStart = 0.001
 
 // shownPrograms is how many programs the CPU table names; the rest share
 // a row.
@@ -245,19 +265,21 @@ func cold(b *strings.Builder, c Cold, prev *Cold) {
 	if len(c.CPU) > 0 {
 		busy /= float64(len(c.CPU))
 	}
-	fmt.Fprintf(b, "\nCPU use over time, both cores together (mean %.0f%%; one row per %.0f s):\n\n```\n", 100*busy, c.CPUStep)
-	for i, f := range c.CPU {
-		at := float64(i) * c.CPUStep
-		note := ""
-		for _, m := range c.Milestones {
-			if m.Seconds >= at && m.Seconds < at+c.CPUStep {
-				note += "  ← " + m.What
-			}
-		}
-		fmt.Fprintf(b, "%s %3.0f%% %s%s\n", mmss(at), 100*f, bar(f, 40), note)
+	// At most chartRows rows: neighbouring samples are averaged; the
+	// milestones are the table's above, and bench.json keeps every sample.
+	per := max((len(c.CPU)+chartRows-1)/chartRows, 1)
+	step := c.CPUStep * float64(per)
+	fmt.Fprintf(b, "\nCPU use over time, both cores together (mean %.0f%%; one row per %.0f s):\n\n```\n", 100*busy, step)
+	for i := 0; i < len(c.CPU); i += per {
+		row := c.CPU[i:min(i+per, len(c.CPU))]
+		f := sum(row) / float64(len(row))
+		fmt.Fprintf(b, "%5s %3.0f%% %s\n", mmss(float64(i)*c.CPUStep), 100*f, bar(f, 40))
 	}
 	b.WriteString("```\n")
 }
+
+// chartRows is how many rows the cold run's CPU chart has at most.
+const chartRows = 12
 
 func mmss(s float64) string {
 	return fmt.Sprintf("%d:%02d", int(s)/60, int(s)%60)

@@ -10,7 +10,7 @@ import (
 // ratiosMarkdown renders the ratios, each with its parts, beside the
 // previous record's.
 func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
-	fmt.Fprintf(b, "## Speed as ratios (`make bench`)\n\n%s, commit %s. Each ratio is of two things measured side by side in the same run on this machine, so that a slow or busy machine slows both; nothing fails on a slow machine. ", r.Date, r.Commit)
+	fmt.Fprintf(b, "## Speed as ratios (`make bench`)\n\n%s, commit %s. Each ratio is of two things measured side by side in the same run on this machine, so that a slow or busy machine slows both. ", r.Date, r.Commit)
 	if r.Cores > 0 && r.Load >= float64(r.Cores)/2 {
 		fmt.Fprintf(b, "**Measured under load**: the load average was %.1f on %d cores when the measurement began (other work ran beside it, or had just ended).", r.Load, r.Cores)
 	} else if r.Cores > 0 {
@@ -29,12 +29,12 @@ func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
 	}
 	if len(r.Uncompared) > 0 {
 		b.WriteString("**Not compared with the previous record:**\n\n")
-		for _, u := range r.Uncompared {
+		for _, u := range sameReason(r.Uncompared) {
 			fmt.Fprintf(b, "- %s\n", u)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("| ratio | now | goal | noise (half the samples' spread) | samples | before |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| ratio | now | goal | noise (half the samples' spread) | samples (in bench.json) | before |\n|---|---|---|---|---|---|\n")
 	var p Ratios
 	if prev != nil {
 		p = *prev
@@ -48,7 +48,8 @@ func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
 	b.WriteString("\n")
 	for _, x := range namedRatios(r, p) {
 		if x.now != nil {
-			ratioParts(b, x.name, *x.now)
+			short, _, _ := strings.Cut(x.name, ":")
+			ratioParts(b, short, *x.now)
 		}
 	}
 }
@@ -67,27 +68,56 @@ func namedRatios(r, p Ratios) []namedRatio {
 	}
 }
 
+// ratioParts renders a ratio's note, medians and parts under its short name
+// (the table above gives its whole name and how many samples bench.json
+// holds), each list once: the parts largest first, which above the goal is
+// what stands in the way.
 func ratioParts(b *strings.Builder, name string, r SpeedRatio) {
 	num, den := r.Medians()
-	fmt.Fprintf(b, "### %s\n\n%s.\n\nMedian of the samples: %s against %s.\n\n| part | seconds |\n|---|---|\n", name, r.Note, secs(num), secs(den))
-	for _, p := range r.Parts {
-		fmt.Fprintf(b, "| %s | %s |\n", p.What, secs(p.Seconds))
-	}
+	fmt.Fprintf(b, "### %s\n\n%s.\n\nMedian of the samples: %s against %s. ", name, r.Note, secs(num), secs(den))
 	if r.Goal > 0 && r.Value() > r.Goal {
-		fmt.Fprintf(b, "\nAbove its goal of %.1f×: what stands in the way, largest first: %s.\n", r.Goal, largestFirst(r.Parts))
+		fmt.Fprintf(b, "Above its goal of %.1f×: what stands in the way, largest first: %s.", r.Goal, largestFirst(r.Parts))
+	} else if parts := largestFirst(r.Parts); parts != "" {
+		fmt.Fprintf(b, "Its parts, largest first: %s.", parts)
 	}
-	if len(r.Floor) > 0 {
-		b.WriteString("\nThe other side:\n\n| part | seconds |\n|---|---|\n")
-		for _, p := range r.Floor {
-			fmt.Fprintf(b, "| %s | %s |\n", p.What, secs(p.Seconds))
+	var left []string
+	for _, p := range r.Parts {
+		if strings.HasSuffix(p.What, leftOut) {
+			left = append(left, strings.TrimSuffix(p.What, leftOut)+" "+secs(p.Seconds))
 		}
 	}
-	b.WriteString("\nSamples (this / the other side): ")
-	var xs []string
-	for _, s := range r.Samples {
-		xs = append(xs, fmt.Sprintf("%s / %s", secs(s.Num), secs(s.Den)))
+	if len(left) > 0 {
+		fmt.Fprintf(b, " Left out of the ratio: %s.", strings.Join(left, ", "))
 	}
-	b.WriteString(strings.Join(xs, ", ") + ".\n\n")
+	if len(r.Floor) > 0 {
+		fmt.Fprintf(b, " The other side: %s.", largestFirst(r.Floor))
+	}
+	b.WriteString("\n\n")
+}
+
+// sameReason joins the "name: reason" lines that give one reason into
+// one line naming them all, in the order they came.
+func sameReason(lines []string) []string {
+	var reasons []string
+	names := map[string][]string{}
+	for _, l := range lines {
+		name, reason, ok := strings.Cut(l, ": ")
+		if !ok {
+			name, reason = "", l
+		}
+		if names[reason] == nil {
+			reasons = append(reasons, reason)
+		}
+		names[reason] = append(names[reason], name)
+	}
+	out := make([]string, len(reasons))
+	for i, reason := range reasons {
+		out[i] = reason
+		if ns := slices.DeleteFunc(names[reason], func(n string) bool { return n == "" }); len(ns) > 0 {
+			out[i] = strings.Join(ns, ", ") + ": " + reason
+		}
+	}
+	return out
 }
 
 func times(v float64) string {

@@ -228,33 +228,32 @@ func schedCost(b *strings.Builder, s SchedCost) {
 	fmt.Fprintf(b, "## What the field costs the scheduler (`make bench-scheduler-cost`)\n\n%s, commit %s, provider %s, cell %s: one cluster, %d pods of a class with `extendedResourceCapacityRequests` and %d of the same class without it (same driver, the same %d shareable devices on fake nodes, each pod asking 1 of the class's extended resource), created in alternating batches of %d, each batch scheduled before the next, so that the metrics' growth over a batch is that side's alone.\n\n",
 		s.Date, s.Commit, s.Provider, s.Cell, s.With.Pods, s.Without.Pods, s.Devices, s.Batch)
 	w, o := s.With.Delta, s.Without.Delta
-	b.WriteString("| per side, summed over its batches | with the field | without | with / without |\n|---|---|---|---|\n")
+	b.WriteString("A figure \"n / mean\" is how many (pods, sampled executions or runs) and their mean.\n\n| per side, summed over its batches | with the field | without | with / without |\n|---|---|---|---|\n")
 	row := func(name, with, without, ratio string) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", name, with, without, ratio)
 	}
 	n := func(f float64) string { return fmt.Sprintf("%.0f", f) }
 	row("pods (batches)", fmt.Sprintf("%d (%d)", s.With.Pods, s.With.Batches), fmt.Sprintf("%d (%d)", s.Without.Pods, s.Without.Batches), "")
-	row("scheduling attempts that scheduled (`result=\"scheduled\"`)", n(w.Scheduled.Count), n(o.Scheduled.Count), "")
-	row("other attempts (unschedulable, error)", n(w.OtherAttempts), n(o.OtherAttempts), "")
-	row("mean time of an attempt that scheduled", secs(w.Scheduled.Mean()), secs(o.Scheduled.Mean()), Ratio(w.Scheduled.Mean(), o.Scheduled.Mean()))
-	row("pod scheduling SLI, queue to bound: pods / mean", n(w.SLI.Count)+" / "+secs(w.SLI.Mean()), n(o.SLI.Count)+" / "+secs(o.SLI.Mean()), Ratio(w.SLI.Mean(), o.SLI.Mean()))
-	row("DynamicResources plugin, sampled executions / mean", n(w.Plugin.Count)+" / "+micros(w.Plugin.Mean()), n(o.Plugin.Count)+" / "+micros(o.Plugin.Mean()), Ratio(w.Plugin.Mean(), o.Plugin.Mean()))
-	row("DynamicResources plugin, sampled time in all", micros(w.Plugin.Sum), micros(o.Plugin.Sum), Ratio(w.Plugin.Sum, o.Plugin.Sum))
+	row("attempts: scheduled (`result=\"scheduled\"`) / other", n(w.Scheduled.Count)+" / "+n(w.OtherAttempts), n(o.Scheduled.Count)+" / "+n(o.OtherAttempts), "")
+	row("mean scheduled attempt", secs(w.Scheduled.Mean()), secs(o.Scheduled.Mean()), Ratio(w.Scheduled.Mean(), o.Scheduled.Mean()))
+	row("SLI, queue to bound: n / mean", n(w.SLI.Count)+" / "+secs(w.SLI.Mean()), n(o.SLI.Count)+" / "+secs(o.SLI.Mean()), Ratio(w.SLI.Mean(), o.SLI.Mean()))
+	row("DynamicResources, sampled: n / mean", n(w.Plugin.Count)+" / "+micros(w.Plugin.Mean()), n(o.Plugin.Count)+" / "+micros(o.Plugin.Mean()), Ratio(w.Plugin.Mean(), o.Plugin.Mean()))
+	row("… its sampled time in all", micros(w.Plugin.Sum), micros(o.Plugin.Sum), Ratio(w.Plugin.Sum, o.Plugin.Sum))
 	wRest, oRest := w.Plugin, o.Plugin
 	for _, p := range PluginPoints {
 		wp, op := w.PluginPoints[p], o.PluginPoints[p]
 		wRest = Histo{wRest.Sum - wp.Sum, wRest.Count - wp.Count}
 		oRest = Histo{oRest.Sum - op.Sum, oRest.Count - op.Count}
-		row(fmt.Sprintf("… of which at %s: sampled executions / mean", p), n(wp.Count)+" / "+micros(wp.Mean()), n(op.Count)+" / "+micros(op.Mean()), Ratio(wp.Mean(), op.Mean()))
+		row("… at "+p, n(wp.Count)+" / "+micros(wp.Mean()), n(op.Count)+" / "+micros(op.Mean()), Ratio(wp.Mean(), op.Mean()))
 	}
-	row("… of which at its other points: sampled executions / mean", n(wRest.Count)+" / "+micros(wRest.Mean()), n(oRest.Count)+" / "+micros(oRest.Mean()), Ratio(wRest.Mean(), oRest.Mean()))
+	row("… at its other points", n(wRest.Count)+" / "+micros(wRest.Mean()), n(oRest.Count)+" / "+micros(oRest.Mean()), Ratio(wRest.Mean(), oRest.Mean()))
 	for _, p := range ExtensionPoints {
 		wp, op := w.Points[p], o.Points[p]
-		row(fmt.Sprintf("%s, every plugin, every cycle: runs / mean", p), n(wp.Count)+" / "+micros(wp.Mean()), n(op.Count)+" / "+micros(op.Mean()), Ratio(wp.Mean(), op.Mean()))
+		row(p+", all plugins, every cycle", n(wp.Count)+" / "+micros(wp.Mean()), n(op.Count)+" / "+micros(op.Mean()), Ratio(wp.Mean(), op.Mean()))
 	}
-	row("API server requests for DeviceClasses (any verb, any client)", n(w.ClassRequests), n(o.ClassRequests), Ratio(w.ClassRequests, o.ClassRequests))
+	row("DeviceClass requests (any verb, client)", n(w.ClassRequests), n(o.ClassRequests), Ratio(w.ClassRequests, o.ClassRequests))
 	row("ResourceClaims created", n(w.ClaimCreates), n(o.ClaimCreates), Ratio(w.ClaimCreates, o.ClaimCreates))
-	row("of the side's claims, those with a capacity request", fmt.Sprint(s.With.ClaimsWithCapacity), fmt.Sprint(s.Without.ClaimsWithCapacity), "")
+	row("… of which with a capacity request", fmt.Sprint(s.With.ClaimsWithCapacity), fmt.Sprint(s.Without.ClaimsWithCapacity), "")
 	b.WriteString("\nThe scheduler reads DeviceClasses from its informer, so a pod costs no DeviceClass request; the row shows whether that holds. The plugin's figure is sampled (kube-scheduler records `plugin_execution_duration_seconds` for 10% of its cycles by default): its count is of samples, not of pods (a sampled cycle records each extension point it runs, Filter once per node), and a small count makes its ratio noise; a side whose samples hold a PreBind, with its API writes, and the other's none differ in that, not in the field. The extension points' times are recorded in every cycle, all plugins together (Filter once a cycle, over every node); for these pods DynamicResources is the plugin with work to do there. An attempt's time includes its binding, where PreBind writes the claim. The figures are of one run on a machine shared with other work.\n\n")
 }
 

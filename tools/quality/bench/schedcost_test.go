@@ -126,14 +126,14 @@ func TestSchedCostMarkdownSideBySide(t *testing.T) {
 	md := Markdown(Results{Machine: "m"}.WithSchedCost("m", sc))
 	for _, want := range []string{
 		"| pods (batches) | 30 (6) | 30 (6) |  |",
-		"| scheduling attempts that scheduled (`result=\"scheduled\"`) | 30 | 30 |  |",
-		"| mean time of an attempt that scheduled | 200 ms | 100 ms | 2.00× |",
-		"| pod scheduling SLI, queue to bound: pods / mean | 30 / 210 ms | 30 / 110 ms | 1.91× |",
-		"| DynamicResources plugin, sampled executions / mean | 3 / 100 µs | 2 / 200 µs | 0.50× |",
-		"| … of which at Filter: sampled executions / mean | 2 / 100 µs | 0 / - | - |",
-		"| … of which at its other points: sampled executions / mean | 1 / 100 µs | 2 / 200 µs | 0.50× |",
-		"| PreBind, every plugin, every cycle: runs / mean | 30 / 100 ms | 30 / 50.0 ms | 2.00× |",
-		"| API server requests for DeviceClasses (any verb, any client) | 0 | 0 | - |",
+		"| attempts: scheduled (`result=\"scheduled\"`) / other | 30 / 0 | 30 / 0 |  |",
+		"| mean scheduled attempt | 200 ms | 100 ms | 2.00× |",
+		"| SLI, queue to bound: n / mean | 30 / 210 ms | 30 / 110 ms | 1.91× |",
+		"| DynamicResources, sampled: n / mean | 3 / 100 µs | 2 / 200 µs | 0.50× |",
+		"| … at Filter | 2 / 100 µs | 0 / - | - |",
+		"| … at its other points | 1 / 100 µs | 2 / 200 µs | 0.50× |",
+		"| PreBind, all plugins, every cycle | 30 / 100 ms | 30 / 50.0 ms | 2.00× |",
+		"| DeviceClass requests (any verb, client) | 0 | 0 | - |",
 		"| ResourceClaims created | 30 | 30 | 1.00× |",
 	} {
 		if !strings.Contains(md, want) {

@@ -28,11 +28,19 @@ const (
 // FiguresTable renders the measurements and bench.json's latest figures as
 // one table per topic, one line a measurement, the topics in the record's
 // order. bench.json's lines come first in their topic and link to
-// docs/bench.md, which holds the rest of that record.
+// docs/bench.md, which holds the rest of that record. Where a line was
+// measured as the line above it (date, tree, command, machine), its last
+// column says "as above" instead of repeating them. A superseded
+// measurement is left to the record, which the table's last line counts.
 func FiguresTable(ms Measurements, b bench.Results) string {
 	order := slices.Clone(ms.Topics)
 	byTopic := map[string][]Measurement{}
+	superseded := 0
 	for _, m := range append(BenchMeasurements(b), ms.Measurements...) {
+		if m.Superseded != "" {
+			superseded++
+			continue
+		}
 		if !slices.Contains(order, m.Topic) {
 			order = append(order, m.Topic)
 		}
@@ -46,11 +54,23 @@ func FiguresTable(ms Measurements, b bench.Results) string {
 		if w.Len() > 0 {
 			w.WriteString("\n")
 		}
-		fmt.Fprintf(&w, "### %s\n\n| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n", topic)
+		fmt.Fprintf(&w, "### %s\n\n| what | figure | measured |\n|---|---|---|\n", topic)
+		last := ""
 		for _, m := range byTopic[topic] {
-			fmt.Fprintf(&w, "| %s | %s | %s | %s | `%s` | `%s` |\n",
-				cell(m.What), cell(m.Figure()), cell(m.Machine), m.Date, m.Commit, cell(m.Command))
+			how := fmt.Sprintf("%s `%s` `%s`", m.Date, m.Commit, cell(m.Command))
+			if m.Machine != "" {
+				how += " (" + cell(m.Machine) + ")"
+			}
+			shown := how
+			if how == last {
+				shown = "as above"
+			}
+			last = how
+			fmt.Fprintf(&w, "| %s | %s | %s |\n", cell(m.What), cell(m.Figure()), shown)
 		}
+	}
+	if superseded > 0 {
+		fmt.Fprintf(&w, "\n%d superseded measurements (the before side of a change, a thing measured again) are in [measurements.json](measurements.json), each saying why.\n", superseded)
 	}
 	return w.String()
 }

@@ -13,6 +13,8 @@ const figuresRecord = `{"topics": ["A control plane's start", "Unused", "A run"]
   {"topic": "A control plane's start", "what": "etcd, kube-apiserver, scheduler and controller manager up, alone",
    "value": 4.5, "unit": "s", "text": "5.6 s the slowest", "machine": "idle", "date": "2026-12-04", "commit": "928b7a8",
    "command": "draconform up"},
+  {"topic": "Unused", "what": "before the change", "value": 9, "unit": "s", "date": "2026-12-01", "commit": "0697bdc",
+   "command": "draconform up", "superseded": "the before side"},
   {"topic": "A run", "what": "the kubelet | cases", "text": "1 min 23 s to 1 min 37 s",
    "date": "2026-12-01", "commit": "0697bdc", "command": "draconform run --suite a,b"}
 ]}`
@@ -44,22 +46,23 @@ func TestFiguresTableRendersTheRecord(t *testing.T) {
 	}
 	got := FiguresTable(*ms, figuresBench())
 	want := "### A control plane's start\n\n" +
-		"| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n" +
-		"| etcd, kube-apiserver, scheduler and controller manager up, alone | **4.5 s**, 5.6 s the slowest | idle | 2026-12-04 | `928b7a8` | `draconform up` |\n" +
+		"| what | figure | measured |\n|---|---|---|\n" +
+		"| etcd, kube-apiserver, scheduler and controller manager up, alone | **4.5 s**, 5.6 s the slowest | 2026-12-04 `928b7a8` `draconform up` (idle) |\n" +
 		"\n### A run\n\n" +
-		"| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n" +
-		"| [the whole matrix, both implementations, binaries built](" + benchWarmLink + "): wall time | **155 s**, median of 2 runs; each run's outcomes equal to the golden table |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
-		"| … until its first case ends | **17 s**, median of 2 runs |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
-		"| … a cell's cluster start: control plane, then the node where its cases need one, then the probe | **21.1 s**, median; the slowest 30.2 s |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
-		"| … a case that restarts nothing | **2.2 s**, median; p90 6.3 s |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
-		"| … the scheduler's own time per pod, queue to bound | **400 ms**, median of 2 runs |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
-		"| … CPU the machine was busy, both cores | **285 CPU-s**, median of 2 runs |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
-		"| … peak memory of its processes | **4096 MiB**, the highest run |  | 2026-12-04 | `215aaf4` | `make bench` |\n" +
-		"| the kubelet \\| cases | 1 min 23 s to 1 min 37 s |  | 2026-12-01 | `0697bdc` | `draconform run --suite a,b` |\n" +
+		"| what | figure | measured |\n|---|---|---|\n" +
+		"| [the whole matrix, both implementations, binaries built](" + benchWarmLink + "): wall time | **155 s**, median of 2 runs; each run's outcomes equal to the golden table | 2026-12-04 `215aaf4` `make bench` |\n" +
+		"| … until its first case ends | **17 s**, median of 2 runs | as above |\n" +
+		"| … a cell's cluster start: control plane, then the node where its cases need one, then the probe | **21.1 s**, median; the slowest 30.2 s | as above |\n" +
+		"| … a case that restarts nothing | **2.2 s**, median; p90 6.3 s | as above |\n" +
+		"| … the scheduler's own time per pod, queue to bound | **400 ms**, median of 2 runs | as above |\n" +
+		"| … CPU the machine was busy, both cores | **285 CPU-s**, median of 2 runs | as above |\n" +
+		"| … peak memory of its processes | **4096 MiB**, the highest run | as above |\n" +
+		"| the kubelet \\| cases | 1 min 23 s to 1 min 37 s | 2026-12-01 `0697bdc` `draconform run --suite a,b` |\n" +
 		"\n### The scheduler\n\n" +
-		"| what | figure | machine | date | commit | command |\n|---|---|---|---|---|---|\n" +
-		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class with `extendedResourceCapacityRequests` | **198 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side |  | 2026-12-05 | `a17d519` | `make bench-scheduler-cost` |\n" +
-		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class without `extendedResourceCapacityRequests` | **203 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side |  | 2026-12-05 | `a17d519` | `make bench-scheduler-cost` |\n"
+		"| what | figure | measured |\n|---|---|---|\n" +
+		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class with `extendedResourceCapacityRequests` | **198 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side | 2026-12-05 `a17d519` `make bench-scheduler-cost` |\n" +
+		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class without `extendedResourceCapacityRequests` | **203 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side | as above |\n" +
+		"\n1 superseded measurements (the before side of a change, a thing measured again) are in [measurements.json](measurements.json), each saying why.\n"
 	if got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
@@ -78,6 +81,37 @@ func TestLoadMeasurementsRefusesAFigureWithoutItsProvenance(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v lacks %q", err, want)
 		}
+	}
+}
+
+// A line that goes on from the one before ("… with 6 cells") cannot
+// follow a line the page leaves out, or another topic's: it would read as
+// going on from the wrong line.
+func TestLoadMeasurementsRefusesAContinuationOfAHiddenLine(t *testing.T) {
+	m := func(topic, what, superseded string) string {
+		return `{"topic": "` + topic + `", "what": "` + what + `", "value": 1, "unit": "s", "date": "2026-12-01", "commit": "0697bdc", "command": "c", "superseded": "` + superseded + `"}`
+	}
+	for name, tc := range map[string]struct {
+		rows []string
+		bad  bool
+	}{
+		"after a shown line":          {[]string{m("A", "x", ""), m("A", "… y", "")}, false},
+		"after a superseded line":     {[]string{m("A", "x", "old"), m("A", "… y", "")}, true},
+		"superseded after superseded": {[]string{m("A", "x", "old"), m("A", "… y", "old")}, false},
+		"after another topic's line":  {[]string{m("B", "x", ""), m("A", "… y", "")}, true},
+		"first of the record":         {[]string{m("A", "… y", "")}, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "measurements.json")
+			record := `{"topics": ["A", "B"], "measurements": [` + strings.Join(tc.rows, ",") + `]}`
+			if err := os.WriteFile(path, []byte(record), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadMeasurements(path)
+			if got := err != nil && strings.Contains(err.Error(), "goes on from a line the page does not show"); got != tc.bad {
+				t.Errorf("refused: %v, want %v (%v)", got, tc.bad, err)
+			}
+		})
 	}
 }
 
@@ -104,7 +138,7 @@ func TestAddFiguresDisagreesWithAHandEditedPage(t *testing.T) {
 		return string(paths[page])
 	}
 	gen := generate()
-	if !strings.Contains(gen, "| **4.5 s**, 5.6 s the slowest | idle |") || !strings.HasSuffix(gen, figuresEnd+"after\n") {
+	if !strings.Contains(gen, "| **4.5 s**, 5.6 s the slowest | 2026-12-04 `928b7a8` `draconform up` (idle) |") || !strings.HasSuffix(gen, figuresEnd+"after\n") {
 		t.Fatalf("generated page:\n%s", gen)
 	}
 	write(page, gen)

@@ -43,7 +43,8 @@ type Generated struct {
 // writing and checking (`docs --check`) compare the same bytes: the
 // traceability table, the register, the mutation record brought up to the
 // suites' digests, and the pages' generated sections (docs/figures.md's
-// table among them, from docs/measurements.json and docs/bench.json).
+// table among them, from docs/measurements.json and docs/bench.json, and
+// docs/architecture.md's package map, from the module's code).
 func Generate(src Sources) (Generated, error) {
 	b, dir := src.Bundle, src.Dir
 	out := Generated{Files: map[string][]byte{
@@ -81,6 +82,16 @@ func Generate(src Sources) (Generated, error) {
 		return Generated{}, err
 	}
 	if err := AddFigures(out.Files, dir); err != nil {
+		return Generated{}, err
+	}
+	if err := AddBench(out.Files, dir); err != nil {
+		return Generated{}, err
+	}
+	if err := AddRanForReal(out.Files, dir); err != nil {
+		return Generated{}, err
+	}
+	// The module is the README's folder: the package map follows its code.
+	if err := AddArchitecture(out.Files, filepath.Dir(src.Readme), dir); err != nil {
 		return Generated{}, err
 	}
 	if src.BuiltIn {

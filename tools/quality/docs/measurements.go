@@ -33,6 +33,10 @@ type Measurement struct {
 	Commit  string `json:"commit"`
 	Command string `json:"command"`
 	Machine string `json:"machine,omitempty"`
+	// Superseded says why a later measurement replaces this one (the
+	// before side of a change, the same thing measured again): the record
+	// keeps it, the page shows only what is current and counts the rest.
+	Superseded string `json:"superseded,omitempty"`
 }
 
 // Measurements is docs/measurements.json.
@@ -68,6 +72,12 @@ func LoadMeasurements(path string) (*Measurements, error) {
 		}
 		for _, p := range e.problems() {
 			problems = append(problems, fmt.Sprintf("measurement %d (%q): %s", i+1, e.What, p))
+		}
+		// A line that goes on from the one before ("… with 6 cells")
+		// needs that line on the page.
+		if strings.HasPrefix(e.What, "…") && e.Superseded == "" &&
+			(i == 0 || m.Measurements[i-1].Topic != e.Topic || m.Measurements[i-1].Superseded != "") {
+			problems = append(problems, fmt.Sprintf("measurement %d (%q): goes on from a line the page does not show (another topic's, or superseded): say what it measures whole", i+1, e.What))
 		}
 	}
 	if len(problems) > 0 {

@@ -12,7 +12,7 @@ func TestMutationTableAndMerge(t *testing.T) {
 		{Provider: "m1", Mistake: "forgets", Seconds: 60},
 		{Provider: "gone", Mistake: "was removed", Caught: []string{"x@c"}},
 	}
-	fresh := []mutants.Result{{Provider: "m1", Mistake: "forgets", Caught: []string{"a@x", "b@x", "c@x", "d@x", "e@x", "i@x"}, Seconds: 90,
+	fresh := []mutants.Result{{Provider: "m1", Mistake: "forgets (see \"x.\") a lot. Then more.", Caught: []string{"a@x", "b@x", "c@x", "d@x", "e@x", "i@x"}, Seconds: 90,
 		Breaks: []mutants.Break{{Claim: "on", Cases: []string{"a@x", "b@x", "c@x", "d@x"}}, {Claim: "off", Cases: []string{"e@x"}}}}}
 	rs := mutants.MergeResults(old, fresh, []string{"m1", "m2", "m3", "m4"})
 	rs = mutants.MergeResults(rs, []mutants.Result{{Provider: "m2", Mistake: "lies", Seconds: 30}, {Provider: "m3", Mistake: "aliases", Equivalent: "nothing writes", Seconds: 30},
@@ -21,12 +21,15 @@ func TestMutationTableAndMerge(t *testing.T) {
 		t.Fatalf("merged: %+v", rs)
 	}
 	md := MutationTable(rs)
+	if strings.Contains(md, "Then more") {
+		t.Errorf("the table gives a mistake past its first sentence:\n%s", md)
+	}
 	for _, want := range []string{
-		"| `m1` | forgets | yes | `on`, `off` | `a@x`, `b@x`, `c@x` and 2 more (and 1 informing) |",
-		"| `m2` | lies | **no** | none | none: a case is missing |",
-		"| `m3` | aliases | no: equivalent | none | none can: nothing writes |",
+		"| `m1` | forgets (see \"x.\") a lot. | on, off | a@x and 4 more (and 1 informing) |",
+		"| `m2` | lies | **not killed** | none: a case is missing |",
+		"| `m3` | aliases | not killed: equivalent | none can: nothing writes |",
 		// Caught by a case that only informs: it would certify.
-		"| `m4` | informs | **no** | none | none: only informing cases failed (i@x), so it would certify; a blocking case is missing |",
+		"| `m4` | informs | **not killed** | none: only informing cases failed (i@x), so it would certify; a blocking case is missing |",
 		"4 mutants: 1 killed (a claim the prototype meets is not conformant on them), 1 equivalent, 2 surviving.",
 		"the 4 runs took 2m30s in all",
 	} {
@@ -157,5 +160,24 @@ func TestDropChanged(t *testing.T) {
 	stale := StaleMutations(rs, nil, now)
 	if len(stale) != 1 || !strings.Contains(stale[0].String(), "m: no case of its break of on holds: each changed") {
 		t.Errorf("a break left without cases: %v", stale)
+	}
+}
+
+// A legal variant certifies, or its "certified" column names each claim it
+// does not certify with the cases that refused it: a defect of the suite.
+func TestVariantTableNamesWhatAVariantDoesNotCertify(t *testing.T) {
+	md := MutationTable([]mutants.Result{
+		{Provider: "v1", Mistake: "orders otherwise", Legal: "R4 (open)", Seconds: 60},
+		{Provider: "v2", Mistake: "words otherwise", Legal: "R9", Seconds: 30,
+			Breaks: []mutants.Break{{Claim: "on", Cases: []string{"a@x", "b@x"}}}},
+	})
+	for _, want := range []string{
+		"| `v1` | orders otherwise | R4 (open) | yes |",
+		"| `v2` | words otherwise | R9 | **no** (a defect of the suite): `on` (a@x, b@x) |",
+		"2 legal variants: 1 certified on every claim the prototype earns, 1 not",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
 	}
 }
