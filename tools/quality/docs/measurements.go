@@ -1,11 +1,7 @@
 package docs
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -52,18 +48,9 @@ var commitRe = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 // LoadMeasurements reads and checks the record; a record that does not
 // exist gives nil, leaving its page alone.
 func LoadMeasurements(path string) (*Measurements, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	m, err := loadRecord[Measurements](path)
+	if m == nil || err != nil {
 		return nil, err
-	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	var m Measurements
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var problems []string
 	for i, e := range m.Measurements {
@@ -83,7 +70,7 @@ func LoadMeasurements(path string) (*Measurements, error) {
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%s: %s", path, strings.Join(problems, "; "))
 	}
-	return &m, nil
+	return m, nil
 }
 
 // problems are what keeps e from being a figure a reader can trust: every

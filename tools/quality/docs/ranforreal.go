@@ -1,10 +1,7 @@
 package docs
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,23 +57,14 @@ type RanForReal struct {
 // LoadRanForReal reads and checks the record; a record that does not exist
 // gives nil, leaving its page alone.
 func LoadRanForReal(path string) (*RanForReal, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	r, err := loadRecord[RanForReal](path)
+	if r == nil || err != nil {
 		return nil, err
-	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	var r RanForReal
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if problems := r.problems(); len(problems) > 0 {
 		return nil, fmt.Errorf("%s: %s", path, strings.Join(problems, "; "))
 	}
-	return &r, nil
+	return r, nil
 }
 
 // problems are what keeps a row from saying something a reader can check:
