@@ -91,7 +91,12 @@ func (r *cliRun) output() string {
 // interrupt sends Ctrl-C and waits for the process to end: whether it
 // ended within the time given, and its exit error.
 func (r *cliRun) interrupt(within time.Duration) (bool, error) {
-	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+	return r.signal(os.Interrupt, within)
+}
+
+// signal sends sig and waits up to within for the process to end.
+func (r *cliRun) signal(sig os.Signal, within time.Duration) (bool, error) {
+	if err := r.cmd.Process.Signal(sig); err != nil {
 		return false, err
 	}
 	if r.done == nil {

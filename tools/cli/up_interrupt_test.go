@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -14,7 +15,13 @@ import (
 // in a process of its own, interrupted once its node runs, must leave
 // nothing of the node on the machine: no process, mount, cgroup, bridge or
 // directory.
-func TestUpWithNodeStopsCleanOnCtrlC(t *testing.T) {
+func TestUpWithNodeStopsCleanOnCtrlC(t *testing.T) { upStopsCleanOn(t, os.Interrupt) }
+
+// A closed terminal sends SIGHUP, whose default ends the process at once:
+// draconform must clean up as on Ctrl-C.
+func TestUpWithNodeStopsCleanOnHangup(t *testing.T) { upStopsCleanOn(t, syscall.SIGHUP) }
+
+func upStopsCleanOn(t *testing.T, sig os.Signal) {
 	if testing.Short() {
 		t.Skip("starts a control plane and a kubelet node")
 	}
@@ -47,17 +54,17 @@ func TestUpWithNodeStopsCleanOnCtrlC(t *testing.T) {
 	if running := nodeLeftovers(dir, id); len(running) < 5 {
 		t.Fatalf("a running node shows only %v: the leftover check cannot see a node", running)
 	}
-	ended, err := run.interrupt(2 * time.Minute)
+	ended, err := run.signal(sig, 2*time.Minute)
 	if !ended {
-		t.Fatal("draconform up did not stop within 2 minutes of Ctrl-C")
+		t.Fatalf("draconform up did not stop within 2 minutes of %v", sig)
 	}
 	if err != nil {
-		t.Errorf("draconform up exited with %v after Ctrl-C", err)
+		t.Errorf("draconform up exited with %v after %v", err, sig)
 	}
 
 	left := nodeLeftovers(dir, id)
 	if len(left) > 0 {
-		t.Errorf("after Ctrl-C the node left: %s\noutput:\n%s", strings.Join(left, "; "), run.output())
+		t.Errorf("after %v the node left: %s\noutput:\n%s", sig, strings.Join(left, "; "), run.output())
 	}
 }
 

@@ -13,7 +13,10 @@ import (
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) and a polite kill mean what Ctrl-C means:
+	// by default they end the process at once and leave its control
+	// planes, nodes, mounts and kernel settings behind.
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go cli.WatchInterrupts(sigs, cancel, os.Stderr, os.Exit)
 	code := cli.Run(ctx, os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr})
 	signal.Stop(sigs)

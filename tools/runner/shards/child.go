@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -40,8 +41,14 @@ func Child(ctx context.Context, out string, args ...string) ([]report.Outcome, e
 	// group of this process only, and the child gets it once, forwarded by
 	// Cancel. Reaching it twice (from the terminal and from here), ginkgo
 	// takes the second as "skip the clean-up" and leaves the cell's folders.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// It dies with its parent too, cleaning up as on Ctrl-C: a parent
+	// killed outright would otherwise leave it running, orphaned, with its
+	// cluster. The death signal follows the thread that started the child,
+	// so that thread stays this goroutine's until the child has ended.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
 	cmd.WaitDelay = time.Minute
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	_ = cmd.Run()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted (see %s): %w", logPath, ctx.Err())

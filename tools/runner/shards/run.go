@@ -309,8 +309,14 @@ func runOne(ctx context.Context, self string, q Request, env []string, sh Shard,
 	// group of this process only, and the child gets it once, forwarded by
 	// Cancel. Reaching it twice (from the terminal and from here), ginkgo
 	// takes the second as "skip the clean-up" and leaves the cell's folders.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// It dies with its parent too, cleaning up as on Ctrl-C: a parent
+	// killed outright would otherwise leave it running, orphaned, with its
+	// cluster. The death signal follows the thread that started the child,
+	// so that thread stays this goroutine's until the child has ended.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
 	cmd.WaitDelay = 2 * time.Minute
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	runErr := cmd.Run()
 	res.seconds = time.Since(began).Seconds()
 	res.out, err = runner.ReadShard(out)
