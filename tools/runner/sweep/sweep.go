@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -77,6 +78,11 @@ func Sweep(ctx context.Context, dyn dynamic.Interface, opts Options, w io.Writer
 		}
 		for _, item := range list.Items {
 			run := item.GetLabels()[steps.RunLabel]
+			if !madeByRun(item.GetName(), run) {
+				fmt.Fprintf(w, "leaving %s/%s: it carries %s=%s but its name does not start with %s, as every object of that run's does: draconform did not make it\n",
+					gvr.Resource, item.GetName(), steps.RunLabel, run, runPrefix(run))
+				continue
+			}
 			byRun[run] = append(byRun[run], found{gvr, item})
 			if lv := lifeOf(lives, run); item.GetCreationTimestamp().After(lv.created) {
 				lv.created = item.GetCreationTimestamp().Time
@@ -102,6 +108,16 @@ func Sweep(ctx context.Context, dyn dynamic.Interface, opts Options, w io.Writer
 	}
 	fmt.Fprintf(w, "%d objects carry the label %s\n", sum.Objects, selector)
 	return sum, errors.Join(errs...)
+}
+
+// runPrefix begins the name of every object a run creates (steps.NewEnv:
+// dc-<run>-<case>), its namespaces' included.
+func runPrefix(run string) string { return "dc-" + run + "-" }
+
+// madeByRun says whether an object named name, labelled with run, can be
+// that run's: a label anyone can set is not enough to delete an object.
+func madeByRun(name, run string) bool {
+	return run != "" && strings.HasPrefix(name, runPrefix(run))
 }
 
 // deleteRun deletes one run's objects, namespaces first.

@@ -125,3 +125,44 @@ func TestDryRunDeletesNothing(t *testing.T) {
 		t.Errorf("the dry run did not list the dead run:\n%s", out.String())
 	}
 }
+
+// The run label alone is anyone's to set: an object that carries it but
+// not the run's name prefix survives a sweep, even of that named run, and
+// the sweep says why it left it.
+func TestSweepLeavesAForeignObjectCarryingTheLabel(t *testing.T) {
+	old := now.Add(-time.Hour)
+	foreign := []*unstructured.Unstructured{
+		object("v1", "Namespace", "", "production", "dead", old),
+		object("resource.k8s.io/v1", "DeviceClass", "", "gpu.nvidia.com", "dead", old),
+		object("v1", "Node", "", "worker-1", "dead", old),
+		object("v1", "Namespace", "", "dc-deadbeef-1", "dead", old), // another run's prefix
+	}
+	objs := world()
+	for _, f := range foreign {
+		objs = append(objs, f)
+	}
+	for _, opts := range []Options{{}, {Run: "dead"}} {
+		dyn := client(objs...)
+		var out bytes.Buffer
+		opts.Now = func() time.Time { return now }
+		if _, err := Sweep(context.Background(), dyn, opts, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "deleted namespaces/dc-dead-1 (run dead)") {
+			t.Errorf("the run's own namespace was not deleted:\n%s", out.String())
+		}
+		for _, f := range foreign {
+			gvr := map[string]schema.GroupVersionResource{
+				"Namespace":   {Version: "v1", Resource: "namespaces"},
+				"DeviceClass": {Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"},
+				"Node":        {Version: "v1", Resource: "nodes"},
+			}[f.GetKind()]
+			if _, err := dyn.Resource(gvr).Get(context.Background(), f.GetName(), metav1.GetOptions{}); err != nil {
+				t.Errorf("run %q: %s %s was deleted: %v\n%s", opts.Run, f.GetKind(), f.GetName(), err, out.String())
+			}
+			if want := "leaving " + gvr.Resource + "/" + f.GetName() + ": it carries"; !strings.Contains(out.String(), want) {
+				t.Errorf("the sweep did not say %q:\n%s", want, out.String())
+			}
+		}
+	}
+}
