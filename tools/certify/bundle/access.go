@@ -3,7 +3,7 @@ package bundle
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/draconform/draconform/tools/internal/fsutil"
 	"path/filepath"
 )
 
@@ -38,7 +38,7 @@ func WriteAccess(runDir string, a Access) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", AccessFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(runDir, AccessFile), append(data, '\n'), 0o644); err != nil {
+	if err := fsutil.WriteNew(filepath.Join(runDir, AccessFile), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("recording the run's access: %w", err)
 	}
 	return nil

@@ -95,7 +95,7 @@ func Write(dir string, in Inputs) error {
 		if err != nil {
 			return fmt.Errorf("bundle: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, MergedFile), append(data, '\n'), 0o644); err != nil {
+		if err := fsutil.WriteNew(filepath.Join(dir, MergedFile), append(data, '\n'), 0o644); err != nil {
 			return fmt.Errorf("bundle: %w", err)
 		}
 		files = append(slices.Clone(Files), MergedFile)
@@ -126,12 +126,12 @@ func describe(product spec.Product, version any) (map[string][]byte, error) {
 // documents made for it.
 func lay(dir string, copies map[string]string, docs map[string][]byte) error {
 	for name, from := range copies {
-		if err := fsutil.CopyFile(from, filepath.Join(dir, name), 0o644); err != nil {
+		if err := fsutil.CopyNew(from, filepath.Join(dir, name), 0o644); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	for name, data := range docs {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		if err := fsutil.WriteNew(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}

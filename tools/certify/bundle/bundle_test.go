@@ -56,6 +56,16 @@ func writeBundleWith(t *testing.T, junit []byte) string {
 // writeBundleOf makes a bundle of a run that recorded acc of its cluster.
 func writeBundleOf(t *testing.T, junit []byte, acc Access) string {
 	t.Helper()
+	dir := filepath.Join(t.TempDir(), "bundle")
+	if err := writeBundleAt(t, junit, acc, dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// writeBundleAt writes a bundle of a small run into dir.
+func writeBundleAt(t *testing.T, junit []byte, acc Access, dir string) error {
+	t.Helper()
 	run := t.TempDir()
 	if err := WriteAccess(run, acc); err != nil {
 		t.Fatal(err)
@@ -79,14 +89,9 @@ func writeBundleOf(t *testing.T, junit []byte, acc Access) string {
 	_ = os.WriteFile(filepath.Join(run, "junit.xml"), junit, 0o644)
 	_ = os.WriteFile(filepath.Join(run, "e2e.log"), []byte("...\nverdicts:\n  NOT CONFORMANT c on impl\n"), 0o644)
 	_ = os.WriteFile(filepath.Join(run, "kubeconfig-impl-on"), []byte("client-key-data: secret"), 0o600)
-	dir := filepath.Join(t.TempDir(), "bundle")
 	p := spec.Product{Vendor: "V", Name: "N", Version: "1", Driver: "d.example.com", Image: "img:1", Contact: "a@b", KubernetesVersion: "v1.37.2"}
-	err := Write(dir, Inputs{RunDir: run, Log: filepath.Join(run, "e2e.log"), Product: p, Command: "draconform certify --product=p.yaml",
+	return Write(dir, Inputs{RunDir: run, Log: filepath.Join(run, "e2e.log"), Product: p, Command: "draconform certify --product=p.yaml",
 		Version: map[string]string{"suiteDigest": "abc"}, Verdict: verdict})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 func TestAWrittenBundleVerifies(t *testing.T) {
@@ -274,5 +279,33 @@ func TestABundleRecordsItsAccess(t *testing.T) {
 	err := Write(filepath.Join(t.TempDir(), "b"), Inputs{RunDir: run, Log: filepath.Join(run, "e2e.log")})
 	if err == nil || !strings.Contains(err.Error(), "access.json") {
 		t.Errorf("a run without its access record made a bundle: %v", err)
+	}
+}
+
+// certify --bundle, often run as root, writes into a folder someone else
+// may have filled: a link planted where a bundle file goes is refused, and
+// what it points to is left as it was.
+func TestABundleIsNeverWrittenThroughALink(t *testing.T) {
+	dir := writeBundle(t)
+	victim := filepath.Join(t.TempDir(), "shadow")
+	if err := os.WriteFile(victim, []byte("root:secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ProductFile, SumsFile, "junit_01.xml"} {
+		path := filepath.Join(dir, name)
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(victim, path); err != nil {
+			t.Fatal(err)
+		}
+		err := writeBundleAt(t, nil, Access{Cluster: ClusterStarted}, dir)
+		if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("%s: a bundle written through a planted link: %v", name, err)
+		}
+		if data, _ := os.ReadFile(victim); string(data) != "root:secret\n" {
+			t.Fatalf("%s: the link's target was overwritten: %q", name, data)
+		}
+		_ = os.Remove(path)
 	}
 }

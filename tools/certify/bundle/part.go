@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/fsutil"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,5 +149,5 @@ func writeSumsOf(dir string, files []string) error {
 		}
 		fmt.Fprintf(&b, "%s  %s\n", sum, name)
 	}
-	return os.WriteFile(filepath.Join(dir, SumsFile), b.Bytes(), 0o644)
+	return fsutil.WriteNew(filepath.Join(dir, SumsFile), b.Bytes(), 0o644)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/draconform/draconform/tools/internal/fsutil"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func Sign(dir, keyFile string) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("signing the bundle with %s: %w: %s", keyFile, err, strings.TrimSpace(stderr.String()))
 	}
-	if err := os.WriteFile(filepath.Join(dir, SigFile), out.Bytes(), 0o644); err != nil {
+	if err := fsutil.WriteNew(filepath.Join(dir, SigFile), out.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("signing the bundle: %w", err)
 	}
 	return nil

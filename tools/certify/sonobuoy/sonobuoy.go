@@ -51,13 +51,13 @@ func Publish(runDir, resultsDir string) error {
 		return fmt.Errorf("sonobuoy results: the run wrote no JUnit report: %w", err)
 	}
 	for from, to := range Published {
-		if err := fsutil.CopyFile(filepath.Join(runDir, from), filepath.Join(resultsDir, to), 0o644); err != nil && !os.IsNotExist(err) {
+		if err := fsutil.CopyNew(filepath.Join(runDir, from), filepath.Join(resultsDir, to), 0o644); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("sonobuoy results: %s: %w", from, err)
 		}
 	}
 	done := filepath.Join(resultsDir, "done")
 	tmp := done + ".tmp"
-	if err := os.WriteFile(tmp, []byte(resultsDir), 0o644); err != nil {
+	if err := fsutil.WriteNew(tmp, []byte(resultsDir), 0o644); err != nil {
 		return fmt.Errorf("sonobuoy results: %w", err)
 	}
 	// A rename, so the worker never reads a half-written path.
