@@ -16,7 +16,7 @@ import (
 // caseRef is one case with what a reader needs beside its id.
 type caseRef struct {
 	id, title string
-	known                bool
+	known     bool
 	// informs: the case rests on an open register entry and never blocks.
 	informs bool
 }
