@@ -181,3 +181,24 @@ func TestARatioAboveItsGoalSaysWhatStandsInTheWay(t *testing.T) {
 		t.Errorf("a ratio within its goal said to be above it")
 	}
 }
+
+// Two ratios measured against the same other side say it once: the second
+// names the first instead of repeating its note and parts.
+func TestRatiosAgainstTheSameSideSayItOnce(t *testing.T) {
+	side := []Part{{What: "wait", Seconds: 0.1}}
+	r := Ratios{
+		Vendor:   &SpeedRatio{Samples: []Pair{{Num: 1, Den: 0.2}}, Parts: []Part{{What: "cases", Seconds: 1}}, Floor: side, Note: "certify against the framework's test: a long description"},
+		Overhead: &SpeedRatio{Samples: []Pair{{Num: 0.5, Den: 0.2}}, Parts: []Part{{What: "clean-up", Seconds: 0.5}}, Floor: side, Note: "a case's namespace against the framework's test: a long description"},
+	}
+	var b strings.Builder
+	ratiosMarkdown(&b, r, nil)
+	md := b.String()
+	if n := strings.Count(md, "a long description"); n != 1 {
+		t.Errorf("the other side's description is said %d times, want 1:\n%s", n, md)
+	}
+	for _, want := range []string{"a case's namespace against the same as vendor.", "The other side: as for vendor."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("page lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -46,10 +46,11 @@ func ratiosMarkdown(b *strings.Builder, r Ratios, prev *Ratios) {
 		fmt.Fprintf(b, "| %s | %s | %s | ±%.2f× | %d | %s |\n", x.name, times(x.now.Value()), goal(x.now.Goal), x.now.Noise(), len(x.now.Samples), beforeOf(x.then))
 	}
 	b.WriteString("\n")
+	said := map[string]string{}
 	for _, x := range namedRatios(r, p) {
 		if x.now != nil {
 			short, _, _ := strings.Cut(x.name, ":")
-			ratioParts(b, short, *x.now)
+			ratioParts(b, short, *x.now, said)
 		}
 	}
 }
@@ -71,10 +72,20 @@ func namedRatios(r, p Ratios) []namedRatio {
 // ratioParts renders a ratio's note, medians and parts under its short name
 // (the table above gives its whole name and how many samples bench.json
 // holds), each list once: the parts largest first, which above the goal is
-// what stands in the way.
-func ratioParts(b *strings.Builder, name string, r SpeedRatio) {
+// what stands in the way. said holds what an earlier ratio of the page
+// said of its other side (the note after " against ", the other side's
+// parts), so a ratio measured against the same names that one instead.
+func ratioParts(b *strings.Builder, name string, r SpeedRatio, said map[string]string) {
 	num, den := r.Medians()
-	fmt.Fprintf(b, "### %s\n\n%s.\n\nMedian of the samples: %s against %s. ", name, r.Note, secs(num), secs(den))
+	note := r.Note
+	if subject, other, ok := strings.Cut(note, " against "); ok {
+		if first := said["note:"+other]; first != "" {
+			note = subject + " against the same as " + first
+		} else {
+			said["note:"+other] = name
+		}
+	}
+	fmt.Fprintf(b, "### %s\n\n%s.\n\nMedian of the samples: %s against %s. ", name, note, secs(num), secs(den))
 	if r.Goal > 0 && r.Value() > r.Goal {
 		fmt.Fprintf(b, "Above its goal of %.1f×: what stands in the way, largest first: %s.", r.Goal, largestFirst(r.Parts))
 	} else if parts := largestFirst(r.Parts); parts != "" {
@@ -90,7 +101,13 @@ func ratioParts(b *strings.Builder, name string, r SpeedRatio) {
 		fmt.Fprintf(b, " Left out of the ratio: %s.", strings.Join(left, ", "))
 	}
 	if len(r.Floor) > 0 {
-		fmt.Fprintf(b, " The other side: %s.", largestFirst(r.Floor))
+		floor := largestFirst(r.Floor)
+		if first := said["floor:"+floor]; first != "" {
+			fmt.Fprintf(b, " The other side: as for %s.", first)
+		} else {
+			said["floor:"+floor] = name
+			fmt.Fprintf(b, " The other side: %s.", floor)
+		}
 	}
 	b.WriteString("\n\n")
 }

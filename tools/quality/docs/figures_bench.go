@@ -82,13 +82,18 @@ func coldMeasurements(c bench.Cold) []Measurement {
 	return out
 }
 
+// schedMeasurements gives the side with the field whole and the side
+// without it as a line going on from it, which says only what differs.
 func schedMeasurements(s bench.SchedCost) []Measurement {
-	side := func(name string, sd bench.Side) Measurement {
-		return Measurement{Topic: topicScheduler,
-			What:  fmt.Sprintf("[a scheduling attempt that binds a pod](%s), its class %s `extendedResourceCapacityRequests`", benchSchedLink, name),
+	side := func(what, text string, sd bench.Side) Measurement {
+		return Measurement{Topic: topicScheduler, What: what,
 			Value: tenths(sd.Delta.Scheduled.Mean() * 1000), Unit: "ms",
-			Text: fmt.Sprintf("mean of %d pods; cell %s, %d shareable devices, batches of %d alternating with the other side", sd.Pods, s.Cell, s.Devices, s.Batch),
+			Text: fmt.Sprintf("mean of %d pods%s", sd.Pods, text),
 			Date: s.Date, Commit: s.Commit, Command: "make bench-scheduler-cost"}
 	}
-	return []Measurement{side("with", s.With), side("without", s.Without)}
+	return []Measurement{
+		side(fmt.Sprintf("[a scheduling attempt that binds a pod](%s), its class with `extendedResourceCapacityRequests`", benchSchedLink),
+			fmt.Sprintf("; cell %s, %d shareable devices, batches of %d alternating with the other side", s.Cell, s.Devices, s.Batch), s.With),
+		side("… its class without the field", "", s.Without),
+	}
 }

@@ -25,7 +25,7 @@ func TestMutationTableAndMerge(t *testing.T) {
 		t.Errorf("the table gives a mistake past its first sentence:\n%s", md)
 	}
 	for _, want := range []string{
-		"| `m1` | forgets (see \"x.\") a lot. | on, off | a@x and 4 more (and 1 informing) |",
+		"| `m1` | forgets (see \"x.\") a lot. | on, off | 5 (+1 informing) |",
 		"| `m2` | lies | **not killed** | none: a case is missing |",
 		"| `m3` | aliases | not killed: equivalent | none can: nothing writes |",
 		// Caught by a case that only informs: it would certify.
