@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/draconform/draconform/tools/report"
@@ -34,22 +32,7 @@ func Child(ctx context.Context, out string, args ...string) ([]report.Outcome, e
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, self, append([]string{"run", "--out", out}, args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
-	// Interrupted, the run stops its control planes and cleans up as on
-	// Ctrl-C; only if it hangs is it killed.
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	// In a process group of its own: a Ctrl-C at the terminal reaches the
-	// group of this process only, and the child gets it once, forwarded by
-	// Cancel. Reaching it twice (from the terminal and from here), ginkgo
-	// takes the second as "skip the clean-up" and leaves the cell's folders.
-	// It dies with its parent too, cleaning up as on Ctrl-C: a parent
-	// killed outright would otherwise leave it running, orphaned, with its
-	// cluster. The death signal follows the thread that started the child,
-	// so that thread stays this goroutine's until the child has ended.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
-	cmd.WaitDelay = time.Minute
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	_ = cmd.Run()
+	_ = runChild(cmd, time.Minute)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted (see %s): %w", logPath, ctx.Err())
 	}

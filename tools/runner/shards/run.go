@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -302,22 +301,7 @@ func runOne(ctx context.Context, self string, q Request, env []string, sh Shard,
 	cmd := exec.CommandContext(ctx, self, "shard", sh.Slug())
 	cmd.Env = childEnv(env, reqPath)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Interrupted, the shard stops its cluster and cleans up as on Ctrl-C;
-	// only if it hangs is it killed.
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	// In a process group of its own: a Ctrl-C at the terminal reaches the
-	// group of this process only, and the child gets it once, forwarded by
-	// Cancel. Reaching it twice (from the terminal and from here), ginkgo
-	// takes the second as "skip the clean-up" and leaves the cell's folders.
-	// It dies with its parent too, cleaning up as on Ctrl-C: a parent
-	// killed outright would otherwise leave it running, orphaned, with its
-	// cluster. The death signal follows the thread that started the child,
-	// so that thread stays this goroutine's until the child has ended.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
-	cmd.WaitDelay = 2 * time.Minute
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	runErr := cmd.Run()
+	runErr := runChild(cmd, 2*time.Minute)
 	res.seconds = time.Since(began).Seconds()
 	res.out, err = runner.ReadShard(out)
 	if err != nil {
