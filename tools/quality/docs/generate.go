@@ -78,43 +78,52 @@ func Generate(src Sources) (Generated, error) {
 		out.Files[filepath.Join(dir, "mutation.json")] = data
 		out.Stale = StaleMutations(results, mutants.Names(), now)
 	}
-	if err := addGenerated(out.Files, src, results, filepath.Join(dir, "golden-outcomes.json")); err != nil {
+	g, err := goldenIfAny(filepath.Join(dir, "golden-outcomes.json"))
+	if err != nil {
 		return Generated{}, err
 	}
-	if err := AddFigures(out.Files, dir); err != nil {
+	if err := addGenerated(out.Files, src, results, g); err != nil {
 		return Generated{}, err
 	}
-	if err := AddBench(out.Files, dir); err != nil {
+	if err := addRecordPages(out.Files, src); err != nil {
 		return Generated{}, err
 	}
-	if err := AddRanForReal(out.Files, dir); err != nil {
-		return Generated{}, err
-	}
-	// The module is the README's folder: the package map follows its code.
-	if err := AddArchitecture(out.Files, filepath.Dir(src.Readme), dir); err != nil {
-		return Generated{}, err
-	}
-	if src.BuiltIn {
-		if out.Uncovered, err = uncovered(b, filepath.Join(dir, "golden-outcomes.json")); err != nil {
-			return Generated{}, err
+	if src.BuiltIn && g != nil {
+		var ids []string
+		for _, pc := range plan.Expand(b, plan.Filter{}) {
+			ids = append(ids, pc.ID)
 		}
+		out.Uncovered = GoldenUncovered(g, ids)
 	}
 	return out, nil
 }
 
-func uncovered(b *loader.Bundle, goldenPath string) ([]string, error) {
-	g, err := report.LoadGolden(goldenPath)
+// addRecordPages adds the pages rendered from the records and the code:
+// figures, bench, what ran for real and the package map.
+func addRecordPages(files map[string][]byte, src Sources) error {
+	dir := src.Dir
+	for _, add := range []func() error{
+		func() error { return AddFigures(files, dir) },
+		func() error { return AddBench(files, dir) },
+		func() error { return AddRanForReal(files, dir) },
+		// The module is the README's folder: the package map follows its code.
+		func() error { return AddArchitecture(files, filepath.Dir(src.Readme), dir) },
+	} {
+		if err := add(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// goldenIfAny is the golden table at path, read once for every page and
+// check made from it, or nil where there is none.
+func goldenIfAny(path string) (report.Golden, error) {
+	g, err := report.LoadGolden(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, pc := range plan.Expand(b, plan.Filter{}) {
-		ids = append(ids, pc.ID)
-	}
-	return GoldenUncovered(g, ids), nil
+	return g, err
 }
 
 // BrokenLinks is every link of the repository's pages (root is the
@@ -129,16 +138,9 @@ func BrokenLinks(root string) ([]string, error) {
 
 // addGenerated adds to paths the pages with generated sections: the
 // README's sample matrix and the verdicts page's golden summary, made from
-// the golden table, and the mutation page's table, made from the mutation
-// results; a record that does not exist leaves its pages alone.
-func addGenerated(paths map[string][]byte, src Sources, results []mutants.Result, goldenPath string) error {
-	g, err := report.LoadGolden(goldenPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		g, err = nil, nil
-	}
-	if err != nil {
-		return err
-	}
+// the golden table g, and the mutation page's table, made from the mutation
+// results; a record that does not exist (nil) leaves its pages alone.
+func addGenerated(paths map[string][]byte, src Sources, results []mutants.Result, g report.Golden) error {
 	splice := func(path string, with func(string) (string, error)) error {
 		text := string(paths[path])
 		if text == "" {
