@@ -20,6 +20,11 @@ func CopyFile(from, to string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
+	return copyInto(out, in)
+}
+
+// copyInto copies in to out and closes out, whose close error counts.
+func copyInto(out *os.File, in io.Reader) error {
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
 		return err

@@ -3,7 +3,6 @@ package fsutil
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -67,9 +66,5 @@ func CopyNew(from, to string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return copyInto(out, in)
 }
