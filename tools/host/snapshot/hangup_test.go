@@ -1,0 +1,112 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestARunKilledByHangupLeavesTheHostAsFound starts the kubelet cells as
+// TestKubeletCellsLeaveTheHostAsFound does, and hangs up on them once a
+// node runs, as a closed terminal or a dropped ssh session would: SIGHUP
+// to the run's process group. Without any clean-up afterwards, the host
+// must be as it was before: a hangup means what Ctrl-C means, and a shard
+// dies with its parent. Where it is not, cleanup --nodes restores the
+// machine and the test fails naming what was left. It runs under make
+// host-check, alone, for the same reason as the other host test.
+func TestARunKilledByHangupLeavesTheHostAsFound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kubelet nodes; skipped with -short")
+	}
+	bin := os.Getenv("DRACONFORM_HOST_CHECK")
+	if bin == "" {
+		t.Skip("make host-check runs this alone, with DRACONFORM_HOST_CHECK naming the draconform binary")
+	}
+	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(repo, "_output", "host-check", "hangup")
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	draconform(ctx, t, repo, bin, "cleanup", "--nodes")
+	if others := nodesRunning(); len(others) > 0 {
+		t.Fatalf("other draconform nodes run on this machine (%v); run make host-check when none does", others)
+	}
+	s := HostSources()
+	before := takeHost(ctx, t, s)
+	hangUpOnARun(ctx, t, repo, bin, out)
+	left, why := unexplained(Diff(before, takeHost(ctx, t, s)))
+	for _, n := range why {
+		t.Log(n)
+	}
+	if len(left) == 0 {
+		t.Log("the host is as it was before the run: " + summary(before))
+		return
+	}
+	for _, d := range left {
+		t.Errorf("left by the run after its hangup: %s", d)
+	}
+	draconform(ctx, t, repo, bin, "cleanup", "--nodes")
+}
+
+// hangUpOnARun starts the kubelet cells in a process group of their own,
+// waits until a node has run for a while (its pods started), sends SIGHUP
+// to the group, and waits for the run to end.
+func hangUpOnARun(ctx context.Context, t *testing.T, repo, bin, out string) {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--provider", "local", "--suite", kubeletSuites, "--out", out)
+	cmd.Dir = repo
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start draconform run: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() { t.Logf("draconform run, hung up on:\n%s", tail(log.String(), 40)) }()
+	if !waitForNode(ctx, done) {
+		t.Fatal("the run ended, or the time ran out, before a node started: nothing to hang up on")
+	}
+	// Long enough for the node's first pods to start containers.
+	time.Sleep(20 * time.Second)
+	began := time.Now()
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGHUP); err != nil {
+		t.Fatalf("SIGHUP to the run's process group: %v", err)
+	}
+	select {
+	case err := <-done:
+		t.Logf("the run ended %s after its hangup (%v)", time.Since(began).Round(time.Second), err)
+	case <-time.After(5 * time.Minute):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatal("the run still ran 5 minutes after its hangup; killed")
+	}
+}
+
+// waitForNode waits until a node folder appears under /var/lib/draconform;
+// false when the run ends first or ctx is done.
+func waitForNode(ctx context.Context, done <-chan error) bool {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return false
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+			if len(nodesRunning()) > 0 {
+				return true
+			}
+		}
+	}
+}
