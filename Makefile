@@ -125,9 +125,11 @@ merge-matrix:
 node-image: docker-engine node-image-deps
 	$(DRACONFORM) node-image
 
-# debootstrap makes the node image's Debian rootfs.
+# debootstrap makes the node image's Debian rootfs, and checks its packages
+# with gpgv against Debian's archive keyring (tools/host/nodeimage refuses to
+# run it without the keyring).
 node-image-deps:
-	@command -v debootstrap >/dev/null || { echo "installing debootstrap (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap; }
+	@command -v debootstrap >/dev/null && command -v gpgv >/dev/null && test -f /usr/share/keyrings/debian-archive-keyring.gpg || { echo "installing debootstrap, gpgv and debian-archive-keyring (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap gpgv debian-archive-keyring; }
 
 docker-check:
 	@out=$$(docker info --format '{{.ServerVersion}}' 2>&1) || { \
