@@ -61,7 +61,7 @@ browser:
 	elif [ -n "$(CI)$(INSTALL_BROWSER)" ]; then echo "installing chromium-headless-shell (apt-get, --no-install-recommends) to render report.html in its test"; apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium-headless-shell; \
 	else echo "make: no headless Chromium here, so the test that renders report.html skips; to run it: apt-get install --no-install-recommends chromium-headless-shell, or make test INSTALL_BROWSER=1"; fi
 
-## host-check: the kubelet cells of make conformance, and a run of them hung up on (SIGHUP), each between two snapshots of this machine (kernel settings, mounts, cgroups, network links, firewall rules, Docker, file names under /tmp and /var/lib): equal, or each difference removed by cleanup --nodes; as root, with nothing else running
+## host-check: the kubelet cells of make conformance, and a run of them hung up on (SIGHUP), each between two snapshots of this machine (kernel settings, mounts, cgroups, network links, firewall rules, Docker, file names under /tmp, /var/lib, /run and the folders a kubelet, containerd or CNI writes by default, each folder there or not): equal, or each difference removed by cleanup --nodes; as root, with nothing else running
 # Not in make test: go test ./... runs packages side by side, and their
 # nodes and control planes would show in the snapshots.
 host-check:
@@ -125,9 +125,11 @@ merge-matrix:
 node-image: docker-engine node-image-deps
 	$(DRACONFORM) node-image
 
-# debootstrap makes the node image's Debian rootfs.
+# debootstrap makes the node image's Debian rootfs, and checks its packages
+# with gpgv against Debian's archive keyring (tools/host/nodeimage refuses to
+# run it without the keyring).
 node-image-deps:
-	@command -v debootstrap >/dev/null || { echo "installing debootstrap (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap; }
+	@command -v debootstrap >/dev/null && command -v gpgv >/dev/null && test -f /usr/share/keyrings/debian-archive-keyring.gpg || { echo "installing debootstrap, gpgv and debian-archive-keyring (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap gpgv debian-archive-keyring; }
 
 docker-check:
 	@out=$$(docker info --format '{{.ServerVersion}}' 2>&1) || { \

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,8 @@ import (
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/draconform/draconform/tools/cluster/localproc"
 )
 
 // nodeLayout is where one node keeps everything: one directory per node, so
@@ -38,6 +41,16 @@ func (l nodeLayout) kubeletConfig() string    { return filepath.Join(l.dir, "kub
 func (l nodeLayout) kubeconfig() string       { return filepath.Join(l.dir, "kubelet.kubeconfig") }
 func (l nodeLayout) pki() string              { return filepath.Join(l.dir, "pki") }
 func (l nodeLayout) podLogs() string          { return filepath.Join(l.dir, "pod-logs") }
+func (l nodeLayout) utab() string             { return filepath.Join(l.dir, "libmount", "utab") }
+
+// kubeletEnv is the kubelet's environment: the control plane's, with
+// libmount's table of mounts in the node's folder. The kubelet mounts
+// volumes with mount(8), and libmount, run as root, makes the folder of
+// its table, /run/mount unless LIBMOUNT_UTAB names another
+// (mnt_has_regular_utab): the machine would keep it after the node.
+func kubeletEnv(l nodeLayout, env []string) []string {
+	return localproc.ComponentEnv(append(slices.Clip(env), "LIBMOUNT_UTAB="+l.utab()))
+}
 
 // containerdConfig renders containerd's config (version 3, containerd 2.x).
 // Every path a default would share with another containerd on the machine

@@ -13,10 +13,15 @@ import (
 // fixedHostPaths are the folders a node makes outside its own, since
 // neither program lets them move: the kubelet's device plugin folder
 // (k8s.io/kubelet's DevicePluginPath, where every kubelet serves
-// kubelet.sock and keeps its checkpoint whatever its --root-dir) and
-// libcni's cache of results, which containerd does not configure. Parents
-// come before their children.
-var fixedHostPaths = []string{"/var/lib/kubelet", "/var/lib/kubelet/device-plugins", "/var/lib/cni", "/var/lib/cni/results"}
+// kubelet.sock and keeps its checkpoint whatever its --root-dir), the
+// folder of its links to container logs (the kubelet package's
+// ContainerLogsDir, which no flag or setting moves; --pod-logs-dir moves
+// only the logs, and each node removes its links as it stops), and
+// libcni's cache of results, which containerd does not configure.
+// /run/mount is libmount's: the kubelet's mount(8) keeps its table in the
+// node's folder (kubeletEnv), and the folder is here for a mount(8) that
+// does not read LIBMOUNT_UTAB. Parents come before their children.
+var fixedHostPaths = []string{"/var/lib/kubelet", "/var/lib/kubelet/device-plugins", "/var/lib/cni", "/var/lib/cni/results", "/var/log/containers", "/run/mount"}
 
 // kubeletDevicePluginFiles are what the kubelet leaves in its device
 // plugin folder when it stops: it never removes its socket.

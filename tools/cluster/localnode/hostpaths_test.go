@@ -10,11 +10,12 @@ import (
 
 // kubeletMakesItsFolders does what a node's kubelet and CNI do outside the
 // node's folder: the device plugin folder with its socket and checkpoint,
-// and libcni's cache.
+// libcni's cache, the log link folder (its links gone with each node), and
+// libmount's folder.
 func kubeletMakesItsFolders(t *testing.T, k kernelState) {
 	t.Helper()
 	dp := k.hostPath("/var/lib/kubelet/device-plugins")
-	for _, d := range []string{dp, k.hostPath("/var/lib/cni/results")} {
+	for _, d := range []string{dp, k.hostPath("/var/lib/cni/results"), k.hostPath("/var/log/containers"), k.hostPath("/run/mount")} {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			t.Fatal(err)
 		}
@@ -189,5 +190,62 @@ func TestARestoreLeavesNoStateRootBehind(t *testing.T) {
 	}
 	if exists(k.root) || !slices.Contains(changed, "removed "+k.root) {
 		t.Errorf("the root a node made before failing is left (restore said %v)", changed)
+	}
+}
+
+// The kubelet makes /var/log/containers at start, whatever its settings,
+// and a mount(8) that ignores LIBMOUNT_UTAB makes /run/mount: made empty
+// by the nodes, they go with the last node; there before, they stay.
+func TestTheLogLinkAndMountTableFoldersGoOnlyIfTheNodesMadeThem(t *testing.T) {
+	folders := []string{"/var/log/containers", "/run/mount"}
+	for _, before := range []bool{false, true} {
+		k := fakeKernel(t, map[string]string{"kernel.panic": "1"})
+		if before {
+			for _, p := range folders {
+				if err := os.MkdirAll(k.hostPath(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		stop := nodeRuns(t, k)
+		for _, p := range folders {
+			if err := os.MkdirAll(k.hostPath(p), 0o750); err != nil {
+				t.Fatal(err)
+			}
+		}
+		changed := stop()
+		for _, p := range folders {
+			switch {
+			case before && !exists(k.hostPath(p)):
+				t.Errorf("%s, there before the first node, went with the last", p)
+			case !before && exists(k.hostPath(p)):
+				t.Errorf("%s, made by a node, is left after the last node", p)
+			case !before && !slices.Contains(changed, "removed "+p):
+				t.Errorf("restore does not say it removed %s: %v", p, changed)
+			}
+		}
+		if !exists(k.hostPath("/var/log")) || !exists(k.hostPath("/run")) {
+			t.Errorf("a parent of the folders went")
+		}
+	}
+}
+
+// The kubelet's mount(8) keeps libmount's table in the node's folder, not
+// in /run/mount, which libmount would make on the machine; the last
+// LIBMOUNT_UTAB is the one a program reads, so the user's is overridden.
+func TestTheKubeletsMountTableIsInTheNodesFolder(t *testing.T) {
+	l := nodeLayout{dir: "/var/lib/draconform/0123456789abcdef"}
+	env := kubeletEnv(l, []string{"PATH=/bin", "LIBMOUNT_UTAB=/run/mount/utab"})
+	var utab string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "LIBMOUNT_UTAB="); ok {
+			utab = v
+		}
+	}
+	if !strings.HasPrefix(utab, l.dir+"/") {
+		t.Errorf("the kubelet's LIBMOUNT_UTAB is %q; want it in %s (environment %q)", utab, l.dir, env)
+	}
+	if !slices.Contains(env, "PATH=/bin") || !slices.Contains(env, "GOGC=400") {
+		t.Errorf("the kubelet's environment %q lost the user's or the control plane's settings", env)
 	}
 }

@@ -116,7 +116,7 @@ func (n *Node) Start(ctx context.Context, bins Binaries, cp ControlPlane) error 
 	if n.lock, err = claimNodeDir(l.dir); err != nil {
 		return err
 	}
-	for _, d := range []string{l.bin(), l.cdi(), l.cniConf(), l.cniData(), l.kubeletRoot(), l.pki(), l.podLogs()} {
+	for _, d := range []string{l.bin(), l.cdi(), l.cniConf(), l.cniData(), l.kubeletRoot(), l.pki(), l.podLogs(), filepath.Dir(l.utab())} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("creating %s: %w", d, err)
 		}
@@ -293,7 +293,7 @@ func (n *Node) startKubelet(ctx context.Context, bins Binaries, cp ControlPlane,
 		"--node-ip=" + ip.String(),
 		"--v=2",
 	}
-	proc, err := localproc.Start(string(cluster.Kubelet), bins.Kubelet, args, n.LogPath(cluster.Kubelet), "")
+	proc, err := localproc.StartEnv(string(cluster.Kubelet), bins.Kubelet, args, n.LogPath(cluster.Kubelet), "", kubeletEnv(l, os.Environ()))
 	if err != nil {
 		return err
 	}

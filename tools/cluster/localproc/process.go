@@ -28,15 +28,15 @@ type Process struct {
 // process gets its own group, so stopping it also stops anything it forked,
 // and dies with its parent so that an interrupted test leaves nothing behind.
 func Start(name, bin string, args []string, logPath, gates string) (*Process, error) {
-	return StartEnv(name, bin, args, logPath, gates, componentEnv(os.Environ()))
+	return StartEnv(name, bin, args, logPath, gates, ComponentEnv(os.Environ()))
 }
 
-// componentEnv is the environment of the control plane's processes: env,
+// ComponentEnv is the environment of the control plane's processes: env,
 // with Go's collector told to run less often (GOGC=400, bounded by a soft
 // GOMEMLIMIT of 1 GiB) unless env sets it. Start-up is mostly allocation;
 // measured here, a kube-apiserver took 3.5 s of CPU to become ready with
 // the default GOGC=100 and 2.8 s with 400, and every cell starts one.
-func componentEnv(env []string) []string {
+func ComponentEnv(env []string) []string {
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=") {
 			return env

@@ -119,13 +119,13 @@ func TestFreePortsDistinct(t *testing.T) {
 }
 
 func TestComponentEnvTunesTheCollectorUnlessTheUserDid(t *testing.T) {
-	got := componentEnv([]string{"PATH=/bin"})
+	got := ComponentEnv([]string{"PATH=/bin"})
 	if !slices.Contains(got, "GOGC=400") || !slices.Contains(got, "GOMEMLIMIT=1GiB") || !slices.Contains(got, "PATH=/bin") {
-		t.Errorf("componentEnv = %q", got)
+		t.Errorf("ComponentEnv = %q", got)
 	}
 	for _, own := range []string{"GOGC=50", "GOMEMLIMIT=4GiB"} {
-		if got := componentEnv([]string{"PATH=/bin", own}); len(got) != 2 {
-			t.Errorf("with %s set, componentEnv = %q: the user's setting must stand alone", own, got)
+		if got := ComponentEnv([]string{"PATH=/bin", own}); len(got) != 2 {
+			t.Errorf("with %s set, ComponentEnv = %q: the user's setting must stand alone", own, got)
 		}
 	}
 }

@@ -107,12 +107,19 @@ func Ensure(ctx context.Context, o Options) (*Engine, error) {
 	if err := o.writeDaemonConfig(); err != nil {
 		return nil, err
 	}
+	if err := o.ensureBridge(ctx); err != nil {
+		return nil, err
+	}
 	e := &Engine{Started: true, Host: o.Host, opts: o}
-	o.logf("starting dockerd with its own data root %s and socket %s (log %s)", o.DataRoot, o.socket(), filepath.Join(o.StateDir, "dockerd.log"))
+	o.logf("starting dockerd with its own data root %s, socket %s and bridge %s (log %s)", o.DataRoot, o.socket(), OwnBridge, filepath.Join(o.StateDir, "dockerd.log"))
 	if err := o.daemon.start(ctx, o.StateDir, o.Host, o.dockerdArgs()); err != nil {
 		return nil, err
 	}
 	err := o.probe(ctx)
+	if nerr := o.noteMade(); nerr != nil {
+		_ = e.Stop(context.Background())
+		return nil, nerr
+	}
 	if err == nil {
 		o.logf("the engine runs privileged containers")
 		return e, nil
@@ -145,7 +152,7 @@ func (o Options) restartWithRuntime(ctx context.Context, e *Engine, probeErr err
 		return nil, err
 	}
 	e.Runtime = runtimeName
-	if err := o.probe(ctx); err != nil {
+	if err := errors.Join(o.probe(ctx), o.noteMade()); err != nil {
 		_ = e.Stop(context.Background())
 		return nil, fmt.Errorf("privileged containers fail even with the runtime %s: %w", runtimeName, err)
 	}
@@ -236,9 +243,11 @@ func Install(ctx context.Context, o Options) error {
 
 // Down stops the engine draconform started (its pid file says which) and
 // removes what it made: its data root (the node image with it), exec
-// root, socket and state, and the bridges, cgroups and folders that were
-// not on the machine before it first started. Any other engine is left
-// alone.
+// root, socket and state, its bridges and their veths, and the cgroups
+// and Docker's hard-coded folders that appeared while it started. Any
+// other engine is left alone: its bridges, veths, data and socket, and
+// whatever another process holds open, are kept, and Down says which and
+// why.
 func Down(ctx context.Context, o Options) error {
 	o = o.withDefaults()
 	if running, pid := o.daemon.running(o.StateDir); running {
@@ -253,9 +262,12 @@ func Down(ctx context.Context, o Options) error {
 		o.logf("nothing of draconform's engine is left to remove")
 		return nil
 	}
-	removed, restored, err := o.removeLeftovers(ctx)
+	removed, kept, restored, err := o.removeLeftovers(ctx)
 	for _, r := range removed {
 		o.logf("removed %s", r)
+	}
+	for _, k := range kept {
+		o.logf("kept %s", k)
 	}
 	for _, r := range restored {
 		o.logf("wrote back %s", r)

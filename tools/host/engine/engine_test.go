@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -19,11 +21,20 @@ type fakeDocker struct {
 	calls, starts  []string
 	stopped        int
 	startErr, info error
+	// net is the fake host's /sys/class/net, where `ip link` adds and
+	// deletes; deleted are the links deleted. onStart makes what a dockerd
+	// makes as it starts.
+	net     string
+	deleted []string
+	onStart func()
 }
 
 func (f *fakeDocker) run(_ context.Context, name string, args ...string) ([]byte, error) {
 	call := name + " " + strings.Join(args, " ")
 	f.calls = append(f.calls, call)
+	if name == "ip" {
+		return f.ip(args)
+	}
 	if name != "docker" || len(args) < 3 || args[0] != "--host" {
 		return []byte("not a docker command with its host"), errors.New("exit status 2")
 	}
@@ -52,7 +63,23 @@ func (f *fakeDocker) start(_ context.Context, _, host string, args []string) err
 		return f.startErr
 	}
 	f.running, f.ours, f.runtimeArgs = true, true, extra
+	if f.onStart != nil {
+		f.onStart()
+	}
 	return nil
+}
+
+// ip adds and deletes links as `ip link add name X type bridge` and
+// `ip link delete X` do.
+func (f *fakeDocker) ip(args []string) ([]byte, error) {
+	switch {
+	case len(args) == 6 && args[1] == "add":
+		return nil, os.Mkdir(filepath.Join(f.net, args[3]), 0o755)
+	case len(args) == 3 && args[1] == "delete":
+		f.deleted = append(f.deleted, args[2])
+		return nil, os.RemoveAll(filepath.Join(f.net, args[2]))
+	}
+	return []byte("unknown ip command"), errors.New("exit status 1")
 }
 
 func (f *fakeDocker) stop(context.Context, string) error {
@@ -79,7 +106,9 @@ var ownArgs = Options{}.withDefaults().dockerdArgs()
 // default one, as on a machine.
 func options(t *testing.T, f *fakeDocker, log *strings.Builder) Options {
 	state := t.TempDir()
-	return Options{StateDir: state, Run: f.run, Log: log, daemon: fakeDaemon{f}, host: fakeHost(t),
+	host := fakeHost(t)
+	f.net = host.NetClass
+	return Options{StateDir: state, Run: f.run, Log: log, daemon: fakeDaemon{f}, host: host,
 		Host:     OwnHost(),
 		lookPath: func(name string) (string, error) { return "/usr/sbin/" + name, nil },
 		wrapper:  func(context.Context) (string, error) { return state + "/bin/draconform-runc", nil },
@@ -148,6 +177,16 @@ func TestEnsureRestartsItsEngineWithTheWrapperWhereCapsFail(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "bounding set lacks") {
 		t.Errorf("the log does not say why: %s", log.String())
+	}
+	// The restart finds the bridge the first start made.
+	adds := 0
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, "ip link add") {
+			adds++
+		}
+	}
+	if adds != 1 {
+		t.Errorf("the engine's bridge was made %d times, want once: %q", adds, f.calls)
 	}
 }
 

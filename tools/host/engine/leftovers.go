@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,20 +9,24 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/draconform/draconform/tools/host/snapshot"
-	"github.com/draconform/draconform/tools/internal/mountinfo"
 )
 
 // machine is what `engine down` needs to know of the machine as it was
-// before draconform's dockerd first started: what that dockerd makes
-// outside its own folders (bridges, the "docker" cgroups, folders it
-// hard-codes) is removed only where it was not there before.
+// before draconform's dockerd first started, and what appeared while it
+// started: of what a dockerd makes outside its own folders (the "docker"
+// cgroups, folders Docker hard-codes), only that is the engine's.
 type machine struct {
 	Links   []string `json:"links"`
 	Cgroups []string `json:"cgroups"`
 	Paths   []string `json:"paths"`
+	// Made are the cgroups and hard-coded folders that were not there
+	// before and appeared while draconform's dockerd started and ran its
+	// probe container. One that appears later may be another engine's
+	// (the machine's own dockerd, which Debian enables, can start at any
+	// time and makes the same ones), and is kept.
+	Made []string `json:"made,omitempty"`
 	// Kernel are the settings a kind node's kubelet writes to the host's
 	// /proc/sys (kernel.panic and others are not namespaced), as they
 	// were: kind leaves them changed.
@@ -46,6 +49,8 @@ type hostPlaces struct {
 	// ProcSys is /proc/sys, where KernelSettings are read and written back.
 	ProcSys        string
 	KernelSettings []string
+	// Proc is /proc, where the processes that hold a path are found.
+	Proc string
 }
 
 func defaultHostPlaces(o Options) hostPlaces {
@@ -53,7 +58,8 @@ func defaultHostPlaces(o Options) hostPlaces {
 		Watched: []string{"/etc/docker", "/var/lib/docker", "/run/docker", "/run/docker.sock"},
 		Parents: []string{filepath.Dir(o.StateDir), filepath.Dir(o.DataRoot), o.RunDir},
 		Shared:  []string{"/run/containerd"},
-		ProcSys: "/proc/sys", KernelSettings: slices.Concat(snapshot.KubeletKernelSettings, snapshot.KindNodeKernelSettings)}
+		ProcSys: "/proc/sys", KernelSettings: slices.Concat(snapshot.KubeletKernelSettings, snapshot.KindNodeKernelSettings),
+		Proc: "/proc"}
 }
 
 func (o Options) beforeFile() string { return filepath.Join(o.StateDir, "machine-before.json") }
@@ -77,6 +83,46 @@ func (o Options) recordMachine() error {
 		return err
 	}
 	return os.WriteFile(o.beforeFile(), data, 0o644)
+}
+
+// noteMade adds to the record the cgroups and hard-coded folders that
+// appeared since it was taken: called right after draconform's dockerd
+// started and ran a container, when only it can have made them.
+func (o Options) noteMade() error {
+	before, err := o.readRecord()
+	if err != nil {
+		return err
+	}
+	now, err := o.host.read()
+	if err != nil {
+		return err
+	}
+	for _, p := range append(newOnes(before.Cgroups, now.Cgroups), newOnes(before.Paths, now.Paths)...) {
+		if !contains(before.Made, p) {
+			before.Made = append(before.Made, p)
+		}
+	}
+	data, err := json.Marshal(before)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.beforeFile(), data, 0o644); err != nil {
+		return fmt.Errorf("noting what draconform's engine made as it started: %w", err)
+	}
+	return nil
+}
+
+// readRecord reads the record recordMachine and noteMade wrote.
+func (o Options) readRecord() (machine, error) {
+	var m machine
+	data, err := os.ReadFile(o.beforeFile())
+	if err != nil {
+		return m, fmt.Errorf("no record of the machine before the engine started (%s): %w", o.beforeFile(), err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("reading %s: %w", o.beforeFile(), err)
+	}
+	return m, nil
 }
 
 func (h hostPlaces) read() (machine, error) {
@@ -157,154 +203,4 @@ func globDirs(root string) []string {
 		out = append(out, filepath.Join(root, e.Name()))
 	}
 	return out
-}
-
-// removeLeftovers removes, once draconform's dockerd has stopped, what it
-// made: its bridges and veths, its cgroups, Docker's hard-coded folders,
-// and its data root, exec root, socket and state; and it writes back the
-// kernel settings its kind nodes changed. It returns what it removed and
-// what it wrote back.
-func (o Options) removeLeftovers(ctx context.Context) (removed, restored []string, err error) {
-	data, err := os.ReadFile(o.beforeFile())
-	if err != nil {
-		return nil, nil, fmt.Errorf("no record of the machine before the engine started (%s): %w; nothing removed", o.beforeFile(), err)
-	}
-	var before machine
-	if err := json.Unmarshal(data, &before); err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", o.beforeFile(), err)
-	}
-	now, err := o.host.read()
-	if err != nil {
-		return nil, nil, err
-	}
-	var errs []error
-	for _, l := range newOnes(before.Links, now.Links) {
-		if l == "docker0" || strings.HasPrefix(l, "br-") || strings.HasPrefix(l, "veth") {
-			if out, err := o.Run(ctx, "ip", "link", "delete", l); err != nil {
-				errs = append(errs, fmt.Errorf("ip link delete %s: %w: %s", l, err, strings.TrimSpace(string(out))))
-				continue
-			}
-			removed = append(removed, "link "+l)
-		}
-	}
-	for _, c := range newOnes(before.Cgroups, now.Cgroups) {
-		if err := removeCgroup(c); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		removed = append(removed, "cgroup "+c)
-	}
-	r, err := o.removeFolders(before)
-	removed = append(removed, r...)
-	errs = append(errs, err)
-	restored, err = o.host.restoreKernel(before.Kernel)
-	return removed, restored, errors.Join(append(errs, err)...)
-}
-
-// removeFolders removes the engine's own folders and the watched ones that
-// were not there before, unmounting what is still mounted under them
-// first (never removing through a mount).
-func (o Options) removeFolders(before machine) ([]string, error) {
-	paths := []string{o.DataRoot, o.execRoot(), o.socket(), o.StateDir}
-	for _, p := range o.host.Watched {
-		if !contains(before.Paths, p) {
-			paths = append(paths, p)
-		}
-	}
-	var removed []string
-	var errs []error
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err != nil {
-			continue
-		}
-		if err := o.unmountUnder(p); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if err := os.RemoveAll(p); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		removed = append(removed, p)
-	}
-	for _, p := range o.host.Shared {
-		if !contains(before.Paths, p) && onlyEmptyFolders(p) && os.RemoveAll(p) == nil {
-			removed = append(removed, p)
-		}
-	}
-	for _, p := range o.host.Parents {
-		if !contains(before.Paths, p) && os.Remove(p) == nil {
-			removed = append(removed, p)
-		}
-	}
-	return removed, errors.Join(errs...)
-}
-
-// unmountUnder unmounts every mount at or below dir, deepest first.
-func (o Options) unmountUnder(dir string) error {
-	entries, _, err := mountinfo.Read(o.host.MountInfo)
-	if err != nil {
-		return err
-	}
-	under := mountinfo.Under(entries, dir)
-	for _, m := range under {
-		if err := syscall.Unmount(m, 0); err != nil && !errors.Is(err, syscall.EINVAL) {
-			return fmt.Errorf("unmounting %s before removing %s: %w; left in place", m, dir, err)
-		}
-	}
-	return nil
-}
-
-// removeCgroup removes a cgroup and its children, deepest first: a cgroup
-// folder goes with rmdir, its control files with it.
-func removeCgroup(root string) error {
-	var dirs []string
-	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
-	for _, d := range dirs {
-		if err := syscall.Rmdir(d); err != nil && !errors.Is(err, syscall.ENOENT) {
-			return fmt.Errorf("removing the cgroup %s: %w", d, err)
-		}
-	}
-	return nil
-}
-
-// onlyEmptyFolders says whether dir exists and holds no file of any kind
-// (socket, link) below it.
-func onlyEmptyFolders(dir string) bool {
-	if _, err := os.Lstat(dir); err != nil {
-		return false
-	}
-	empty := true
-	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			empty = false
-		}
-		return nil
-	})
-	return empty
-}
-
-func newOnes(before, now []string) []string {
-	var out []string
-	for _, n := range now {
-		if !contains(before, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }

@@ -23,6 +23,12 @@ const (
 	DefaultRunDir = "/run/draconform"
 	// MachineHost is where a machine's own engine answers by default.
 	MachineHost = "unix:///var/run/docker.sock"
+	// OwnBridge is the default bridge of draconform's engine. Under
+	// Docker's own name, docker0, a machine engine started later would
+	// take it over as its own, and `engine down` could not tell whose it
+	// is; dockerd makes a default bridge itself only as docker0, so Ensure
+	// makes this one.
+	OwnBridge = "draconform0"
 )
 
 // socket is the unix socket draconform's engine listens on.
@@ -52,6 +58,7 @@ func (o Options) dockerdArgs() []string {
 		"--exec-root", o.execRoot(),
 		"--pidfile", filepath.Join(o.StateDir, "dockerd.own.pid"),
 		"--config-file", o.daemonConfig(),
+		"--bridge", OwnBridge,
 		"--iptables=false", "--ip-forward=false", "--ip-masq=false",
 	}
 }

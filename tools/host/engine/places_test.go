@@ -14,12 +14,16 @@ func fakeHost(t *testing.T) hostPlaces {
 	root := t.TempDir()
 	h := hostPlaces{NetClass: filepath.Join(root, "net"), CgroupRoot: filepath.Join(root, "cgroup"),
 		MountInfo: filepath.Join(root, "mountinfo"),
-		Watched:   []string{filepath.Join(root, "etc-docker"), filepath.Join(root, "var-lib-docker")},
+		Watched:   []string{filepath.Join(root, "etc-docker"), filepath.Join(root, "var-lib-docker"), filepath.Join(root, "run-docker.sock")},
 		Parents:   []string{filepath.Join(root, "var-lib-draconform"), filepath.Join(root, "run-draconform")},
 		Shared:    []string{filepath.Join(root, "run-containerd"), filepath.Join(root, "run-containerd-busy")},
-		ProcSys:   filepath.Join(root, "proc-sys"), KernelSettings: []string{"kernel.panic", "vm.overcommit_memory", "vm.absent"}}
-	for _, d := range []string{"net/lo", "net/eth0", "cgroup/cpu", "cgroup/memory", "proc-sys/kernel", "proc-sys/vm"} {
+		ProcSys:   filepath.Join(root, "proc-sys"), KernelSettings: []string{"kernel.panic", "vm.overcommit_memory", "vm.absent"},
+		Proc: filepath.Join(root, "proc")}
+	for _, d := range []string{"net/lo", "net/eth0", "cgroup/cpu", "cgroup/memory", "proc-sys/kernel", "proc-sys/vm", "proc/net"} {
 		mkdir(t, filepath.Join(root, d))
+	}
+	if err := os.WriteFile(filepath.Join(h.Proc, "net", "unix"), []byte("Num       RefCount Protocol Flags    Type St Inode Path\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for name, v := range map[string]string{"kernel.panic": "1", "vm.overcommit_memory": "0"} {
 		writeSetting(t, h, name, v)
@@ -45,12 +49,12 @@ func TestEngineKeepsToItsOwnFolders(t *testing.T) {
 	o := Options{StateDir: "/s", DataRoot: "/d", RunDir: "/r"}.withDefaults()
 	args := strings.Join(o.dockerdArgs(), " ")
 	for _, want := range []string{"--host unix:///r/docker.sock", "--data-root /d", "--exec-root /r/docker",
-		"--config-file /s/daemon.json", "--iptables=false", "--ip-forward=false"} {
+		"--config-file /s/daemon.json", "--bridge draconform0", "--iptables=false", "--ip-forward=false"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("dockerd %s lacks %s", args, want)
 		}
 	}
-	for _, machine := range []string{"/var/lib/docker", "/var/run/docker", "/etc/docker"} {
+	for _, machine := range []string{"/var/lib/docker", "/var/run/docker", "/etc/docker", "docker0"} {
 		if strings.Contains(args, machine) {
 			t.Errorf("dockerd %s names the machine's %s", args, machine)
 		}
@@ -68,6 +72,9 @@ func TestEngineKeepsToItsOwnFolders(t *testing.T) {
 		t.Errorf("daemon.json %s (%v) keeps the key in /etc/docker", b, err)
 	}
 	for _, c := range f.calls {
+		if c == "ip link add name draconform0 type bridge" {
+			continue
+		}
 		if !strings.HasPrefix(c, "docker --host "+OwnHost()+" ") && !strings.HasPrefix(c, "docker --host "+MachineHost+" info") {
 			t.Errorf("a docker command not aimed at draconform's engine: %s", c)
 		}

@@ -49,8 +49,10 @@ var files embed.FS
 const Repository = "draconform.dev/kind-node"
 
 // builderVersion changes when the way the image is assembled changes, so
-// that an image built by an older builder is not reused.
-const builderVersion = "1"
+// that an image built by an older builder is not reused. 2: debootstrap
+// checks the rootfs's packages against Debian's keyring; a base or node
+// image of 1 was made from packages no one checked, and is made again.
+const builderVersion = "2"
 
 // KubeBinaries are what KubeBinDir must hold: statically linked (the
 // component images have no C library) and stamped with Version, which
@@ -94,6 +96,9 @@ type Options struct {
 	Suite string
 	// Mirror is the Debian mirror; default the one apt uses on this host.
 	Mirror string
+	// Keyring holds the keys debootstrap checks the mirror's packages
+	// against; default DebianArchiveKeyring.
+	Keyring string
 	// Rebuild ignores an existing image with the same inputs.
 	Rebuild bool
 	Log     io.Writer
@@ -103,6 +108,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Suite == "" {
 		o.Suite = "bookworm"
+	}
+	if o.Keyring == "" {
+		o.Keyring = DebianArchiveKeyring
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -136,7 +144,7 @@ func (o Options) validate() error {
 
 // EnsureBase makes (or finds) the Debian rootfs image alone: it needs the
 // network and little CPU, so it can run while the binaries compile. Only
-// Suite, Mirror, WorkDir, Log and Docker of o are used.
+// Suite, Mirror, Keyring, WorkDir, Log and Docker of o are used.
 func EnsureBase(ctx context.Context, o Options) (string, error) {
 	return ensureRootfs(ctx, o.withDefaults())
 }

@@ -42,7 +42,12 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 	}
 	debootstrap, err := exec.LookPath("debootstrap")
 	if err != nil {
-		return "", fmt.Errorf("nodeimage: the rootfs is made with debootstrap, which is not installed (apt-get install debootstrap; make node-image does it): %w", err)
+		return "", fmt.Errorf("nodeimage: the rootfs is made with debootstrap, which is not installed (apt-get install debootstrap debian-archive-keyring gpgv; make node-image does it): %w", err)
+	}
+	dir := filepath.Join(o.WorkDir, "rootfs")
+	args, err := debootstrapArgs(o, dir)
+	if err != nil {
+		return "", err
 	}
 	// debootstrap, and reading what it made, need root; a CI runner's user
 	// usually has password-less sudo.
@@ -60,7 +65,6 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 		}
 		return exec.CommandContext(ctx, asRoot[0], append(append(asRoot[1:], name), args...)...)
 	}
-	dir := filepath.Join(o.WorkDir, "rootfs")
 	if err := os.RemoveAll(dir); err != nil {
 		return "", fmt.Errorf("nodeimage: clearing %s: %w", dir, err)
 	}
@@ -68,10 +72,6 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 		return "", fmt.Errorf("nodeimage: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	args := []string{"--variant=minbase", "--include=" + strings.Join(rootfsPackages, ","), o.Suite, dir}
-	if o.Mirror != "" {
-		args = append(args, o.Mirror)
-	}
 	fmt.Fprintf(o.Log, "nodeimage: debootstrap %s (about 2 minutes)\n", strings.Join(args, " "))
 	began := time.Now()
 	cmd := command(debootstrap, args...)
@@ -91,6 +91,32 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	return tag, nil
+}
+
+// DebianArchiveKeyring is where Debian's package debian-archive-keyring
+// (on Ubuntu too) puts the keys that sign Debian's archive.
+const DebianArchiveKeyring = "/usr/share/keyrings/debian-archive-keyring.gpg"
+
+// debootstrapArgs are debootstrap's arguments for the rootfs in dir. The
+// rootfs becomes a privileged node, so every package must be checked:
+// --keyring names the keys, and --force-check-gpg makes debootstrap stop
+// rather than go on unchecked (it would where it finds no keyring or no
+// gpgv). A missing keyring is refused here, before anything runs as root.
+func debootstrapArgs(o Options, dir string) ([]string, error) {
+	info, err := os.Stat(o.Keyring)
+	if err != nil || !info.Mode().IsRegular() {
+		why := "it is not a file"
+		if err != nil {
+			why = err.Error()
+		}
+		return nil, fmt.Errorf("nodeimage: debootstrap checks Debian's packages against the archive keyring %s, which is missing (%s): install it (apt-get install debian-archive-keyring; make node-image-deps does it)", o.Keyring, why)
+	}
+	args := []string{"--variant=minbase", "--keyring=" + o.Keyring, "--force-check-gpg",
+		"--include=" + strings.Join(rootfsPackages, ","), o.Suite, dir}
+	if o.Mirror != "" {
+		args = append(args, o.Mirror)
+	}
+	return args, nil
 }
 
 // importRootfs streams the rootfs in dir, read by command (as root where

@@ -78,21 +78,33 @@ func tree(root string, depth int, dirsOnly bool) ([]string, error) {
 	return out, err
 }
 
-// files lists the entries of each folder as full paths.
+// files lists each folder that exists, and its entries, as full paths.
+// The folder itself is an item so that a run that makes it, even empty,
+// or removes it differs from one that leaves it: a folder's entries alone
+// are none both when it is missing and when it is empty.
 func files(dirs []Dir) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
 	for _, d := range dirs {
+		switch _, err := os.Lstat(d.Path); {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("reading %s: %w", d.Path, err)
+		}
+		add(d.Path)
 		rels, err := tree(d.Path, d.Depth, false)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rels {
-			p := filepath.Join(d.Path, r)
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
+			add(filepath.Join(d.Path, r))
 		}
 	}
 	return out, nil

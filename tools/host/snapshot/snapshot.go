@@ -112,7 +112,10 @@ var KindNodeKernelSettings = []string{
 // HostSources are this machine's: the folders are those a run's nodes and
 // control planes write to (/tmp and /var/lib one level down, the node
 // state root and the kubelet's and CNI's fixed folders deeper, the
-// kubelet's log folders, /run).
+// kubelet's log folders, /run), and those a kubelet, containerd or CNI
+// writes by default, which the embedded node moves into its own folder
+// (tools/cluster/localnode): a regression there shows. Each folder is
+// compared as there or not, so one made empty shows too.
 func HostSources() Sources {
 	sockets := []string{"/var/run/docker.sock", "/run/docker.sock"}
 	if h, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
@@ -129,6 +132,11 @@ func HostSources() Sources {
 			{os.TempDir(), 1}, {"/var/lib", 1}, {"/var/lib/draconform", 2},
 			{"/var/lib/kubelet", 3}, {"/var/lib/cni", 3},
 			{"/var/log/containers", 1}, {"/var/log/pods", 1}, {"/run", 1},
+			// libmount's table (mount(8) as root makes its folder),
+			// containerd's default state and shim sockets, network
+			// namespaces, CNI's default config and plugins.
+			{"/run/mount", 1}, {"/run/containerd", 1}, {"/run/netns", 1},
+			{"/etc/cni", 2}, {"/opt/cni", 2},
 		},
 		Firewall: []Command{
 			{Name: "iptables-save"}, {Name: "ip6tables-save"},
