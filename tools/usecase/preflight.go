@@ -73,6 +73,9 @@ func unconfined(r access.Report) error {
 		access.ConfinedOlder:   "it is confined by an older policy of draconform's, which lets through writes today's refuses (apply draconform rbac again)",
 		access.ConfinedUnknown: "a dry-run namespace that is not draconform's was refused, but not by draconform's admission policy, so what it confines cannot be told",
 	}[r.Confined]
+	if r.ConfinedWhy != "" && r.Confined != access.ConfinedOlder {
+		found = r.ConfinedWhy
+	}
 	return fmt.Errorf("%w: refusing to write to %s as %s, whose writes draconform's admission policy does not confine: %s. "+
 		"Its credentials could change what the run did not create. Either apply what `draconform rbac --subject ...` prints for this identity "+
 		"(kubectl apply -f -: the role a run needs and the policy that confines it), or give --allow-unconfined to run anyway (a certify bundle then records it)",
@@ -93,6 +96,9 @@ func describe(w io.Writer, r access.Report, fakeNodes bool) {
 		fmt.Fprintf(w, "  writes are not confined: these credentials could change what draconform did not create (it never does; draconform rbac prints a policy that makes the cluster enforce it)\n")
 	case access.ConfinedUnknown:
 		fmt.Fprintln(w, "  writes are refused by something other than draconform's admission policy: what it confines cannot be told")
+	}
+	if r.Confined != access.ConfinedCurrent && r.ConfinedWhy != "" {
+		fmt.Fprintf(w, "    found: %s\n", r.ConfinedWhy)
 	}
 	fmt.Fprintf(w, "  a run creates, all labelled %s=<run id> and removed when each case ends:\n", access.RunLabel)
 	fmt.Fprintln(w, "    a namespace per case, dc-<run id>-<case>, with its pods, ResourceClaims and quotas")

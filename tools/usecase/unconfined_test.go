@@ -9,9 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/draconform/draconform/tools/certify/access"
 	"github.com/draconform/draconform/tools/certify/bundle"
 	"github.com/draconform/draconform/tools/cluster/kubeconfig"
 	"github.com/draconform/draconform/tools/runner"
@@ -20,8 +25,11 @@ import (
 // fakeAPIServer answers what the preflight asks: every permission held,
 // and the dry-run namespace it makes admitted (refusal "") or refused with
 // that message, as an admission policy refuses it.
-func fakeAPIServer(t *testing.T, refusal string) (kubeconfigPath string) {
+// What it serves of draconform's objects is what draconform rbac prints
+// for the runner, but where edit changes the policy.
+func fakeAPIServer(t *testing.T, refusal string, edit func(*admissionv1.ValidatingAdmissionPolicy)) (kubeconfigPath string) {
 	t.Helper()
+	installed := installedObjects(t, edit)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
@@ -43,6 +51,8 @@ func fakeAPIServer(t *testing.T, refusal string) (kubeconfigPath string) {
 			w.WriteHeader(http.StatusForbidden)
 			msg, _ := json.Marshal(refusal)
 			fmt.Fprintf(w, `{"apiVersion":"v1","kind":"Status","status":"Failure","reason":"Forbidden","code":403,"message":%s}`, msg)
+		case r.Method == http.MethodGet && installed[r.URL.Path] != nil:
+			_, _ = w.Write(installed[r.URL.Path])
 		case r.Method == http.MethodGet:
 			fmt.Fprint(w, `{"apiVersion":"v1","kind":"List","items":[]}`)
 		default:
@@ -60,8 +70,55 @@ func fakeAPIServer(t *testing.T, refusal string) (kubeconfigPath string) {
 	return path
 }
 
+// installedObjects are the objects draconform rbac prints for the fake
+// server's user, by the path a client reads each from, the policy changed
+// by edit where it is not nil.
+func installedObjects(t *testing.T, edit func(*admissionv1.ValidatingAdmissionPolicy)) map[string][]byte {
+	t.Helper()
+	s, err := access.ParseSubject("serviceaccount:ci/runner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, o := range access.Objects(s) {
+		var path string
+		switch o := o.(type) {
+		case *rbacv1.ClusterRole:
+			path = "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + o.Name
+		case *rbacv1.ClusterRoleBinding:
+			path = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" + o.Name
+		case *rbacv1.Role:
+			path = "/apis/rbac.authorization.k8s.io/v1/namespaces/" + o.Namespace + "/roles/" + o.Name
+		case *rbacv1.RoleBinding:
+			path = "/apis/rbac.authorization.k8s.io/v1/namespaces/" + o.Namespace + "/rolebindings/" + o.Name
+		case *admissionv1.ValidatingAdmissionPolicy:
+			path = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/" + o.Name
+			if edit != nil {
+				edit(o)
+			}
+		case *admissionv1.ValidatingAdmissionPolicyBinding:
+			path = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/" + o.Name
+		}
+		data, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[path] = data
+	}
+	return out
+}
+
+// dropPriorityRule is an administrator's edit that keeps the policy's
+// words, and so the version its refusals name, but lets pods of any
+// priority through.
+func dropPriorityRule(p *admissionv1.ValidatingAdmissionPolicy) {
+	p.Spec.Validations = slices.DeleteFunc(p.Spec.Validations, func(v admissionv1.Validation) bool {
+		return strings.Contains(v.Expression, "priorityClassName")
+	})
+}
+
 const (
-	refusedByCurrent = `namespaces "draconform-preflight-x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 2)`
+	refusedByCurrent = `namespaces "draconform-preflight-x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 3)`
 	// The ownership-only policy's message (66cc199), which carried no version.
 	refusedByOlder = `namespaces "draconform-preflight-x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does`
 	refusedByOther = `namespaces "draconform-preflight-x" is forbidden: ValidatingAdmissionPolicy 'platform-guard' with binding 'platform-guard' denied request: no`
@@ -88,9 +145,17 @@ func TestUnconfinedClustersAreRefusedUnlessAllowed(t *testing.T) {
 		{"an older policy, allowed", refusedByOlder, true, 0, "confined by an older policy of draconform's: apply `draconform rbac` again",
 			bundle.Access{Cluster: bundle.ClusterVisited, Confined: "older", Unconfined: true}},
 		{"another's policy", refusedByOther, false, 2, "not by draconform's admission policy", bundle.Access{}},
+		// Refused in today's words, by a policy edited since.
+		{"an edited policy", refusedByCurrent, false, 2, "ValidatingAdmissionPolicy draconform-runner: spec.validations", bundle.Access{}},
+		{"an edited policy, allowed", refusedByCurrent, true, 0, "what is installed differs from what draconform rbac prints",
+			bundle.Access{Cluster: bundle.ClusterVisited, Confined: "no", Unconfined: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			kc := fakeAPIServer(t, tt.refusal)
+			var edit func(*admissionv1.ValidatingAdmissionPolicy)
+			if strings.HasPrefix(tt.name, "an edited policy") {
+				edit = dropPriorityRule
+			}
+			kc := fakeAPIServer(t, tt.refusal, edit)
 			var stdout strings.Builder
 			err := Preflight(context.Background(), PreflightRequest{Kubeconfig: KubeconfigOptions{Path: kc}, AllowUnconfined: tt.allow}, &stdout)
 			code, stderr := ExitCode(err)

@@ -61,7 +61,7 @@ func TestManifest(t *testing.T) {
 		t.Errorf("kinds %s", got)
 	}
 	for _, want := range []string{"name: alice@example.com", "request.userInfo.username == 'alice@example.com'", "namespace: kube-node-lease", "draconform.dev/run",
-		"draconform.dev/policy-version: \"2\"", "(draconform policy version 2)"} {
+		"draconform.dev/policy-version: \"3\"", "(draconform policy version 3)"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the manifest lacks %q", want)
 		}
@@ -97,11 +97,13 @@ func TestLogsAreReadOnlyWhereBound(t *testing.T) {
 // is older, and another's refusal tells nothing.
 func TestConfinementFromTheRefusal(t *testing.T) {
 	for _, tt := range []struct{ msg, want string }{
-		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 2)`, access.ConfinedCurrent},
-		{`ValidatingAdmissionPolicy 'draconform-runner' ... (draconform policy version 3)`, access.ConfinedCurrent},
+		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 3)`, access.ConfinedCurrent},
+		{`ValidatingAdmissionPolicy 'draconform-runner' ... (draconform policy version 4)`, access.ConfinedCurrent},
 		// The ownership-only policy (66cc199) and the first confining one.
 		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does`, access.ConfinedOlder},
 		{`... denied request: ... (draconform policy version 1)`, access.ConfinedOlder},
+		// Version 2 confined which objects were written, not what they did.
+		{`... denied request: ... (draconform policy version 2)`, access.ConfinedOlder},
 		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'no-new-namespaces' with binding 'b' denied request: ask the platform team`, access.ConfinedUnknown},
 		{`admission webhook "policy.example.com" denied the request`, access.ConfinedUnknown},
 	} {

@@ -35,6 +35,10 @@ type Report struct {
 	// ConfinedCurrent, ConfinedOlder, Unconfined, ConfinedUnknown. Only
 	// ConfinedCurrent lets a run write without --allow-unconfined.
 	Confined string
+	// ConfinedWhy says, where Confined is not ConfinedCurrent, what was
+	// found: the installed object that differs from what draconform rbac
+	// prints, and where.
+	ConfinedWhy string
 	// Followers are what would land on draconform's fake Nodes; nil where
 	// they could not be listed.
 	Followers *Followers
@@ -84,7 +88,7 @@ func Check(ctx context.Context, cfg *rest.Config) (Report, error) {
 			r.Missing = append(r.Missing, n)
 		}
 	}
-	r.Confined = confined(ctx, kube)
+	r.Confined, r.ConfinedWhy = confined(ctx, kube, r.User, r.Groups)
 	if f, err := FollowFakeNodes(ctx, kube); err == nil {
 		r.Followers = &f
 	}
@@ -143,17 +147,35 @@ func allowed(ctx context.Context, kube kubernetes.Interface, n Need) (bool, erro
 
 // confined tries a dry-run create of a namespace without the run label:
 // a cluster that confines the user refuses it, and draconform's policy
-// says its version in the refusal.
-func confined(ctx context.Context, kube kubernetes.Interface) string {
+// says its version in the refusal. Words can be kept while rules are
+// dropped, so a refusal in today's words counts only where what is
+// installed is what draconform rbac prints (see InstalledDrift). It
+// returns the state and, but for ConfinedCurrent, why.
+func confined(ctx context.Context, kube kubernetes.Interface, user string, groups []string) (string, string) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "draconform-preflight-"}}
 	_, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	switch {
 	case err == nil:
-		return Unconfined
-	case apierrors.IsForbidden(err) || apierrors.IsInvalid(err):
-		return confinement(err.Error())
+		return Unconfined, "nothing refused a dry-run namespace that is not draconform's"
+	case !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err):
+		return ConfinedUnknown, fmt.Sprintf("a dry-run namespace that is not draconform's could not be tried: %v", err)
 	}
-	return ConfinedUnknown
+	switch confinement(err.Error()) {
+	case ConfinedOlder:
+		return ConfinedOlder, "an older policy of draconform's refused a dry-run namespace that is not draconform's"
+	case ConfinedUnknown:
+		return ConfinedUnknown, "a dry-run namespace that is not draconform's was refused, but not by draconform's admission policy"
+	}
+	d, err := InstalledDrift(ctx, kube, user, groups)
+	switch {
+	case err != nil:
+		return ConfinedUnknown, fmt.Sprintf("draconform's policy refused a dry-run namespace, but what is installed could not be read back to compare with what draconform rbac prints: %v", err)
+	case len(d.Differences) == 0:
+		return ConfinedCurrent, ""
+	case d.Version < PolicyVersion:
+		return ConfinedOlder, fmt.Sprintf("the installed policy is version %d, this draconform prints version %d: %s", d.Version, PolicyVersion, strings.Join(d.Differences, "; "))
+	}
+	return Unconfined, "what is installed differs from what draconform rbac prints, and an edited policy or role confines nothing draconform can vouch for: " + strings.Join(d.Differences, "; ")
 }
 
 // FakeNodeTaint is the taint of every Node the suite creates (its value is

@@ -33,6 +33,10 @@ func confineVariables() []admissionv1.Variable {
 		{Name: "caseHash", Expression: `variables.labels[?'` + CaseLabel + `'].orValue('')`},
 		{Name: "owned", Expression: `variables.run.matches('^[a-z0-9]+$') && variables.caseHash.matches('^[0-9a-f]+$')`},
 		{Name: "prefix", Expression: `'dc-' + variables.run + '-' + variables.caseHash`},
+		// A claim's device requests, or those of the claims a template
+		// makes; null where there are none (the replay marker's spec: {}).
+		{Name: "claimRequests", Expression: `(variables.res == 'resource.k8s.io/resourceclaimtemplates' ?
+  object.spec.?spec.?devices.?requests : object.spec.?devices.?requests).orValue(null)`},
 	}
 }
 
@@ -50,24 +54,6 @@ const restrictedNamespace = `!(variables.write && variables.res == '/namespaces'
  variables.labels[?'` + PodSecurityEnforce + `'].orValue('') == '` + PodSecurityLevel + `' &&
  variables.labels[?'` + PodSecurityEnforce + `-version'].orValue('latest') == 'latest')`
 
-// unprivilegedPod: a pod is created only where restricted is enforced, and
-// asks for nothing of its node's (privilege, capabilities beyond what
-// restricted allows, its files, its namespaces, its ports), whatever
-// exemptions the cluster's Pod Security has.
-const unprivilegedPod = `!(request.operation == 'CREATE' && variables.res == '/pods') ||
-(namespaceObject.?metadata.?labels[?'` + PodSecurityEnforce + `'].orValue('') == '` + PodSecurityLevel + `' &&
- !object.spec.?hostNetwork.orValue(false) && !object.spec.?hostPID.orValue(false) && !object.spec.?hostIPC.orValue(false) &&
- !object.spec.?volumes.orValue([]).exists(v, has(v.hostPath)) &&
- (object.spec.containers + object.spec.?initContainers.orValue([]) + object.spec.?ephemeralContainers.orValue([])).all(c,
-   !c.?securityContext.?privileged.orValue(false) &&
-   c.?securityContext.?capabilities.?add.orValue([]).all(x, x == 'NET_BIND_SERVICE') &&
-   c.?ports.orValue([]).all(p, p.?hostPort.orValue(0) == 0)))`
-
-// podOnRunNode: a pod names no Node, or one of its case's (the namespace
-// is the prefix); the scheduler, not the runner, binds the others.
-const podOnRunNode = `!(request.operation == 'CREATE' && variables.res == '/pods') ||
-object.spec.?nodeName.orValue('') == '' || object.spec.nodeName.startsWith(request.namespace + '-')`
-
 // runSlice: a ResourceSlice publishes the devices of the case's driver
 // (<prefix>.draconform.test, or a driver under it, as the class barrier's
 // probe is) on one of the case's Nodes, or on all Nodes (the barrier's
@@ -84,15 +70,34 @@ const runClass = `!(variables.write && variables.res == 'resource.k8s.io/devicec
 (variables.owned && object.metadata.name.startsWith(variables.prefix) &&
  (object.spec.?extendedResourceName.orValue('') == '' || object.spec.extendedResourceName.startsWith(variables.prefix + '.draconform.test/')))`
 
-// runClaim: a claim asks only for the case's classes, whose names carry its
-// namespace (a class may select a vendor's driver; a claim never names the
-// vendor's classes).
-// A claim with no requests (the replay marker's spec: {}) holds a null list.
-const runClaim = `!(variables.write && variables.res == 'resource.k8s.io/resourceclaims') ||
-object.spec.?devices.orValue(null) == null || object.spec.devices.?requests.orValue(null) == null ||
-object.spec.devices.requests.all(r,
+// runClaim: a claim, or a template's, asks only for the case's classes,
+// whose names carry its namespace (a class may select a vendor's driver;
+// a claim never names the vendor's classes). v1beta1 names the class in
+// the request itself.
+const runClaim = `!(variables.write && variables.res in ['resource.k8s.io/resourceclaims', 'resource.k8s.io/resourceclaimtemplates']) ||
+variables.claimRequests == null ||
+variables.claimRequests.all(r,
+  r.?deviceClassName.orValue(request.namespace + '-').startsWith(request.namespace + '-') &&
   r.?exactly.?deviceClassName.orValue(request.namespace + '-').startsWith(request.namespace + '-') &&
   (r.?firstAvailable.orValue(null) == null || r.firstAvailable.all(s, s.deviceClassName.startsWith(request.namespace + '-'))))`
+
+// claimNotAll: no request of a claim, or of a template's claims, takes
+// every device its class selects (allocationMode All, in a request or any
+// of its firstAvailable subrequests; v1beta1 spells it in the request
+// itself), nor devices in use by others (adminAccess): a class may select
+// a real driver's devices.
+const claimNotAll = `!(variables.write && variables.res in ['resource.k8s.io/resourceclaims', 'resource.k8s.io/resourceclaimtemplates']) ||
+variables.claimRequests == null ||
+variables.claimRequests.all(r,
+  r.?allocationMode.orValue('') != 'All' && !r.?adminAccess.orValue(false) &&
+  r.?exactly.?allocationMode.orValue('') != 'All' && !r.?exactly.?adminAccess.orValue(false) &&
+  (r.?firstAvailable.orValue(null) == null || r.firstAvailable.all(s, s.?allocationMode.orValue('') != 'All')))`
+
+// runNodeTaint: a fake Node carries its run's taint, on create and on
+// every update, so that only the run's pods, which tolerate it by the
+// run's id, land there.
+const runNodeTaint = `!(variables.write && variables.res == '/nodes') ||
+object.spec.?taints.orValue([]).exists(t, t.key == '` + RunLabel + `' && t.?value.orValue('') == variables.run && t.effect == 'NoSchedule')`
 
 // runNames: the fake Nodes and their Leases are named with the prefix, so
 // that the names pods and slices give are the run's Nodes.
@@ -112,15 +117,16 @@ func confineValidations() []admissionv1.Validation {
 	v := func(expr, msg string) admissionv1.Validation {
 		return admissionv1.Validation{Expression: expr, Message: msg, Reason: ptr.To(metav1.StatusReasonForbidden)}
 	}
-	return []admissionv1.Validation{
+	return append(append([]admissionv1.Validation{
 		v(inRunNamespace, "draconform writes namespaced objects only in its own namespaces (labelled "+RunLabel+"), and Leases in "+LeaseNamespace),
 		v(restrictedNamespace, "a namespace of draconform's is named dc-<run>-<case> after its labels "+RunLabel+" and "+CaseLabel+", and enforces Pod Security "+PodSecurityLevel+" ("+PodSecurityEnforce+"="+PodSecurityLevel+", latest version)"),
-		v(unprivilegedPod, "a pod of draconform's is created only in a namespace that enforces Pod Security "+PodSecurityLevel+", and is not privileged, adds no capability but NET_BIND_SERVICE, mounts no hostPath, uses no host network, PID, IPC or port"),
-		v(podOnRunNode, "a pod of draconform's names no nodeName, or one of its case's fake Nodes (<namespace>-<name>)"),
+	}, podValidations(v)...), []admissionv1.Validation{
 		v(runSlice, "a ResourceSlice of draconform's is for its case's driver (dc-<run>-<case>.draconform.test, or one under it) on its case's Node (dc-<run>-<case>-*) or all Nodes, named after its labels"),
 		v(runClass, "a DeviceClass of draconform's is named dc-<run>-<case>* after its labels, and its extendedResourceName, if any, is its case's (dc-<run>-<case>.draconform.test/*)"),
-		v(runClaim, "a ResourceClaim of draconform's asks only for its case's DeviceClasses (<namespace>-*)"),
+		v(runClaim, "a ResourceClaim or ResourceClaimTemplate of draconform's asks only for its case's DeviceClasses (<namespace>-*)"),
+		v(claimNotAll, "a ResourceClaim or ResourceClaimTemplate of draconform's asks for no device with allocationMode All, in a request or a firstAvailable subrequest, and for no adminAccess"),
 		v(runNames, "a Node or Lease of draconform's is named dc-<run>-<case>-* after its labels"),
+		v(runNodeTaint, "a Node of draconform's carries its run's taint "+RunLabel+"=<run>:NoSchedule, from its creation on: an update does not remove it"),
 		v(runLogBinding, "a RoleBinding of draconform's binds the ClusterRole "+LogRoleName+" to the runner itself (a User of its own name), and nothing else"),
-	}
+	}...)
 }

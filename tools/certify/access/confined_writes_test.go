@@ -89,6 +89,7 @@ func TestConfinedWrites(t *testing.T) {
 	kc, token := runnerKubeconfig(ctx, t, admin, c.RESTConfig(), dir)
 	waitConfined(ctx, t, kubernetes.NewForConfigOrDie(mustLoad(t, kc)))
 	confinedWrites(ctx, t, c.RESTConfig(), token)
+	editedNotConfined(ctx, t, admin, kc)
 	runsRefusedUnconfined(ctx, t, admin, kc)
 }
 
@@ -106,6 +107,7 @@ func confinedWrites(ctx context.Context, t *testing.T, adminCfg *rest.Config, to
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer adminExtras(ctx, t, admin, dyn)()
 	for _, w := range append(harmfulWrites(), runWrites()...) {
 		u := &unstructured.Unstructured{Object: w.obj}
 		var ri dynamic.ResourceInterface = dyn.Resource(w.gvr)
@@ -125,6 +127,7 @@ func confinedWrites(ctx context.Context, t *testing.T, adminCfg *rest.Config, to
 			t.Logf("%s: refused: %v", w.what, err)
 		}
 	}
+	taintStays(ctx, t, dyn)
 	logReadsOnlyWhereBound(ctx, t, cfg)
 }
 
@@ -134,7 +137,9 @@ func confinedWrites(ctx context.Context, t *testing.T, adminCfg *rest.Config, to
 func hostileNamespaces(ctx context.Context, t *testing.T, admin kubernetes.Interface) func() {
 	t.Helper()
 	for name, level := range map[string]string{privilegedNS: "privileged", restrictedNS: "restricted"} {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: runLabels(name, map[string]string{access.PodSecurityEnforce: level})}}
+		// Admin access to devices is for namespaces so labelled: the
+		// policy refuses it to the runner all the same.
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: runLabels(name, map[string]string{access.PodSecurityEnforce: level, adminAccessLabel: "true"})}}
 		if _, err := admin.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("namespace %s: %v", name, err)
 		}
@@ -204,13 +209,13 @@ func harmfulWrites() []write {
 		"volumes": []any{map[string]any{"name": "host", "hostPath": map[string]any{"path": "/"}}},
 	}}
 	const other = "dc-" + hostileRun + "-0000cc"
-	return []write{
+	w := []write{
 		{what: "a namespace enforcing Pod Security privileged", gvr: namespaces, refusal: "a namespace of draconform's",
 			obj: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": meta(other, other, map[string]string{access.PodSecurityEnforce: "privileged"})}},
 		{what: "a namespace choosing no Pod Security level", gvr: namespaces, refusal: "a namespace of draconform's",
 			obj: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": meta(other, other, nil)}},
 		{what: "a root pod in the host's PID and network namespaces with SYS_ADMIN and the host's / mounted (in a privileged namespace of the run's)", gvr: podsGVR, ns: privilegedNS,
-			refusal: "a pod of draconform's is created only", obj: privileged},
+			refusal: "a pod of draconform's is not privileged", obj: privileged},
 		{what: "a pod with nodeName " + foreignNode + ", a real Node", gvr: podsGVR, ns: restrictedNS,
 			refusal: "a pod of draconform's names no nodeName", obj: restrictedPod("pinned", restrictedNS, foreignNode)},
 		{what: "a ResourceSlice of the real driver gpu.nvidia.com on " + foreignNode, gvr: resourceSlices, refusal: "a ResourceSlice of draconform's",
@@ -224,7 +229,7 @@ func harmfulWrites() []write {
 			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta(restrictedNS+"-capture", restrictedNS, nil),
 				"spec": map[string]any{"extendedResourceName": "nvidia.com/gpu",
 					"selectors": []any{map[string]any{"cel": map[string]any{"expression": `device.driver == "gpu.nvidia.com"`}}}}}},
-		{what: "a ResourceClaim of the real class gpu.nvidia.com", gvr: resourceClaims, ns: restrictedNS, refusal: "a ResourceClaim of draconform's",
+		{what: "a ResourceClaim of the real class gpu.nvidia.com", gvr: resourceClaims, ns: restrictedNS, refusal: "a ResourceClaim or ResourceClaimTemplate of draconform's asks only",
 			obj: claim("foreign-class", restrictedNS, "gpu.nvidia.com")},
 		{what: "a RoleBinding granting the log role to another user in the run's namespace", gvr: roleBindings, ns: restrictedNS,
 			refusal: "a RoleBinding of draconform's", obj: logBinding("to-another", restrictedNS, foreignUser, access.LogRoleName)},
@@ -233,6 +238,7 @@ func harmfulWrites() []write {
 		{what: "a RoleBinding granting ClusterRole admin to the runner in the run's namespace", gvr: roleBindings, ns: restrictedNS,
 			refusal: "attempting to grant RBAC permissions not currently held", obj: logBinding("admin", restrictedNS, runnerUser, "admin")},
 	}
+	return append(append(w, podHarms()...), claimAndNodeHarms()...)
 }
 
 // logBinding is a RoleBinding of the case restrictedNS, of ClusterRole role
@@ -265,13 +271,12 @@ func claim(name, ns, class string) map[string]any {
 func runWrites() []write {
 	const own = "dc-" + hostileRun + "-0000dd"
 	node := restrictedNS + "-n1"
-	return []write{
+	return append([]write{
 		{what: "the case's namespace, enforcing restricted", gvr: namespaces,
 			obj: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": meta(own, own, map[string]string{access.PodSecurityEnforce: access.PodSecurityLevel})}},
 		{what: "a restricted pod for the scheduler to place", gvr: podsGVR, ns: restrictedNS, obj: restrictedPod("p1", restrictedNS, "")},
 		{what: "a restricted pod on the case's fake Node", gvr: podsGVR, ns: restrictedNS, obj: restrictedPod("p2", restrictedNS, node)},
-		{what: "the case's fake Node", gvr: nodesGVR,
-			obj: map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": meta(node, restrictedNS, map[string]string{corev1.LabelHostname: node})}},
+		{what: "the case's fake Node, tainted for its run", gvr: nodesGVR, obj: fakeNode(node, runTaint(hostileRun))},
 		{what: "a ResourceSlice of the case's driver on its Node", gvr: resourceSlices,
 			obj: slice(restrictedNS+"-gpus", restrictedNS+".draconform.test", map[string]any{"nodeName": node})},
 		{what: "the class barrier's ResourceSlice: a driver under the case's, on all Nodes", gvr: resourceSlices,
@@ -285,5 +290,5 @@ func runWrites() []write {
 			obj: logBinding(access.LogRoleName, restrictedNS, runnerUser, access.LogRoleName)},
 		{what: "the claim marking the present for a replay of claim events (spec: {})", gvr: resourceClaims, ns: restrictedNS,
 			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta("draconform-replay-1", restrictedNS, nil), "spec": map[string]any{}}},
-	}
+	}, harmlessRunWrites()...)
 }

@@ -2,3 +2,6 @@ package access
 
 // Confinement is confinement, for the tests.
 var Confinement = confinement
+
+// Confined is confined, for the tests.
+var Confined = confined

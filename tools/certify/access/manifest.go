@@ -111,7 +111,7 @@ func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.Val
 				},
 			}}},
 			MatchConditions: []admissionv1.MatchCondition{{Name: "draconform-runner", Expression: s.match()}},
-			Variables:       confineVariables(),
+			Variables:       append(confineVariables(), podVariables()...),
 			Validations: append([]admissionv1.Validation{{
 				Expression: ownObjects,
 				Message:    "draconform writes only objects it created: they carry the label " + RunLabel + ", or live in a namespace that does " + versionMark(PolicyVersion),

@@ -55,6 +55,12 @@ func ClusterRules() []rbacv1.PolicyRule {
 		{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims"}, Verbs: append(read, "create", "delete")},
 		// The preflight lists DaemonSets whose pods would follow fake Nodes.
 		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets"}, Verbs: []string{"list"}},
+		// The preflight reads back what draconform rbac installed, by name,
+		// to compare it with what it prints: an edited policy or role is
+		// not the one whose confinement a run vouches for.
+		{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingadmissionpolicies", "validatingadmissionpolicybindings"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName, LogRoleName}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName}},
 	}
 }
 
@@ -71,10 +77,12 @@ func LogRules() []rbacv1.PolicyRule {
 // LeaseRules are granted in LeaseNamespace only: each fake Node renews a
 // Lease there, as a kubelet does, so the node lifecycle controller leaves
 // it alone for its short life; cleanup lists them to tell a killed run
-// from one still going.
+// from one still going. The preflight reads back this Role and its
+// binding, as it does the cluster-wide objects (see ClusterRules).
 func LeaseRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "create", "update", "delete"}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName}},
 	}
 }
 

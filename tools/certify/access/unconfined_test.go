@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -55,6 +57,70 @@ func logReadsOnlyWhereBound(ctx context.Context, t *testing.T, cfg *rest.Config)
 	}
 }
 
+// preflightSays runs the preflight with kc and extra: it must exit with
+// code and say want.
+func preflightSays(ctx context.Context, t *testing.T, kc, want string, code int, extra ...string) {
+	t.Helper()
+	var out bytes.Buffer
+	got := cli.Run(ctx, append([]string{"preflight", "--kubeconfig", kc}, extra...), cli.Streams{Out: &out, Err: &out})
+	if got != code || !strings.Contains(out.String(), want) {
+		t.Errorf("preflight %v: exit %d (want %d), want %q:\n%s", extra, got, code, want, out.String())
+		return
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, want) {
+			t.Logf("preflight %v: exit %d: %s", extra, got, line)
+			return
+		}
+	}
+}
+
+// editedNotConfined: the preflight reads back the installed policy and
+// role and compares them with what draconform rbac prints. An
+// administrator's edit that keeps the policy's words (so its refusals
+// still name today's version) but drops the priority rule, or a role
+// widened to read Secrets, is not confined, and the preflight names the
+// object and the field; put back, it is confined again.
+func editedNotConfined(ctx context.Context, t *testing.T, admin kubernetes.Interface, kc string) {
+	t.Helper()
+	pols := admin.AdmissionregistrationV1().ValidatingAdmissionPolicies()
+	p, err := pols.Get(ctx, access.RoleName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	printed := p.Spec.DeepCopy()
+	p.Spec.Validations = slices.DeleteFunc(p.Spec.Validations, func(v admissionv1.Validation) bool { return strings.Contains(v.Expression, "priorityClassName") })
+	if _, err := pols.Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	preflightSays(ctx, t, kc, "ValidatingAdmissionPolicy draconform-runner: spec.validations: ", 2)
+	if p, err = pols.Get(ctx, access.RoleName, metav1.GetOptions{}); err == nil {
+		p.Spec = *printed
+		_, err = pols.Update(ctx, p, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	preflightSays(ctx, t, kc, "writes are confined to draconform's own objects by its admission policy", 0)
+
+	roles := admin.RbacV1().ClusterRoles()
+	r, err := roles.Get(ctx, access.RoleName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := r.Rules
+	r.Rules = append(slices.Clone(rules), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}})
+	if r, err = roles.Update(ctx, r, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	preflightSays(ctx, t, kc, "ClusterRole draconform-runner: rules: ", 2)
+	r.Rules = rules
+	if _, err := roles.Update(ctx, r, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	preflightSays(ctx, t, kc, "writes are confined to draconform's own objects by its admission policy", 0)
+}
+
 // runsRefusedUnconfined: the preflight calls the cluster confined only
 // under today's policy. Under the ownership-only policy of 66cc199 it says
 // to apply draconform rbac again, and without any policy it says writes
@@ -65,11 +131,7 @@ func runsRefusedUnconfined(ctx context.Context, t *testing.T, admin kubernetes.I
 	runner := kubernetes.NewForConfigOrDie(mustLoad(t, kc))
 	preflight := func(want string, code int, extra ...string) {
 		t.Helper()
-		var out bytes.Buffer
-		got := cli.Run(ctx, append([]string{"preflight", "--kubeconfig", kc}, extra...), cli.Streams{Out: &out, Err: &out})
-		if got != code || !strings.Contains(out.String(), want) {
-			t.Errorf("preflight %v: exit %d (want %d), want %q:\n%s", extra, got, code, want, out.String())
-		}
+		preflightSays(ctx, t, kc, want, code, extra...)
 	}
 	refusedRun := func(why string) {
 		t.Helper()

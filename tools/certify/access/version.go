@@ -12,8 +12,13 @@ import (
 // carrying an earlier one is told to apply it again instead of being
 // called confined. 1 is every manifest before it carried a version: the
 // ownership-only policy, then the first that confined what is written,
-// whose role still read pods' logs in every namespace.
-const PolicyVersion = 2
+// whose role still read pods' logs in every namespace. 2 confined which
+// objects were written, not what they did: its pods could name a priority
+// class, a real Node, any resources, and leaned on the namespace's Pod
+// Security label; its claims could take every device of a class; its
+// Nodes could drop their taint; and its role could not read back what
+// was installed.
+const PolicyVersion = 3
 
 // PolicyVersionAnnotation carries PolicyVersion on every object of the
 // manifest, for the administrator who looks at them (kubectl get -o yaml).

@@ -1,0 +1,134 @@
+package access_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/draconform/draconform/tools/certify/access"
+)
+
+// installedCluster holds what draconform rbac prints for the runner, each
+// object changed by edit, and refuses every namespace as the policy's
+// first rule does, in its words.
+func installedCluster(t *testing.T, edit func(any)) *fake.Clientset {
+	t.Helper()
+	s, err := access.ParseSubject("serviceaccount:" + runnerNS + "/" + runnerSA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []runtime.Object
+	var refusal string
+	for _, o := range access.Objects(s) {
+		if p, ok := o.(*admissionv1.ValidatingAdmissionPolicy); ok {
+			refusal = "ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: " + p.Spec.Validations[0].Message
+		}
+		if edit != nil {
+			edit(o)
+		}
+		objs = append(objs, o.(runtime.Object))
+	}
+	kube := fake.NewClientset(objs...)
+	kube.PrependReactor("create", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(corev1.Resource("namespaces"), "draconform-preflight-x", &refusalError{refusal})
+	})
+	return kube
+}
+
+type refusalError struct{ msg string }
+
+func (e *refusalError) Error() string { return e.msg }
+
+// A refusal in the words of today's policy counts only where what is
+// installed is what draconform rbac prints, the API server's defaults
+// aside: an edit of the policy, its binding or the roles, keeping the
+// words, is not confined, and the report names the object and the field.
+func TestEditedPolicyIsNotConfined(t *testing.T) {
+	policy := func(f func(*admissionv1.ValidatingAdmissionPolicy)) func(any) {
+		return func(o any) {
+			if p, ok := o.(*admissionv1.ValidatingAdmissionPolicy); ok {
+				f(p)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		edit  func(any)
+		state string
+		why   []string
+	}{
+		{"as printed", nil, access.ConfinedCurrent, nil},
+		{"as printed, with the API server's defaults", policy(func(p *admissionv1.ValidatingAdmissionPolicy) {
+			m := p.Spec.MatchConstraints
+			m.MatchPolicy, m.NamespaceSelector, m.ObjectSelector = ptr.To(admissionv1.Equivalent), &metav1.LabelSelector{}, &metav1.LabelSelector{}
+		}), access.ConfinedCurrent, nil},
+		{"the priority rule dropped", policy(func(p *admissionv1.ValidatingAdmissionPolicy) {
+			p.Spec.Validations = slices.DeleteFunc(p.Spec.Validations, func(v admissionv1.Validation) bool { return strings.Contains(v.Expression, "priorityClassName") })
+		}), access.Unconfined, []string{"ValidatingAdmissionPolicy draconform-runner: spec.validations: "}},
+		{"a rule made true", policy(func(p *admissionv1.ValidatingAdmissionPolicy) { p.Spec.Validations[3].Expression = "true" }),
+			access.Unconfined, []string{"ValidatingAdmissionPolicy draconform-runner: spec.validations[3].expression"}},
+		{"kube-system left out", policy(func(p *admissionv1.ValidatingAdmissionPolicy) {
+			p.Spec.MatchConstraints.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"}}}}
+		}), access.Unconfined, []string{"ValidatingAdmissionPolicy draconform-runner: spec.matchConstraints.namespaceSelector.matchExpressions"}},
+		{"the binding only warns", func(o any) {
+			if b, ok := o.(*admissionv1.ValidatingAdmissionPolicyBinding); ok {
+				b.Spec.ValidationActions = []admissionv1.ValidationAction{admissionv1.Warn}
+			}
+		}, access.Unconfined, []string{"ValidatingAdmissionPolicyBinding draconform-runner: spec.validationActions[0]"}},
+		{"the role reads Secrets", func(o any) {
+			if r, ok := o.(*rbacv1.ClusterRole); ok && r.Name == access.RoleName {
+				r.Rules = append(r.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}})
+			}
+		}, access.Unconfined, []string{"ClusterRole draconform-runner: rules: "}},
+		{"the Role in kube-node-lease writes every Lease's neighbours", func(o any) {
+			if r, ok := o.(*rbacv1.Role); ok {
+				r.Rules[0].Resources = []string{"*"}
+			}
+		}, access.Unconfined, []string{"Role kube-node-lease/draconform-runner: rules[0].resources[0]"}},
+		{"bound to another", func(o any) {
+			if b, ok := o.(*rbacv1.ClusterRoleBinding); ok {
+				b.Subjects[0].Name = "someone-else"
+			}
+		}, access.Unconfined, []string{"ClusterRoleBinding draconform-runner: binds ServiceAccount draconform/someone-else, not " + runnerUser}},
+		{"an older manifest", policy(func(p *admissionv1.ValidatingAdmissionPolicy) {
+			p.Annotations[access.PolicyVersionAnnotation] = "2"
+			p.Spec.Validations = p.Spec.Validations[:5]
+		}), access.ConfinedOlder, []string{"the installed policy is version 2", "spec.validations: 5 installed"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			state, why := access.Confined(context.Background(), installedCluster(t, tt.edit), runnerUser, nil)
+			if state != tt.state {
+				t.Errorf("confined: %s (%s), want %s", state, why, tt.state)
+			}
+			for _, w := range tt.why {
+				if !strings.Contains(why, w) {
+					t.Errorf("why %q does not say %q", why, w)
+				}
+			}
+		})
+	}
+}
+
+// What the preflight cannot read back it cannot vouch for.
+func TestUnreadablePolicyIsUnknown(t *testing.T) {
+	kube := installedCluster(t, nil)
+	kube.PrependReactor("get", "validatingadmissionpolicies", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(admissionv1.Resource("validatingadmissionpolicies"), access.RoleName, &refusalError{"no"})
+	})
+	state, why := access.Confined(context.Background(), kube, runnerUser, nil)
+	if state != access.ConfinedUnknown || !strings.Contains(why, "reading ValidatingAdmissionPolicy draconform-runner") {
+		t.Errorf("confined: %s (%s), want %s naming the policy", state, why, access.ConfinedUnknown)
+	}
+}
