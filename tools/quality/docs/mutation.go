@@ -52,30 +52,64 @@ func variantTable(rs []mutants.Result) string {
 	return b.String()
 }
 
-// mutantTable renders the mutants, each mistake's first sentence (the
-// record keeps it whole): a killed one with the claims it breaks
-// (`certify --claim` refuses it), one that is not with why, and the
-// blocking cases that caught it.
+// mutantTable renders the mutants: each mistake's first sentence (the
+// record keeps it whole), a column per claim a mutant breaks, marked ✗
+// where it does (`certify --claim` refuses it there: the mutant is
+// killed), and the blocking cases that caught it, or why none did. A
+// column a claim rather than a list a row: the claims' names are written
+// once.
 func mutantTable(rs []mutants.Result) string {
+	claims := brokenClaims(rs)
 	var b strings.Builder
-	b.WriteString("| mutant | its mistake | killed: claims it breaks | blocking cases that caught it |\n|---|---|---|---|\n")
+	b.WriteString("| mutant | its mistake |")
+	for _, c := range claims {
+		fmt.Fprintf(&b, " `%s` |", c)
+	}
+	b.WriteString(" blocking cases that caught it |\n|---|---|" + strings.Repeat("---|", len(claims)+1) + "\n")
 	killed, equivalent, total := 0, 0, 0
 	for _, r := range rs {
-		state := "**not killed**"
+		caught := caughtList(r)
 		switch {
 		case r.Killed():
-			state = claimList(r)
 			killed++
 		case r.Equivalent != "":
-			state = "not killed: equivalent"
 			equivalent++
+		default:
+			caught = "**not killed**: " + caught
 		}
 		total += r.Seconds
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.Provider, FirstSentence(r.Mistake), state, caughtList(r))
+		broken := map[string]bool{}
+		for _, br := range r.Breaks {
+			broken[br.Claim] = true
+		}
+		fmt.Fprintf(&b, "| `%s` | %s |", r.Provider, FirstSentence(r.Mistake))
+		for _, c := range claims {
+			if broken[c] {
+				b.WriteString(" ✗ |")
+			} else {
+				b.WriteString(" |")
+			}
+		}
+		fmt.Fprintf(&b, " %s |\n", caught)
 	}
 	fmt.Fprintf(&b, "\n%d mutants: %d killed, %d equivalent, %d surviving; the %d runs took %s in all.\n",
 		len(rs), killed, equivalent, len(rs)-killed-equivalent, len(rs), (time.Duration(total) * time.Second).String())
 	return b.String()
+}
+
+// brokenClaims are the claims some mutant breaks, in the order the
+// results first name them (the catalogue's first mutants break the
+// claims in the order claims.yaml gives them).
+func brokenClaims(rs []mutants.Result) []string {
+	var out []string
+	for _, r := range rs {
+		for _, br := range r.Breaks {
+			if !slices.Contains(out, br.Claim) {
+				out = append(out, br.Claim)
+			}
+		}
+	}
+	return out
 }
 
 func claimList(r mutants.Result) string {
@@ -104,7 +138,7 @@ func caughtList(r mutants.Result) string {
 	if len(blocking) == 0 {
 		switch {
 		case r.Equivalent != "":
-			return "none can: " + r.Equivalent
+			return "none can, equivalent: " + r.Equivalent
 		case len(informing) > 0:
 			return fmt.Sprintf("none: only informing cases failed (%s), so it would certify; a blocking case is missing", strings.Join(informing, ", "))
 		}

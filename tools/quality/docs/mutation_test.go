@@ -25,11 +25,13 @@ func TestMutationTableAndMerge(t *testing.T) {
 		t.Errorf("the table gives a mistake past its first sentence:\n%s", md)
 	}
 	for _, want := range []string{
-		"| `m1` | forgets (see \"x.\") a lot. | on, off | 5 (+1 informing) |",
-		"| `m2` | lies | **not killed** | none: a case is missing |",
-		"| `m3` | aliases | not killed: equivalent | none can: nothing writes |",
+		// A column a claim broken, its name written once.
+		"| mutant | its mistake | `on` | `off` | blocking cases that caught it |\n|---|---|---|---|---|\n",
+		"| `m1` | forgets (see \"x.\") a lot. | ✗ | ✗ | 5 (+1 informing) |",
+		"| `m2` | lies | | | **not killed**: none: a case is missing |",
+		"| `m3` | aliases | | | none can, equivalent: nothing writes |",
 		// Caught by a case that only informs: it would certify.
-		"| `m4` | informs | **not killed** | none: only informing cases failed (i@x), so it would certify; a blocking case is missing |",
+		"| `m4` | informs | | | **not killed**: none: only informing cases failed (i@x), so it would certify; a blocking case is missing |",
 		// What killed means and where the record is, the page says above.
 		"\n4 mutants: 1 killed, 1 equivalent, 2 surviving; the 4 runs took 2m30s in all.\n",
 	} {
