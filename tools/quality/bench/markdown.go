@@ -11,7 +11,7 @@ func Markdown(r Results) string {
 	var b strings.Builder
 	b.WriteString("# draconform benchmarks\n\n")
 	b.WriteString("For: maintainers tracking draconform's own speed.\n\n")
-	b.WriteString("Rendered from docs/bench.json, which the `make` target in each heading writes. Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
+	b.WriteString("Rendered from docs/bench.json, which the `make` target in each heading writes. Figures, not assertions: nothing fails on a slow machine.\n\n")
 	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine)
 	if r.Ratios != nil {
 		var prev *Ratios
