@@ -141,6 +141,20 @@ func TestMarkdownComparesWithThePreviousFigures(t *testing.T) {
 	}
 }
 
+// Several runs get a table of each; one run's line says what that table
+// would, rather than a table of one row repeating the medians.
+func TestMarkdownListsEachRunOnlyWhenThereAreSeveral(t *testing.T) {
+	one := Run{WallSeconds: 50, Golden: true, Cases: 176, Parallel: 4, MeanBusy: 0.94}
+	md := Markdown(Results{Warm: &Warm{Date: "2026-12-02", Commit: "bbb", Runs: []Run{one}}})
+	if strings.Contains(md, "### Each run") || !strings.Contains(md, "1 run: 176 cases, 4 cells at once, the CPU 94% busy; every run's outcomes matched") {
+		t.Errorf("one run:\n%s", md)
+	}
+	md = Markdown(Results{Warm: &Warm{Date: "2026-12-02", Commit: "bbb", Runs: []Run{one, one}}})
+	if !strings.Contains(md, "### Each run") || !strings.Contains(md, "| 2 | 50.0 s |") || !strings.Contains(md, ", 2 runs; every run's") {
+		t.Errorf("two runs:\n%s", md)
+	}
+}
+
 // The median run's CPU is shown by program, the most costly first, the
 // rest on one row, beside the machine's busy time.
 func TestMarkdownShowsTheCPUByProgram(t *testing.T) {

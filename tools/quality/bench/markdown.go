@@ -11,7 +11,7 @@ func Markdown(r Results) string {
 	var b strings.Builder
 	b.WriteString("# draconform benchmarks\n\n")
 	b.WriteString("For: maintainers tracking draconform's own speed.\n\n")
-	b.WriteString("Rendered from docs/bench.json, which the `make` target in each heading writes. Figures, not assertions: nothing fails on a slow machine. docs/figures.md quotes them.\n\n")
+	b.WriteString("Rendered from docs/bench.json, which the `make` target in each heading writes. Figures, not assertions: nothing fails on a slow machine.\n\n")
 	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine)
 	if r.Ratios != nil {
 		var prev *Ratios
@@ -100,12 +100,17 @@ func Summarize(w Warm) WarmSummary {
 
 func warm(b *strings.Builder, w Warm, prev *Warm) {
 	s := Summarize(w)
-	fmt.Fprintf(b, "## The matrix, binaries built (`make bench`)\n\n%s, commit %s, `draconform run %s`, %d runs.\n\n", w.Date, w.Commit, strings.Join(w.Args, " "), s.Runs)
+	runs := fmt.Sprintf("%d runs", s.Runs)
+	if s.Runs == 1 {
+		// One run's line says what the table of each run would.
+		r := w.Runs[0]
+		runs = fmt.Sprintf("1 run: %d cases, %d cells at once, the CPU %.0f%% busy", r.Cases, r.Parallel, 100*r.MeanBusy)
+	}
 	golden := "every run's outcomes matched the golden table"
 	if !s.AllGolden {
 		golden = "**some run's outcomes did not match the golden table: these figures are of a broken run**"
 	}
-	fmt.Fprintf(b, "%s.\n\n", golden)
+	fmt.Fprintf(b, "## The matrix, binaries built (`make bench`)\n\n%s, commit %s, `draconform run %s`, %s; %s.\n\n", w.Date, w.Commit, strings.Join(w.Args, " "), runs, golden)
 	var p *WarmSummary
 	if prev != nil {
 		ps := Summarize(*prev)
@@ -146,11 +151,14 @@ func warm(b *strings.Builder, w Warm, prev *Warm) {
 	warmRuns(b, w)
 }
 
-// warmRuns lists each run, then where the median run's time went.
+// warmRuns lists each run (where there are several: the medians are one
+// run's figures), then where the median run's time went.
 func warmRuns(b *strings.Builder, w Warm) {
-	b.WriteString("\n### Each run\n\n| run | wall | first case | cases | cells at once | CPU busy | peak memory | golden |\n|---|---|---|---|---|---|---|---|\n")
-	for i, r := range w.Runs {
-		fmt.Fprintf(b, "| %d | %s | %s | %d | %d | %.0f%% | %s | %v |\n", i+1, secs(r.WallSeconds), secs(r.FirstCaseSeconds), r.Cases, r.Parallel, 100*r.MeanBusy, mib(r.PeakRSS), r.Golden)
+	if len(w.Runs) > 1 {
+		b.WriteString("\n### Each run\n\n| run | wall | first case | cases | cells at once | CPU busy | peak memory | golden |\n|---|---|---|---|---|---|---|---|\n")
+		for i, r := range w.Runs {
+			fmt.Fprintf(b, "| %d | %s | %s | %d | %d | %.0f%% | %s | %v |\n", i+1, secs(r.WallSeconds), secs(r.FirstCaseSeconds), r.Cases, r.Parallel, 100*r.MeanBusy, mib(r.PeakRSS), r.Golden)
+		}
 	}
 	m := MedianRun(w.Runs)
 	b.WriteString("\n### Where the median run's time went\n\nCluster start per cell (control plane, then the kubelet node where the cell's cases need one, then the capability probe):\n\n| cell | start | of which the node |\n|---|---|---|\n")

@@ -2,6 +2,7 @@ package docs
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/draconform/draconform/tools/quality/bench"
 )
@@ -30,9 +31,12 @@ func BenchMeasurements(b bench.Results) []Measurement {
 	return out
 }
 
+// warmMeasurements is one line: what a newcomer asks of a run (how long,
+// how soon a first case, how much CPU and memory). The cell starts, case
+// times and the scheduler's share are docs/bench.md's, which it links.
 func warmMeasurements(w bench.Warm) []Measurement {
 	s := bench.Summarize(w)
-	golden := "each run's outcomes equal to the golden table"
+	golden := "outcomes equal to the golden table"
 	if !s.AllGolden {
 		golden = "some run's outcomes NOT equal to the golden table"
 	}
@@ -40,60 +44,48 @@ func warmMeasurements(w bench.Warm) []Measurement {
 	if s.Runs == 1 {
 		of = "one run"
 	}
-	at := func(what string, v float64, unit, text string) Measurement {
-		return Measurement{Topic: topicRun, What: what, Value: tenths(v), Unit: unit, Text: text,
-			Date: w.Date, Commit: w.Commit, Command: "make bench"}
-	}
-	out := []Measurement{
-		at(fmt.Sprintf("[the whole matrix, both implementations, binaries built](%s): wall time", benchWarmLink), s.Wall, "s", of+"; "+golden),
-		at("… until its first case ends", s.FirstCase, "s", of),
-		at("… a cell's cluster start: control plane, then the node where its cases need one, then the probe", s.CellStartMedian, "s", fmt.Sprintf("median; the slowest %.1f s", s.CellMax)),
-		at("… a case that restarts nothing", s.CaseMedian, "s", fmt.Sprintf("median; p90 %.1f s", s.CaseP90)),
-	}
-	if s.SchedulerPerPod > 0 {
-		out = append(out, at("… the scheduler's own time per pod, queue to bound", s.SchedulerPerPod*1000, "ms", of))
-	}
+	text := fmt.Sprintf("%s; first case ended at %s s", of, tenthsText(s.FirstCase))
 	if s.BusyCPU > 0 {
-		out = append(out, at("… CPU the machine was busy, both cores", s.BusyCPU, "CPU-s", of))
+		text += ", " + tenthsText(s.BusyCPU) + " CPU-s (both cores)"
 	}
-	peak := at("… peak memory of its processes", 0, "MiB", "the highest run")
-	peak.Value = whole(float64(s.PeakRSS) / (1 << 20))
-	return append(out, peak)
+	peak := fmt.Sprintf(", %.0f MiB peak", float64(s.PeakRSS)/(1<<20))
+	if s.Runs > 1 {
+		peak += " in the highest run"
+	}
+	text += peak + "; " + golden
+	return []Measurement{{Topic: topicRun, What: fmt.Sprintf("[the whole matrix, both implementations, binaries built](%s): wall time", benchWarmLink),
+		Value: tenths(s.Wall), Unit: "s", Text: text, Date: w.Date, Commit: w.Commit, Command: "make bench"}}
 }
 
 func coldMeasurements(c bench.Cold) []Measurement {
-	at := func(what string, v float64, unit, text string) Measurement {
-		return Measurement{Topic: topicCold, What: what, Value: tenths(v), Unit: unit, Text: text,
-			Date: c.Date, Commit: c.Commit, Command: "make bench-cold"}
-	}
 	golden := "golden outcomes matched"
 	if !c.Golden {
 		golden = "golden outcomes NOT matched"
 	}
-	out := []Measurement{at(fmt.Sprintf("[a newcomer's first `%s`](%s): clean clone, empty Go and binary caches, to the first result", c.Command, benchColdLink),
-		c.Seconds/60, "min", fmt.Sprintf("%d:%02d, %s", int(c.Seconds)/60, int(c.Seconds)%60, golden))}
+	text := fmt.Sprintf("%d:%02d", int(c.Seconds)/60, int(c.Seconds)%60)
 	cpu := 0.0
 	for _, m := range c.Milestones {
 		cpu += m.CPUSeconds
 	}
 	if cpu > 0 {
-		out = append(out, at("… CPU it took, both cores", cpu, "CPU-s", fmt.Sprintf("%.1f min on 2 cores never idle", cpu/120)))
+		text += ", " + tenthsText(cpu) + " CPU-s (both cores)"
 	}
-	return out
+	return []Measurement{{Topic: topicCold, What: fmt.Sprintf("[a newcomer's first `%s`](%s): clean clone, empty Go and binary caches, to the first result", c.Command, benchColdLink),
+		Value: tenths(c.Seconds / 60), Unit: "min", Text: text + "; " + golden, Date: c.Date, Commit: c.Commit, Command: "make bench-cold"}}
 }
 
-// schedMeasurements gives the side with the field whole and the side
-// without it as a line going on from it, which says only what differs.
+// schedMeasurements is one line: the side with the field, and the side
+// without it as the figure it is compared with.
 func schedMeasurements(s bench.SchedCost) []Measurement {
-	side := func(what, text string, sd bench.Side) Measurement {
-		return Measurement{Topic: topicScheduler, What: what,
-			Value: tenths(sd.Delta.Scheduled.Mean() * 1000), Unit: "ms",
-			Text: fmt.Sprintf("mean of %d pods%s", sd.Pods, text),
-			Date: s.Date, Commit: s.Commit, Command: "make bench-scheduler-cost"}
-	}
-	return []Measurement{
-		side(fmt.Sprintf("[a scheduling attempt that binds a pod](%s), its class with `extendedResourceCapacityRequests`", benchSchedLink),
-			fmt.Sprintf("; cell %s, %d shareable devices, batches of %d alternating with the other side", s.Cell, s.Devices, s.Batch), s.With),
-		side("… its class without the field", "", s.Without),
-	}
+	mean := func(sd bench.Side) float64 { return sd.Delta.Scheduled.Mean() * 1000 }
+	return []Measurement{{Topic: topicScheduler,
+		What:  fmt.Sprintf("[a scheduling attempt that binds a pod](%s), its class with `extendedResourceCapacityRequests`", benchSchedLink),
+		Value: tenths(mean(s.With)), Unit: "ms",
+		Text: fmt.Sprintf("mean of %d pods; %s ms without the field (%d pods); cell %s, %d shareable devices, batches of %d, the sides alternating",
+			s.With.Pods, tenthsText(mean(s.Without)), s.Without.Pods, s.Cell, s.Devices, s.Batch),
+		Date: s.Date, Commit: s.Commit, Command: "make bench-scheduler-cost"}}
 }
+
+// tenthsText is f as a figure's value is shown: to a tenth, without a
+// trailing zero.
+func tenthsText(f float64) string { return strconv.FormatFloat(*tenths(f), 'f', -1, 64) }

@@ -26,6 +26,8 @@ func figuresBench() bench.Results {
 				CellStart: []bench.CellStart{{Cell: "a", Seconds: 12}, {Cell: "b", Seconds: 30.25}}, SchedulerPerPod: 0.4},
 			{WallSeconds: 160, FirstCaseSeconds: 18, Golden: true, CaseMedian: 2.2, CaseP90: 6.3, BusyCPUSeconds: 290, PeakRSS: 3 << 30},
 		}},
+		Cold: &bench.Cold{Date: "2026-12-04", Commit: "a8261c9", Command: "make conformance", Seconds: 1226, Golden: true,
+			Milestones: []bench.Milestone{{What: "built", Seconds: 600, CPUSeconds: 1200}, {What: "first result", Seconds: 1226, CPUSeconds: 44.44}}},
 		SchedCost: &bench.SchedCost{Date: "2026-12-05", Commit: "a17d519", Cell: "capacity-on", Batch: 5, Devices: 64,
 			With:    bench.Side{Pods: 40, Delta: bench.SchedCounts{Scheduled: bench.Histo{Sum: 7.92, Count: 40}}},
 			Without: bench.Side{Pods: 40, Delta: bench.SchedCounts{Scheduled: bench.Histo{Sum: 8.12, Count: 40}}}},
@@ -33,7 +35,8 @@ func figuresBench() bench.Results {
 }
 
 // The table shows every measurement of the record under its topic, in the
-// record's order, with bench.json's figures first in theirs.
+// record's order, with bench.json's figures first in theirs, one line a
+// record: the rest of it is docs/bench.md's.
 func TestFiguresTableRendersTheRecord(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "measurements.json")
@@ -50,18 +53,14 @@ func TestFiguresTableRendersTheRecord(t *testing.T) {
 		"| etcd, kube-apiserver, scheduler and controller manager up, alone | **4.5 s**, 5.6 s the slowest | 2026-12-04 `928b7a8` `draconform up` (idle) |\n" +
 		"\n### A run\n\n" +
 		"| what | figure | measured |\n|---|---|---|\n" +
-		"| [the whole matrix, both implementations, binaries built](" + benchWarmLink + "): wall time | **155 s**, median of 2 runs; each run's outcomes equal to the golden table | 2026-12-04 `215aaf4` `make bench` |\n" +
-		"| … until its first case ends | **17 s**, median of 2 runs | as above |\n" +
-		"| … a cell's cluster start: control plane, then the node where its cases need one, then the probe | **21.1 s**, median; the slowest 30.2 s | as above |\n" +
-		"| … a case that restarts nothing | **2.2 s**, median; p90 6.3 s | as above |\n" +
-		"| … the scheduler's own time per pod, queue to bound | **400 ms**, median of 2 runs | as above |\n" +
-		"| … CPU the machine was busy, both cores | **285 CPU-s**, median of 2 runs | as above |\n" +
-		"| … peak memory of its processes | **4096 MiB**, the highest run | as above |\n" +
+		"| [the whole matrix, both implementations, binaries built](" + benchWarmLink + "): wall time | **155 s**, median of 2 runs; first case ended at 17 s, 285 CPU-s (both cores), 4096 MiB peak in the highest run; outcomes equal to the golden table | 2026-12-04 `215aaf4` `make bench` |\n" +
 		"| the kubelet \\| cases | 1 min 23 s to 1 min 37 s | 2026-12-01 `0697bdc` `draconform run --suite a,b` |\n" +
+		"\n### A cold build\n\n" +
+		"| what | figure | measured |\n|---|---|---|\n" +
+		"| [a newcomer's first `make conformance`](" + benchColdLink + "): clean clone, empty Go and binary caches, to the first result | **20.4 min**, 20:26, 1244.4 CPU-s (both cores); golden outcomes matched | 2026-12-04 `a8261c9` `make bench-cold` |\n" +
 		"\n### The scheduler\n\n" +
 		"| what | figure | measured |\n|---|---|---|\n" +
-		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class with `extendedResourceCapacityRequests` | **198 ms**, mean of 40 pods; cell capacity-on, 64 shareable devices, batches of 5 alternating with the other side | 2026-12-05 `a17d519` `make bench-scheduler-cost` |\n" +
-		"| … its class without the field | **203 ms**, mean of 40 pods | as above |\n" +
+		"| [a scheduling attempt that binds a pod](" + benchSchedLink + "), its class with `extendedResourceCapacityRequests` | **198 ms**, mean of 40 pods; 203 ms without the field (40 pods); cell capacity-on, 64 shareable devices, batches of 5, the sides alternating | 2026-12-05 `a17d519` `make bench-scheduler-cost` |\n" +
 		"\n1 superseded measurements (the before side of a change, a thing measured again) are in [measurements.json](measurements.json), each saying why.\n"
 	if got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)

@@ -14,12 +14,17 @@ func TestGoldenSummary(t *testing.T) {
 		"local a/z@off":    "passed: " + report.CauseStartRefused,
 		"prototype a/x@on": "passed",
 		"prototype a/y@on": "failed",
+		"remote a/x@on":    "skipped: needs nodes with the test driver",
+		"remote a/y@on":    "passed (gap present)",
+		"remote a/z@off":   "passed: " + report.CauseStartRefused,
 	}
 	got := GoldenSummary(g)
 	for _, want := range []string{
 		"| `local` | 2 | 0 | 1 | 1 passed: " + report.CauseStartRefused + "; 1 skipped: needs nodes with the test driver; 1 passed with an upstream gap present |",
 		"| `prototype` | 1 | 1 | 0 |  |",
-		"In all 5 outcomes: 3 passed, 1 failed, 1 skipped.",
+		// The same reasons again name the implementation that gave them.
+		"| `remote` | 2 | 0 | 1 | as `local` |",
+		"In all 8 outcomes: 5 passed, 1 failed, 2 skipped.\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)

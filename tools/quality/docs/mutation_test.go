@@ -25,13 +25,15 @@ func TestMutationTableAndMerge(t *testing.T) {
 		t.Errorf("the table gives a mistake past its first sentence:\n%s", md)
 	}
 	for _, want := range []string{
-		"| `m1` | forgets (see \"x.\") a lot. | on, off | 5 (+1 informing) |",
-		"| `m2` | lies | **not killed** | none: a case is missing |",
-		"| `m3` | aliases | not killed: equivalent | none can: nothing writes |",
+		// A column a claim broken, its name written once.
+		"| mutant | its mistake | `on` | `off` | blocking cases that caught it |\n|---|---|---|---|---|\n",
+		"| `m1` | forgets (see \"x.\") a lot. | ✗ | ✗ | 5 (+1 informing) |",
+		"| `m2` | lies | | | **not killed**: none: a case is missing |",
+		"| `m3` | aliases | | | none can, equivalent: nothing writes |",
 		// Caught by a case that only informs: it would certify.
-		"| `m4` | informs | **not killed** | none: only informing cases failed (i@x), so it would certify; a blocking case is missing |",
-		"4 mutants: 1 killed (a claim the prototype meets is not conformant on them), 1 equivalent, 2 surviving.",
-		"the 4 runs took 2m30s in all",
+		"| `m4` | informs | | | **not killed**: none: only informing cases failed (i@x), so it would certify; a blocking case is missing |",
+		// What killed means and where the record is, the page says above.
+		"\n4 mutants: 1 killed, 1 equivalent, 2 surviving; the 4 runs took 2m30s in all.\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
@@ -174,7 +176,7 @@ func TestVariantTableNamesWhatAVariantDoesNotCertify(t *testing.T) {
 	for _, want := range []string{
 		"| `v1` | orders otherwise | R4 (open) | yes |",
 		"| `v2` | words otherwise | R9 | **no** (a defect of the suite): `on` (a@x, b@x) |",
-		"2 legal variants: 1 certified on every claim the prototype earns, 1 not",
+		"\n2 legal variants: 1 certified on every claim the prototype earns, 1 not; the 2 runs took 1m30s in all.\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
