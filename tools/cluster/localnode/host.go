@@ -59,6 +59,21 @@ func cCompiler() string {
 	return "gcc"
 }
 
+// libseccompPresent says, naming the Debian packages, what a build of runc
+// with seccomp lacks here: libseccomp-golang finds libseccomp's headers
+// and library through pkg-config.
+func libseccompPresent() error {
+	const fix = "apt-get install libseccomp-dev pkg-config (as root; make node-deps does it)"
+	if _, err := exec.LookPath("pkg-config"); err != nil {
+		return fmt.Errorf("runc is built with seccomp, so that containers keep the runtime's default profile, which needs pkg-config to find libseccomp: %s: %w", fix, err)
+	}
+	if out, err := exec.Command("pkg-config", "--exists", "--print-errors", "libseccomp").CombinedOutput(); err != nil {
+		return fmt.Errorf("runc is built with seccomp, so that containers keep the runtime's default profile, which needs libseccomp's headers (the Debian package libseccomp-dev), not found here: %s: %w: %s",
+			fix, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
 // nodeIP is the address the kubelet serves on and reports as InternalIP:
 // the first IPv4 address of an interface that is up, not loopback, and not
 // a bridge of another node. The kubelet refuses a loopback node IP.
