@@ -138,7 +138,9 @@ type kubeletParams struct {
 // a cgroup v1 host (failCgroupV1), no swap policy, no resolv.conf to copy,
 // its own cgroup root, ports and directories, and no eviction or image GC,
 // which could remove the imported images no registry can give back. It
-// never lowers an oom_score_adj, which this machine forbids.
+// never lowers an oom_score_adj, which this machine forbids. Every
+// container without a profile of its own runs under the runtime's default
+// seccomp profile (seccompDefault), as the sandboxes do.
 func kubeletConfig(p kubeletParams) ([]byte, error) {
 	no, yes, zero := false, true, int32(0)
 	cfg := kubeletv1beta1.KubeletConfiguration{
@@ -161,6 +163,7 @@ func kubeletConfig(p kubeletParams) ([]byte, error) {
 		CgroupsPerQOS:                 &yes,
 		FailCgroupV1:                  &no,
 		FailSwapOn:                    &no,
+		SeccompDefault:                &yes,
 		ContainerRuntimeEndpoint:      "unix://" + p.layout.socket(),
 		ImageServiceEndpoint:          "unix://" + p.layout.socket(),
 		ResolverConfig:                ptr.To(""),

@@ -85,6 +85,13 @@ func (n *Node) LogPath(c cluster.Component) string {
 	return filepath.Join(n.logDir, string(c)+".log")
 }
 
+// runcLogEnv names, for tools/cmd/draconform-runc, the file where it says
+// what it dropped from a container's documents, or why it refused one.
+const runcLogEnv = "DRACONFORM_RUNC_LOG"
+
+// runcLogPath is that file, beside the node's other logs.
+func (n *Node) runcLogPath() string { return filepath.Join(n.logDir, "draconform-runc.log") }
+
 // New is the node of cell, logging into logDir beside the control plane's
 // logs; nothing runs until Start.
 func New(cell, logDir string, log *k8sbuild.SyncWriter) *Node {
@@ -194,7 +201,10 @@ func (n *Node) startContainerd(ctx context.Context, bins Binaries) error {
 	if err := os.WriteFile(filepath.Join(l.cniConf(), "10-draconform.conflist"), conf, 0o644); err != nil {
 		return fmt.Errorf("writing the CNI config: %w", err)
 	}
-	env := append(os.Environ(), "PATH="+l.bin()+":"+os.Getenv("PATH"))
+	// The shims and draconform-runc inherit containerd's environment: the
+	// wrapper names what it drops from a container's documents in a log
+	// of the cell's.
+	env := append(os.Environ(), "PATH="+l.bin()+":"+os.Getenv("PATH"), runcLogEnv+"="+n.runcLogPath())
 	p, err := localproc.StartEnv(string(cluster.Containerd), filepath.Join(l.bin(), "containerd"), []string{"--config", l.containerdConfig()}, n.LogPath(cluster.Containerd), "", env)
 	if err != nil {
 		return err
