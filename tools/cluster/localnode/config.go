@@ -99,9 +99,12 @@ func containerdConfig(l nodeLayout, pauseImage, snapshotter string) string {
 }
 
 // cniConfig is the pods' network: a bridge of the node's own, with
-// addresses from a subnet of its own. No gateway, no masquerading and no
-// port maps, so nothing changes on the machine (a gateway would switch on
-// IP forwarding, masquerading would write iptables rules); the suite's pods
+// addresses from a subnet of its own. The node makes the bridge first,
+// with the subnet's first address, where its kubelet serves (makeBridge),
+// which host-local, taking it for the range's gateway, gives no pod. No
+// gateway for the plugin to set up, no masquerading and no port maps, so
+// nothing else changes on the machine (a gateway would switch on IP
+// forwarding, masquerading would write iptables rules); the suite's pods
 // need no traffic at all (the test driver uses the host's network).
 func cniConfig(l nodeLayout, network, bridge, subnet string) ([]byte, error) {
 	conf := map[string]any{

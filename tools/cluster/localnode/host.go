@@ -1,9 +1,7 @@
 package localnode
 
 import (
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,10 +37,7 @@ func HostSupport() error {
 			}
 		}
 		if _, err := exec.LookPath("ip"); err != nil {
-			why = append(why, "the ip command (iproute2) is missing: it removes the node's bridge at the end")
-		}
-		if _, err := nodeIP(); err != nil {
-			why = append(why, err.Error())
+			why = append(why, "the ip command (iproute2) is missing: it makes the node's bridge, where the kubelet serves, and removes it at the end")
 		}
 	}
 	if len(why) == 0 {
@@ -72,31 +67,6 @@ func libseccompPresent() error {
 			fix, err, strings.TrimSpace(string(out)))
 	}
 	return nil
-}
-
-// nodeIP is the address the kubelet serves on and reports as InternalIP:
-// the first IPv4 address of an interface that is up, not loopback, and not
-// a bridge of another node. The kubelet refuses a loopback node IP.
-func nodeIP() (net.IP, error) {
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		return nil, fmt.Errorf("listing network interfaces: %w", err)
-	}
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 || strings.HasPrefix(ifc.Name, bridgePrefix) {
-			continue
-		}
-		addrs, err := ifc.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && ipn.IP.IsGlobalUnicast() {
-				return ipn.IP.To4(), nil
-			}
-		}
-	}
-	return nil, errors.New("no interface has a non-loopback IPv4 address for the kubelet to serve on")
 }
 
 // cgroupMounts lists the mount points of every cgroup hierarchy: on a
