@@ -23,7 +23,7 @@ DOCKER_HOST ?= unix:///run/draconform/docker.sock
 export DOCKER_HOST
 DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/cli.version=$(VERSION)" ./tools/cmd/draconform
 
-.PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep merge-matrix node-image node-image-deps docker-check docker-engine docker-engine-down host-check
+.PHONY: help certify-example bench bench-cold bench-scheduler-cost conformance test browser node-deps unit lint fuzz binaries schema docs cleanup mutation flake-check gate-matrix gate-matrix-kep merge-matrix node-image node-image-deps docker-check docker-engine docker-engine-down host-check
 
 # On a machine that has not built them, the modules of the Kubernetes
 # binaries and of the node's container runtime (about 1.2 GB) download while
@@ -32,7 +32,7 @@ DRACONFORM = $(GO) run -ldflags "-X github.com/draconform/draconform/tools/cli.v
 # --provider), each set only while its binaries are not in the default cache;
 # TestMakefileFetchesForTheDefaultCache checks these paths.
 K8S_BINARIES  = .cache/k8s/v1.37.2/bin/kubelet
-NODE_BINARIES = .cache/k8s/node-containerd-v2.4.2/bin/containerd
+NODE_BINARIES = .cache/k8s/node-containerd-v2.4.2-seccomp/bin/containerd
 define fetch_modules_ahead
 	@case "$(ARGS)" in *--provider*) exit 0;; esac; \
 	for m in tools/build/k8sbin:$(K8S_BINARIES) tools/build/nodebin:$(NODE_BINARIES); do \
@@ -43,12 +43,12 @@ define fetch_modules_ahead
 endef
 
 ## conformance: run every suite and cell on v1.37.2 and the prototype (ARGS="--provider kubeconfig" for any cluster)
-conformance:
+conformance: node-deps
 	$(fetch_modules_ahead)
 	$(DRACONFORM) run --golden docs/golden-outcomes.json $(ARGS)
 
 ## test: lint, unit tests, then the suite itself on the embedded control plane
-test: lint binaries browser
+test: lint binaries browser node-deps
 	DRACONFORM_BROWSER_REQUIRED=$(BROWSER_REQUIRED) $(GO) test -timeout 40m ./...
 
 # The browser test is required where make installs the browser (CI, or
@@ -61,10 +61,20 @@ browser:
 	elif [ -n "$(CI)$(INSTALL_BROWSER)" ]; then echo "installing chromium-headless-shell (apt-get, --no-install-recommends) to render report.html in its test"; apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium-headless-shell; \
 	else echo "make: no headless Chromium here, so the test that renders report.html skips; to run it: apt-get install --no-install-recommends chromium-headless-shell, or make test INSTALL_BROWSER=1"; fi
 
+<<<<<<< HEAD
 ## host-check: the kubelet cells of make conformance, and a run of them hung up on (SIGHUP), each between two snapshots of this machine (kernel settings, mounts, cgroups, network links, firewall rules, Docker, file names under /tmp, /var/lib, /run and the folders a kubelet, containerd or CNI writes by default, each folder there or not): equal, or each difference removed by cleanup --nodes; as root, with nothing else running
+=======
+## node-deps: what building the node's runtime needs beyond Go and gcc: libseccomp's headers (libseccomp-dev, found with pkg-config), since runc is built with seccomp so that containers keep containerd's default profile; installed (apt-get) where missing when run as root, else make says how and the node's build refuses, naming them
+node-deps:
+	@if command -v pkg-config >/dev/null && pkg-config --exists libseccomp; then :; \
+	elif [ "$$(id -u)" = 0 ]; then echo "installing libseccomp-dev and pkg-config (apt-get) for the node's runc, built with seccomp"; apt-get update -qq && apt-get install -y -qq libseccomp-dev pkg-config; \
+	else echo "make: no libseccomp headers here; the embedded node's runc is built with seccomp and needs them: as root, apt-get install libseccomp-dev pkg-config (or make node-deps)"; fi
+
+## host-check: the kubelet cells of make conformance between two snapshots of this machine (kernel settings, mounts, cgroups, network links, firewall rules, Docker, file names under /tmp and /var/lib): equal, or each difference removed by cleanup --nodes; as root, with nothing else running
+>>>>>>> runc-seccomp
 # Not in make test: go test ./... runs packages side by side, and their
 # nodes and control planes would show in the snapshots.
-host-check:
+host-check: node-deps
 	$(GO) build -ldflags "-X github.com/draconform/draconform/tools/cli.version=$(VERSION)" -o _output/host-check/draconform ./tools/cmd/draconform
 	DRACONFORM_HOST_CHECK=$(CURDIR)/_output/host-check/draconform $(GO) test -count=1 -timeout 65m -v -run '^(TestKubeletCellsLeaveTheHostAsFound|TestARunKilledByHangupLeavesTheHostAsFound)$$' ./tools/host/snapshot
 
@@ -125,11 +135,18 @@ merge-matrix:
 node-image: docker-engine node-image-deps
 	$(DRACONFORM) node-image
 
+<<<<<<< HEAD
 # debootstrap makes the node image's Debian rootfs, and checks its packages
 # with gpgv against Debian's archive keyring (tools/host/nodeimage refuses to
 # run it without the keyring).
 node-image-deps:
 	@command -v debootstrap >/dev/null && command -v gpgv >/dev/null && test -f /usr/share/keyrings/debian-archive-keyring.gpg || { echo "installing debootstrap, gpgv and debian-archive-keyring (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap gpgv debian-archive-keyring; }
+=======
+# debootstrap makes the node image's Debian rootfs; its runc is the
+# embedded node's, built with seccomp (node-deps).
+node-image-deps: node-deps
+	@command -v debootstrap >/dev/null || { echo "installing debootstrap (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap; }
+>>>>>>> runc-seccomp
 
 docker-check:
 	@out=$$(docker info --format '{{.ServerVersion}}' 2>&1) || { \
@@ -159,18 +176,18 @@ docs:
 
 ## mutation: run the suite against every mutant (MUTANTS=a,b for some); updates docs/mutation.json and docs/mutation.md's table
 MUTANTS   ?=
-mutation:
+mutation: node-deps
 	$(DRACONFORM) mutation --mutants "$(MUTANTS)" --results docs/mutation.json --table docs/mutation.md
 
 ## flake-check: RUNS (default 20) full runs on v1.37.2 and the prototype, each compared with the golden outcomes; writes docs/flake-check.md
-flake-check:
+flake-check: node-deps
 	$(DRACONFORM) flake-check --runs $(RUNS) --summary docs/flake-check.md $(ARGS)
 
 ## bench: the whole matrix BENCH_RUNS times (default 5) with the binaries built, each run compared with the golden outcomes, then the speed ratios side by side (case against the scheduler, BENCH_PAIRS cell starts against a bare API server, certify on a running cluster against BENCH_TESTS e2e-framework tests); writes docs/bench.md and docs/bench.json (ARGS go to draconform run, e.g. ARGS="--parallel 3")
 BENCH_RUNS ?= 5
 BENCH_PAIRS ?= 3
 BENCH_TESTS ?= 5
-bench: binaries
+bench: binaries node-deps
 	$(DRACONFORM) bench --runs $(BENCH_RUNS) --start-pairs $(BENCH_PAIRS) --vendor-tests $(BENCH_TESTS) -- $(ARGS)
 
 ## bench-cold: a newcomer's first make conformance: a clean clone of the committed HEAD, empty Go and binary caches, CPU use over time; updates docs/bench.md
@@ -193,7 +210,7 @@ help:
 		print out }' $(firstword $(MAKEFILE_LIST))
 
 ## certify-example: self-certify the Kubernetes SIG's example DRA driver, a driver nobody here wrote: up --node (prototype, capacity-on), its chart deployed, certify kep6406-gates-on with suites/profiles/dra-example-driver.yaml, verify-bundle, all stopped; bundle in _output/certify-example/bundle (ARGS go to draconform up: ARGS="--provider local" for vanilla v1.37.2)
-certify-example:
+certify-example: node-deps
 	tools/certify/example.sh $(ARGS)
 
 ## cleanup: delete draconform's leftovers from the cluster of $$KUBECONFIG

@@ -44,6 +44,13 @@ type BuildOptions struct {
 	// standard library's net and os/user, and all above them), so one
 	// build with cgo on compiles again what the rest share.
 	Cgo []string
+	// CgoFlags go to the build of Cgo alone, after Flags: build tags that
+	// need a C library (runc's seccomp) change no other package.
+	CgoFlags []string
+	// CgoCheck, when set, says what the machine lacks to build Cgo (a C
+	// library's headers); it is asked only when Cgo is to be built, so a
+	// filled cache needs none of it.
+	CgoCheck func() error
 	// Flags go to go build after CompileFlags (an -ldflags of its own,
 	// which Stamp does not combine with).
 	Flags []string
@@ -71,6 +78,13 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 	log := NewSyncWriter(o.Log)
 	c := Cache{KeyDir: filepath.Join(o.CacheDir, o.Version), Names: names, Recipe: o.recipe(), Who: "local", Log: log}
 	binDir, _, err := c.Ensure(ctx, func(ctx context.Context, scratch string, missing []string) error {
+		if len(o.Cgo) > 0 && o.CgoCheck != nil {
+			// Before any build, so a machine that cannot build Cgo
+			// learns it in a second instead of after the rest.
+			if err := o.CgoCheck(); err != nil {
+				return err
+			}
+		}
 		pkgs := o.download(ctx, scratch, log)
 		if len(pkgs)+len(o.Cgo) == 0 {
 			return nil
@@ -91,6 +105,7 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 			return nil
 		}
 		build.Packages, build.Env, build.What = o.Cgo, append(env, cgoOn), strings.Join(o.Cgo, " ")+" (cgo)"
+		build.Flags = append(append([]string{}, build.Flags...), o.CgoFlags...)
 		return build.Run(ctx)
 	})
 	if err != nil {
@@ -139,6 +154,9 @@ func (o BuildOptions) recipe() string {
 	r := Recipe(o.flags(), o.Env)
 	if len(o.Cgo) > 0 {
 		r += "; " + cgoOn + ": " + strings.Join(o.Cgo, " ")
+	}
+	if len(o.CgoFlags) > 0 {
+		r += " " + strings.Join(o.CgoFlags, " ")
 	}
 	return r
 }

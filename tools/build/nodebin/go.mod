@@ -1,7 +1,8 @@
 // Module nodebin builds the node runtime a kubelet on this machine runs pods
 // with: containerd v2 (containerd, ctr, containerd-shim-runc-v2), runc and the
 // bridge, host-local and loopback CNI plugins. It is its own module so that
-// the suite never depends on containerd or runc. runc needs CGO_ENABLED=1.
+// the suite never depends on containerd or runc. runc needs CGO_ENABLED=1
+// and libseccomp (-tags=seccomp).
 // The go line cannot be 1.26.0: containernetworking/plugins v1.10.0 declares
 // go 1.26.8 (and containerd v2.4.2 go 1.26.6), and a main module may not
 // declare less than its dependencies.

@@ -7,9 +7,10 @@
 // is its own module so that the suite never depends on containerd or runc.
 //
 // runc is the only one that needs cgo (its nsenter C code runs before the Go
-// runtime starts); it is built without the seccomp tag, so no libseccomp
-// headers are needed and it refuses containers that ask for a seccomp
-// profile.
+// runtime starts); it is built with the seccomp tag
+// (tools/cluster/localnode/build.go), linked with libseccomp, whose headers
+// come from the Debian package libseccomp-dev, so that it applies the
+// seccomp profile containerd gives every container.
 package nodebin
 
 import (

@@ -33,6 +33,10 @@ func apiserverArgs(p apiserverParams) []string {
 		"--client-ca-file=" + p.pki.CACert,
 		"--token-auth-file=" + p.pki.TokenFile,
 		"--authorization-mode=Node,RBAC",
+		// Beside the default plugins: the Node authorizer lets a kubelet
+		// read what its node needs, NodeRestriction holds its writes to its
+		// own Node, Lease, pods and ResourceSlices, as in a kubeadm cluster.
+		"--enable-admission-plugins=NodeRestriction",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + p.pki.SAKey,
 		"--service-account-signing-key-file=" + p.pki.SAKey,

@@ -90,6 +90,27 @@ func TestAPIServerArgs(t *testing.T) {
 	}
 }
 
+// A node's kubelet is held to its own node, as in a kubeadm cluster: the
+// Node authorizer limits what it reads, NodeRestriction what it writes
+// (its Node, Lease, pods, ResourceSlices), as the comment on the kubelet's
+// kubeconfig (localnode/config.go) says.
+func TestAPIServerHoldsKubeletsToTheirNode(t *testing.T) {
+	p := &pki{CACert: "ca.crt", SAKey: "sa.key", ServingCert: "s.crt", ServingKey: "s.key", TokenFile: "t.csv"}
+	args := apiserverArgs(apiserverParams{pki: p, etcdURL: "https://127.0.0.1:2379", port: 6443})
+	plugins := flagValues(args, "enable-admission-plugins")
+	if len(plugins) != 1 || !slices.Contains(strings.Split(plugins[0], ","), "NodeRestriction") {
+		t.Errorf("--enable-admission-plugins = %q, want NodeRestriction among them", plugins)
+	}
+	for _, off := range flagValues(args, "disable-admission-plugins") {
+		if slices.Contains(strings.Split(off, ","), "NodeRestriction") {
+			t.Errorf("--disable-admission-plugins=%s", off)
+		}
+	}
+	if modes := flagValues(args, "authorization-mode"); len(modes) != 1 || !slices.Contains(strings.Split(modes[0], ","), "Node") {
+		t.Errorf("--authorization-mode = %q, want the Node authorizer", modes)
+	}
+}
+
 func TestControllerManagerArgsKeepClaimControllersAndDropNodeLifecycle(t *testing.T) {
 	args := controllerManagerArgs("kc", &pki{CACert: "ca.crt", SAKey: "sa.key"}, 10257, nil)
 	if got := flagValues(args, "controllers"); !slices.Equal(got, []string{"*,-node-lifecycle-controller"}) {

@@ -29,8 +29,9 @@ var RuntimeBinaries = []string{"containerd", "ctr", "containerd-shim-runc-v2", "
 const Crictl = "crictl"
 
 // RuntimeVersion keys the runtime binaries in the build cache; it
-// changes with tools/build/nodebin/go.mod.
-const RuntimeVersion = "node-containerd-v2.4.2"
+// changes with tools/build/nodebin/go.mod, and with how runc is built
+// (-seccomp: with libseccomp, where an older cache holds a runc without).
+const RuntimeVersion = "node-containerd-v2.4.2-seccomp"
 
 // nodebinPackages are the commands tools/build/nodebin builds without cgo, and
 // with runcPackage named as RuntimeBinaries.
@@ -46,6 +47,11 @@ var nodebinPackages = []string{
 // runcPackage is the one runtime command built with cgo: runc's nsenter
 // is C, run before the Go runtime starts.
 const runcPackage = "github.com/opencontainers/runc"
+
+// runcFlags build runc with seccomp, as runc's own Makefile does: linked
+// with libseccomp, it applies the profile the CRI plugin gives every
+// container (the runtime's default), which a runc without the tag refuses.
+var runcFlags = []string{"-tags=seccomp"}
 
 // crictlPackage builds Crictl.
 const crictlPackage = "sigs.k8s.io/cri-tools/cmd/crictl"
@@ -163,7 +169,7 @@ func EnsureRuntimeBinaries(ctx context.Context, repoRoot, cacheDir string, withC
 		// Built apart, runc alone compiles with cgo on; the rest takes the
 		// standard library (and the few modules of the same version) from
 		// the Kubernetes builds: 207 CPU-s instead of 237 after them.
-		Cgo: []string{runcPackage},
+		Cgo: []string{runcPackage}, CgoFlags: runcFlags, CgoCheck: libseccompPresent,
 	})
 }
 

@@ -129,25 +129,8 @@ func TestNodeToolsAndImagesAreMadeOnceAcrossRuns(t *testing.T) {
 // need it); the node image's asks for it and finds the rest built. A fake
 // go on PATH records its builds and writes the binaries they name.
 func TestOnlyTheNodeImageBuildsCrictl(t *testing.T) {
-	bin, root, cache := t.TempDir(), t.TempDir(), t.TempDir()
-	record := filepath.Join(bin, "builds")
-	script := `#!/bin/sh
-echo "CGO_ENABLED=$CGO_ENABLED $*" >> ` + record + `
-out=""; prev=""
-for a in "$@"; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; done
-for a in "$@"; do case "$a" in github.com/*|sigs.k8s.io/*) n=$(basename "$a"); printf '#!/bin/true\n' > "$out$n"; chmod +x "$out$n";; esac; done
-`
-	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if err := os.MkdirAll(filepath.Join(root, "tools", "build", "nodebin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	builds := func() []string {
-		data, _ := os.ReadFile(record)
-		return strings.Split(strings.TrimSpace(string(data)), "\n")
-	}
+	root, cache := t.TempDir(), t.TempDir()
+	builds := fakeGo(t, root, true)
 	for i, withCrictl := range []bool{false, true, false, true} {
 		dir, err := EnsureRuntimeBinaries(context.Background(), root, cache, withCrictl, io.Discard)
 		if err != nil {
@@ -173,5 +156,90 @@ for a in "$@"; do case "$a" in github.com/*|sigs.k8s.io/*) n=$(basename "$a"); p
 	}
 	if want := append(append([]string{}, RuntimeBinaries...), Crictl); !slices.Equal(nodeimage.RuntimeBinaries, want) {
 		t.Errorf("the node image takes %v from the runtime build, which makes %v", nodeimage.RuntimeBinaries, want)
+	}
+}
+
+// fakeGo puts on PATH a go that records its builds and writes the binaries
+// they name, and a pkg-config that finds libseccomp or not; it returns the
+// builds recorded so far.
+func fakeGo(t *testing.T, root string, libseccomp bool) (builds func() []string) {
+	t.Helper()
+	bin := t.TempDir()
+	record := filepath.Join(bin, "builds")
+	script := `#!/bin/sh
+echo "CGO_ENABLED=$CGO_ENABLED $*" >> ` + record + `
+out=""; prev=""
+for a in "$@"; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; done
+for a in "$@"; do case "$a" in github.com/*|sigs.k8s.io/*) n=$(basename "$a"); printf '#!/bin/true\n' > "$out$n"; chmod +x "$out$n";; esac; done
+`
+	pkgConfig := "#!/bin/sh\nexit 0\n"
+	if !libseccomp {
+		pkgConfig = "#!/bin/sh\necho \"Package libseccomp was not found in the pkg-config search path.\" >&2\nexit 1\n"
+	}
+	for name, text := range map[string]string{"go": script, "pkg-config": pkgConfig} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err := os.MkdirAll(filepath.Join(root, "tools", "build", "nodebin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func() []string {
+		data, _ := os.ReadFile(record)
+		return strings.Split(strings.TrimSpace(string(data)), "\n")
+	}
+}
+
+// runc is built with the seccomp tag, so that it applies the profile
+// containerd gives every container; the rest of the runtime is not, and a
+// cache holding the runtime built before (no seccomp) is not taken for it.
+func TestRuncIsBuiltWithSeccomp(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	builds := fakeGo(t, root, true)
+	old := filepath.Join(cache, "node-containerd-v2.4.2")
+	if err := os.MkdirAll(filepath.Join(old, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range RuntimeBinaries {
+		if err := os.WriteFile(filepath.Join(old, "bin", name), []byte("#!/bin/true\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, err := EnsureRuntimeBinaries(context.Background(), root, cache, false, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(dir) == old {
+		t.Errorf("the runtime with a seccomp runc is kept under the key of the one without: %s", dir)
+	}
+	got := builds()
+	if len(got) != 2 {
+		t.Fatalf("builds:\n%s\nwant the runtime, then runc", strings.Join(got, "\n"))
+	}
+	if strings.Contains(got[0], "-tags") {
+		t.Errorf("the runtime without cgo is built with seccomp: %s", got[0])
+	}
+	if !strings.HasSuffix(got[1], " github.com/opencontainers/runc") || !strings.Contains(got[1], " -tags=seccomp ") {
+		t.Errorf("runc's build: %s\nwant -tags=seccomp", got[1])
+	}
+	recipe, _ := os.ReadFile(filepath.Join(filepath.Dir(dir), "recipe"))
+	if !strings.Contains(string(recipe), "-tags=seccomp") {
+		t.Errorf("the cache's recipe does not say runc has seccomp: %q", recipe)
+	}
+}
+
+// Without libseccomp's headers the build refuses before compiling
+// anything, naming the package to install, rather than making a runc that
+// cannot apply a profile.
+func TestRuncBuildRefusesWithoutLibseccomp(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	builds := fakeGo(t, root, false)
+	_, err := EnsureRuntimeBinaries(context.Background(), root, cache, false, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "libseccomp-dev") {
+		t.Fatalf("EnsureRuntimeBinaries without libseccomp = %v; want an error naming libseccomp-dev", err)
+	}
+	if got := builds(); len(got) != 1 || got[0] != "" {
+		t.Errorf("builds ran anyway:\n%s", strings.Join(got, "\n"))
 	}
 }

@@ -112,9 +112,12 @@ func containerdConfig(l nodeLayout, pauseImage, snapshotter string) string {
 }
 
 // cniConfig is the pods' network: a bridge of the node's own, with
-// addresses from a subnet of its own. No gateway, no masquerading and no
-// port maps, so nothing changes on the machine (a gateway would switch on
-// IP forwarding, masquerading would write iptables rules); the suite's pods
+// addresses from a subnet of its own. The node makes the bridge first,
+// with the subnet's first address, where its kubelet serves (makeBridge),
+// which host-local, taking it for the range's gateway, gives no pod. No
+// gateway for the plugin to set up, no masquerading and no port maps, so
+// nothing else changes on the machine (a gateway would switch on IP
+// forwarding, masquerading would write iptables rules); the suite's pods
 // need no traffic at all (the test driver uses the host's network).
 func cniConfig(l nodeLayout, network, bridge, subnet string) ([]byte, error) {
 	conf := map[string]any{
@@ -151,7 +154,9 @@ type kubeletParams struct {
 // a cgroup v1 host (failCgroupV1), no swap policy, no resolv.conf to copy,
 // its own cgroup root, ports and directories, and no eviction or image GC,
 // which could remove the imported images no registry can give back. It
-// never lowers an oom_score_adj, which this machine forbids.
+// never lowers an oom_score_adj, which this machine forbids. Every
+// container without a profile of its own runs under the runtime's default
+// seccomp profile (seccompDefault), as the sandboxes do.
 func kubeletConfig(p kubeletParams) ([]byte, error) {
 	no, yes, zero := false, true, int32(0)
 	cfg := kubeletv1beta1.KubeletConfiguration{
@@ -174,6 +179,7 @@ func kubeletConfig(p kubeletParams) ([]byte, error) {
 		CgroupsPerQOS:                 &yes,
 		FailCgroupV1:                  &no,
 		FailSwapOn:                    &no,
+		SeccompDefault:                &yes,
 		ContainerRuntimeEndpoint:      "unix://" + p.layout.socket(),
 		ImageServiceEndpoint:          "unix://" + p.layout.socket(),
 		ResolverConfig:                ptr.To(""),

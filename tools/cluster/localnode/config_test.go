@@ -79,6 +79,22 @@ func TestKubeletConfigDecodesStrictly(t *testing.T) {
 	}
 }
 
+// A container that names no seccomp profile runs under the runtime's
+// default one, which draconform-runc keeps, not unconfined.
+func TestKubeletGivesContainersTheRuntimesDefaultProfile(t *testing.T) {
+	data, err := kubeletConfig(kubeletParams{layout: testLayout, nodeIP: "10.201.2.1", port: 40001, healthzPort: 40002, cgroupRoot: "/draconform-abc123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg kubeletv1beta1.KubeletConfiguration
+	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SeccompDefault == nil || !*cfg.SeccompDefault {
+		t.Error("containers without a profile of their own run unconfined: want seccompDefault, the runtime's default profile")
+	}
+}
+
 func TestCNIConfigIsTheNodesOwnBridgeWithoutNAT(t *testing.T) {
 	data, err := cniConfig(testLayout, "draconform-abc123", "dcbrabc123", "10.201.2.0/24")
 	if err != nil {

@@ -1,9 +1,7 @@
 package localnode
 
 import (
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,10 +37,7 @@ func HostSupport() error {
 			}
 		}
 		if _, err := exec.LookPath("ip"); err != nil {
-			why = append(why, "the ip command (iproute2) is missing: it removes the node's bridge at the end")
-		}
-		if _, err := nodeIP(); err != nil {
-			why = append(why, err.Error())
+			why = append(why, "the ip command (iproute2) is missing: it makes the node's bridge, where the kubelet serves, and removes it at the end")
 		}
 	}
 	if len(why) == 0 {
@@ -59,29 +54,19 @@ func cCompiler() string {
 	return "gcc"
 }
 
-// nodeIP is the address the kubelet serves on and reports as InternalIP:
-// the first IPv4 address of an interface that is up, not loopback, and not
-// a bridge of another node. The kubelet refuses a loopback node IP.
-func nodeIP() (net.IP, error) {
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		return nil, fmt.Errorf("listing network interfaces: %w", err)
+// libseccompPresent says, naming the Debian packages, what a build of runc
+// with seccomp lacks here: libseccomp-golang finds libseccomp's headers
+// and library through pkg-config.
+func libseccompPresent() error {
+	const fix = "apt-get install libseccomp-dev pkg-config (as root; make node-deps does it)"
+	if _, err := exec.LookPath("pkg-config"); err != nil {
+		return fmt.Errorf("runc is built with seccomp, so that containers keep the runtime's default profile, which needs pkg-config to find libseccomp: %s: %w", fix, err)
 	}
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 || strings.HasPrefix(ifc.Name, bridgePrefix) {
-			continue
-		}
-		addrs, err := ifc.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && ipn.IP.IsGlobalUnicast() {
-				return ipn.IP.To4(), nil
-			}
-		}
+	if out, err := exec.Command("pkg-config", "--exists", "--print-errors", "libseccomp").CombinedOutput(); err != nil {
+		return fmt.Errorf("runc is built with seccomp, so that containers keep the runtime's default profile, which needs libseccomp's headers (the Debian package libseccomp-dev), not found here: %s: %w: %s",
+			fix, err, strings.TrimSpace(string(out)))
 	}
-	return nil, errors.New("no interface has a non-loopback IPv4 address for the kubelet to serve on")
+	return nil
 }
 
 // cgroupMounts lists the mount points of every cgroup hierarchy: on a

@@ -85,6 +85,13 @@ func (n *Node) LogPath(c cluster.Component) string {
 	return filepath.Join(n.logDir, string(c)+".log")
 }
 
+// runcLogEnv names, for tools/cmd/draconform-runc, the file where it says
+// what it dropped from a container's documents, or why it refused one.
+const runcLogEnv = "DRACONFORM_RUNC_LOG"
+
+// runcLogPath is that file, beside the node's other logs.
+func (n *Node) runcLogPath() string { return filepath.Join(n.logDir, "draconform-runc.log") }
+
 // New is the node of cell, logging into logDir beside the control plane's
 // logs; nothing runs until Start.
 func New(cell, logDir string, log *k8sbuild.SyncWriter) *Node {
@@ -108,7 +115,7 @@ func (n *Node) Started() []int { return n.started }
 // it, which removes whatever it got to.
 func (n *Node) Start(ctx context.Context, bins Binaries, cp ControlPlane) error {
 	began := time.Now()
-	ip, err := nodeIP()
+	addr, err := n.address()
 	if err != nil {
 		return err
 	}
@@ -127,7 +134,10 @@ func (n *Node) Start(ctx context.Context, bins Binaries, cp ControlPlane) error 
 	if err := hostKernel.record(); err != nil {
 		return err
 	}
-	n.log.Printf("local: node %s: state in %s, cgroups under /%s, bridge %s, kubelet on %s (cell dir %s)", n.name, l.dir, n.cgroupRoot, n.bridge, ip, n.logDir)
+	if err := makeBridge(n.bridge, addr); err != nil {
+		return err
+	}
+	n.log.Printf("local: node %s: state in %s, cgroups under /%s, kubelet on %s of bridge %s (cell dir %s)", n.name, l.dir, n.cgroupRoot, addr.IP, n.bridge, n.logDir)
 
 	if err := n.startContainerd(ctx, bins); err != nil {
 		return err
@@ -140,7 +150,7 @@ func (n *Node) Start(ctx context.Context, bins Binaries, cp ControlPlane) error 
 	if err := makeCgroupRoot(n.cgroupRoot); err != nil {
 		return err
 	}
-	if err := n.startKubelet(ctx, bins, cp, ip); err != nil {
+	if err := n.startKubelet(ctx, bins, cp, addr.IP); err != nil {
 		return err
 	}
 	cs, err := kubernetes.NewForConfig(cp.Admin)
@@ -194,7 +204,10 @@ func (n *Node) startContainerd(ctx context.Context, bins Binaries) error {
 	if err := os.WriteFile(filepath.Join(l.cniConf(), "10-draconform.conflist"), conf, 0o644); err != nil {
 		return fmt.Errorf("writing the CNI config: %w", err)
 	}
-	env := append(os.Environ(), "PATH="+l.bin()+":"+os.Getenv("PATH"))
+	// The shims and draconform-runc inherit containerd's environment: the
+	// wrapper names what it drops from a container's documents in a log
+	// of the cell's.
+	env := append(os.Environ(), "PATH="+l.bin()+":"+os.Getenv("PATH"), runcLogEnv+"="+n.runcLogPath())
 	p, err := localproc.StartEnv(string(cluster.Containerd), filepath.Join(l.bin(), "containerd"), []string{"--config", l.containerdConfig()}, n.LogPath(cluster.Containerd), "", env)
 	if err != nil {
 		return err
@@ -256,14 +269,33 @@ func (n *Node) ctr(ctx context.Context, args ...string) error {
 }
 
 func (n *Node) startKubelet(ctx context.Context, bins Binaries, cp ControlPlane, ip net.IP) error {
-	l := n.layout
 	ports, err := localproc.FreePorts(2)
 	if err != nil {
 		return err
 	}
+	args, err := n.prepareKubelet(cp, ip, ports[0], ports[1])
+	if err != nil {
+		return err
+	}
+	proc, err := localproc.StartEnv(string(cluster.Kubelet), bins.Kubelet, args, n.LogPath(cluster.Kubelet), "", kubeletEnv(n.layout, os.Environ()))
+	if err != nil {
+		return err
+	}
+	n.kubelet = proc
+	n.started = append(n.started, proc.PID)
+	return localproc.WaitHealthy(ctx, proc, localproc.PlainProbe(fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[1])), 60*time.Second)
+}
+
+// prepareKubelet writes the kubelet's credentials and config and returns
+// its command line: it serves on ip, which it reports as the node's, on
+// port, and healthz on loopback's healthzPort. Its client identity is the
+// node's own, system:node:<name> in system:nodes, which the API server's
+// Node authorizer and NodeRestriction admission hold to this node.
+func (n *Node) prepareKubelet(cp ControlPlane, ip net.IP, port, healthzPort int) ([]string, error) {
+	l := n.layout
 	nodeCert, nodeKey := filepath.Join(l.pki(), "node.crt"), filepath.Join(l.pki(), "node.key")
 	if err := cp.Issue(cp.Certificate("system:node:"+n.name, "system:nodes"), nodeCert, nodeKey); err != nil {
-		return err
+		return nil, err
 	}
 	servingCert, servingKey := filepath.Join(l.pki(), "kubelet.crt"), filepath.Join(l.pki(), "kubelet.key")
 	serving := cp.Certificate("system:node:"+n.name, "system:nodes")
@@ -271,20 +303,20 @@ func (n *Node) startKubelet(ctx context.Context, bins Binaries, cp ControlPlane,
 	serving.IPAddresses = []net.IP{ip}
 	serving.DNSNames = []string{n.name}
 	if err := cp.Issue(serving, servingCert, servingKey); err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeNodeKubeconfig(l.kubeconfig(), fmt.Sprintf("https://127.0.0.1:%d", cp.APIPort), cp.CAPEM, nodeCert, nodeKey); err != nil {
-		return err
+		return nil, err
 	}
-	cfg, err := kubeletConfig(kubeletParams{layout: l, nodeIP: ip.String(), port: ports[0], healthzPort: ports[1],
+	cfg, err := kubeletConfig(kubeletParams{layout: l, nodeIP: ip.String(), port: port, healthzPort: healthzPort,
 		cgroupRoot: "/" + n.cgroupRoot, caFile: cp.CACert, certFile: servingCert, keyFile: servingKey})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.WriteFile(l.kubeletConfig(), cfg, 0o644); err != nil {
-		return fmt.Errorf("writing the kubelet config: %w", err)
+		return nil, fmt.Errorf("writing the kubelet config: %w", err)
 	}
-	args := []string{
+	return []string{
 		"--config=" + l.kubeletConfig(),
 		"--kubeconfig=" + l.kubeconfig(),
 		"--root-dir=" + l.kubeletRoot(),
@@ -292,14 +324,7 @@ func (n *Node) startKubelet(ctx context.Context, bins Binaries, cp ControlPlane,
 		"--hostname-override=" + n.name,
 		"--node-ip=" + ip.String(),
 		"--v=2",
-	}
-	proc, err := localproc.StartEnv(string(cluster.Kubelet), bins.Kubelet, args, n.LogPath(cluster.Kubelet), "", kubeletEnv(l, os.Environ()))
-	if err != nil {
-		return err
-	}
-	n.kubelet = proc
-	n.started = append(n.started, proc.PID)
-	return localproc.WaitHealthy(ctx, proc, localproc.PlainProbe(fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[1])), 60*time.Second)
+	}, nil
 }
 
 // waitReady waits for the Node to be Ready, then lifts the not-ready taint
@@ -354,12 +379,7 @@ func nodeReadyCondition(node *corev1.Node) (bool, string) {
 // installDriver deploys the test driver to this node alone, with the
 // manifests kind clusters get, rendered for this node's directories.
 func (n *Node) installDriver(ctx context.Context, admin *rest.Config, cs kubernetes.Interface, apiPort int) error {
-	data, err := deploy.Render(deploy.Options{
-		KubeletDir:   n.layout.kubeletRoot(),
-		CDIDir:       n.layout.cdi(),
-		NodeSelector: map[string]string{corev1.LabelHostname: n.name},
-		APIServer:    net.JoinHostPort("127.0.0.1", strconv.Itoa(apiPort)),
-	})
+	data, err := deploy.Render(n.driverOptions(apiPort))
 	if err != nil {
 		return fmt.Errorf("rendering the test driver's manifests: %w", err)
 	}
@@ -369,6 +389,19 @@ func (n *Node) installDriver(ctx context.Context, admin *rest.Config, cs kuberne
 	}
 	n.log.Printf("local: node %s: applied %s", n.name, strings.Join(applied, ", "))
 	return testdriver.Wait(ctx, cs, n.name, 2*time.Minute)
+}
+
+// driverOptions place the test driver on this node: the kubelet's root
+// (plugin sockets) and the CDI folder are all of the node it mounts, so it
+// writes to the API server as its own service account, never with the
+// node's credentials, which lie beside them (pki, kubelet.kubeconfig).
+func (n *Node) driverOptions(apiPort int) deploy.Options {
+	return deploy.Options{
+		KubeletDir:   n.layout.kubeletRoot(),
+		CDIDir:       n.layout.cdi(),
+		NodeSelector: map[string]string{corev1.LabelHostname: n.name},
+		APIServer:    net.JoinHostPort("127.0.0.1", strconv.Itoa(apiPort)),
+	}
 }
 
 // Stop removes the node and everything it made on this machine. It goes

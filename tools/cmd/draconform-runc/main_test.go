@@ -21,12 +21,12 @@ var parseArgsCases = []struct {
 		name: "containerd create",
 		args: []string{"--root", "/run/containerd/runc/k8s.io", "--log", "/x/log.json", "--log-format", "json",
 			"--systemd-cgroup", "create", "--bundle", "/x/bundle", "--pid-file", "/x/init.pid", "--console-socket", "/x/pty.sock", "abc"},
-		want: invocation{subcommand: "create", bundle: "/x/bundle"},
+		want: invocation{subcommand: "create", bundle: "/x/bundle", logFile: "/x/log.json", logFormat: "json"},
 	},
 	{
 		name: "global values that look like subcommands",
 		args: []string{"--root", "create", "--log=exec", "-log-format", "run", "--rootless", "false", "delete", "-f", "abc"},
-		want: invocation{subcommand: "delete"},
+		want: invocation{subcommand: "delete", logFile: "exec", logFormat: "run"},
 	},
 	{
 		name: "short bundle with equals after the id",
@@ -57,7 +57,7 @@ var parseArgsCases = []struct {
 		name: "containerd exec",
 		args: []string{"--root", "/r", "--log", "/l", "--log-format", "json", "exec", "--detach", "--pid-file", "/x/p.pid",
 			"--process", "/tmp/runc-process123", "abc"},
-		want: invocation{subcommand: "exec", processFile: "/tmp/runc-process123"},
+		want: invocation{subcommand: "exec", processFile: "/tmp/runc-process123", logFile: "/l", logFormat: "json"},
 	},
 	{
 		name: "short process flag",
@@ -122,7 +122,7 @@ func TestRewriteCreate(t *testing.T) {
 	path := filepath.Join(bundle, "config.json")
 	writeFile(t, path, configJSON, 0o640)
 
-	if err := rewrite([]string{"--root", "/r", "create", "--bundle", bundle, "id"}); err != nil {
+	if err := rewriteHere([]string{"--root", "/r", "create", "--bundle", bundle, "id"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -162,7 +162,7 @@ func TestRewriteRunDefaultBundle(t *testing.T) {
 	t.Chdir(dir)
 	writeFile(t, "config.json", `{"process":{"oomScoreAdj":-1,"capabilities":{"bounding":["CAP_SYS_RESOURCE"]}}}`, 0o600)
 
-	if err := rewrite([]string{"run", "id"}); err != nil {
+	if err := rewriteHere([]string{"run", "id"}); err != nil {
 		t.Fatal(err)
 	}
 	got := readJSON(t, filepath.Join(dir, "config.json"))
@@ -184,7 +184,7 @@ func TestRewriteLeavesUnaffectedFilesAlone(t *testing.T) {
 			bundle := t.TempDir()
 			path := filepath.Join(bundle, "config.json")
 			writeFile(t, path, doc, 0o600)
-			if err := rewrite([]string{"create", "-b", bundle, "id"}); err != nil {
+			if err := rewriteHere([]string{"create", "-b", bundle, "id"}); err != nil {
 				t.Fatal(err)
 			}
 			if raw, _ := os.ReadFile(path); string(raw) != doc {
@@ -200,7 +200,7 @@ func TestRewriteExecProcess(t *testing.T) {
 		`"capabilities":{"bounding":["CAP_SYS_RESOURCE","CAP_KILL"],"effective":["CAP_KILL"]},"futureField":{"a":true}}`
 	writeFile(t, path, doc, 0o600)
 
-	if err := rewrite([]string{"--log-format", "json", "exec", "--detach", "--process", path, "id"}); err != nil {
+	if err := rewriteHere([]string{"--log-format", "json", "exec", "--detach", "--process", path, "id"}); err != nil {
 		t.Fatal(err)
 	}
 	got := readJSON(t, path)
@@ -221,28 +221,28 @@ func TestRewriteIgnoresOtherSubcommands(t *testing.T) {
 		{"--version"},
 		nil,
 	} {
-		if err := rewrite(args); err != nil {
-			t.Errorf("rewrite(%q) = %v, want nil", args, err)
+		if err := rewriteHere(args); err != nil {
+			t.Errorf("rewriteHere(%q) = %v, want nil", args, err)
 		}
 	}
 }
 
 func TestRewriteErrors(t *testing.T) {
 	dir := t.TempDir()
-	if err := rewrite([]string{"create", "-b", filepath.Join(dir, "missing"), "id"}); err == nil {
+	if err := rewriteHere([]string{"create", "-b", filepath.Join(dir, "missing"), "id"}); err == nil {
 		t.Error("missing bundle: want error")
 	}
 	bad := filepath.Join(dir, "bad.json")
 	writeFile(t, bad, `{"oomScoreAdj": "low"}`, 0o600)
-	if err := rewrite([]string{"exec", "-p", bad, "id"}); err == nil {
+	if err := rewriteHere([]string{"exec", "-p", bad, "id"}); err == nil {
 		t.Error("non-numeric oomScoreAdj: want error")
 	}
 	writeFile(t, filepath.Join(dir, "config.json"), `{"process": {"capabilities": ["CAP_KILL"]}}`, 0o600)
-	if err := rewrite([]string{"create", "-b", dir, "id"}); err == nil {
+	if err := rewriteHere([]string{"create", "-b", dir, "id"}); err == nil {
 		t.Error("capabilities not an object: want error")
 	}
 	writeFile(t, bad, `[1]`, 0o600)
-	if err := rewrite([]string{"exec", "-p", bad, "id"}); err == nil {
+	if err := rewriteHere([]string{"exec", "-p", bad, "id"}); err == nil {
 		t.Error("non-object document: want error")
 	}
 }
@@ -279,26 +279,6 @@ func readJSONString(t *testing.T, s string) map[string]any {
 	return m
 }
 
-func TestRewriteDropsSeccompOnly(t *testing.T) {
-	bundle := t.TempDir()
-	path := filepath.Join(bundle, "config.json")
-	writeFile(t, path, `{"ociVersion":"1.2.0","linux":{"namespaces":[{"type":"pid"}],"seccomp":{"defaultAction":"SCMP_ACT_ERRNO"},"maskedPaths":["/proc/kcore"]}}`, 0o600)
-	if err := rewrite([]string{"create", "--bundle", bundle, "id"}); err != nil {
-		t.Fatal(err)
-	}
-	got := readJSON(t, path)
-	want := readJSONString(t, `{"ociVersion":"1.2.0","linux":{"namespaces":[{"type":"pid"}],"maskedPaths":["/proc/kcore"]}}`)
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-}
-
-// The rewrite tests run as on the machine the wrapper was written for.
-func TestMain(m *testing.M) {
-	unavailable = map[string]bool{"CAP_SYS_RESOURCE": true}
-	os.Exit(m.Run())
-}
-
 func TestMissingFromBoundingSet(t *testing.T) {
 	// This machine: every capability up to CAP_CHECKPOINT_RESTORE (40) but
 	// CAP_SYS_RESOURCE (24).
@@ -315,35 +295,5 @@ func TestMissingFromBoundingSet(t *testing.T) {
 	}
 	if _, err := missingFromBoundingSet("CapBnd:\tzz\n"); err == nil {
 		t.Error("a malformed CapBnd must be an error")
-	}
-}
-
-// A runc that applies seccomp keeps the profile; one that cannot (the
-// embedded node's) gets it removed (TestRewriteDropsSeccompOnly).
-func TestRewriteKeepsSeccompForARuncThatHasIt(t *testing.T) {
-	runcHasSeccomp = func() bool { return true }
-	defer func() { runcHasSeccomp = func() bool { return false } }()
-	bundle := t.TempDir()
-	path := filepath.Join(bundle, "config.json")
-	const config = `{"ociVersion":"1.2.0","linux":{"seccomp":{"defaultAction":"SCMP_ACT_ERRNO"}}}`
-	writeFile(t, path, config, 0o600)
-	if err := rewrite([]string{"create", "--bundle", bundle, "id"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := readJSON(t, path); !reflect.DeepEqual(got, readJSONString(t, config)) {
-		t.Errorf("the profile was touched: %v", got)
-	}
-}
-
-func TestSeccompEnabled(t *testing.T) {
-	for in, want := range map[string]bool{
-		`{"linux":{"seccomp":{"enabled":true,"actions":["SCMP_ACT_ERRNO"]}}}`: true,
-		`{"linux":{"seccomp":{"enabled":false}}}`:                             false,
-		`{"linux":{"namespaces":["pid"]}}`:                                    false, // runc v1.5.3 without libseccomp
-		`not json`:                                                            false,
-	} {
-		if got := seccompEnabled([]byte(in)); got != want {
-			t.Errorf("%s: %v, want %v", in, got, want)
-		}
 	}
 }

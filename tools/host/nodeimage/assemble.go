@@ -95,8 +95,9 @@ func kindEntries(o Options) ([]entry, error) {
 
 // nodeConfigToml is kind's containerd configuration with runc behind
 // draconform-runc: this host's capability bounding set lacks what runc
-// would grant privileged pods (kube-proxy), and its runc cannot apply
-// seccomp profiles. The wrapper changes nothing where neither holds.
+// would grant privileged pods (kube-proxy). The runc beside it is built
+// with seccomp and keeps every profile (the rootfs has libseccomp2); the
+// wrapper changes nothing where neither would be refused.
 func nodeConfigToml(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
