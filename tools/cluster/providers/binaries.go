@@ -29,7 +29,7 @@ func localBinaries(ctx context.Context, c Config) (*Built, error) {
 	}
 	versions := map[string]string{}
 	for _, comp := range sortedComponents(bins) {
-		v, err := localcp.CheckBinary(ctx, bins[comp])
+		v, err := localcp.CheckBinary(ctx, nil, bins[comp])
 		if err != nil {
 			return nil, fmt.Errorf("--bin-dir/--bin: %s: %w", comp, err)
 		}
