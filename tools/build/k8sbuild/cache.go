@@ -8,11 +8,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 // Cache is one key's folder of binaries: <KeyDir>/bin holds Names once
-// filled, <KeyDir>/.lock serialises the processes that fill it, and
-// <KeyDir>/recipe says how they were made.
+// filled, <KeyDir>/.lock serialises the processes that fill it,
+// <KeyDir>/recipe says how they were made, and <KeyDir>/bin.sha256
+// (bintrust.ManifestPath) their digests once made. What runs them checks
+// each against that digest first (bintrust.Checker.Check): a folder is
+// reused because it is there, and anyone who can write it could have put
+// anything there since.
 type Cache struct {
 	KeyDir string
 	Names  []string
@@ -52,13 +58,19 @@ func (c Cache) recipeFile() string { return filepath.Join(c.KeyDir, "recipe") }
 // Ensure returns BinDir once every binary is there. When some are missing
 // it takes the lock and calls fill with a scratch folder that fill must
 // leave holding every name; the files are then renamed into BinDir, so a
-// reader that does not take the lock never sees a half-written binary.
-// built says whether fill ran.
+// reader that does not take the lock never sees a half-written binary,
+// and their digests recorded. built says whether fill ran.
+//
+// A folder with every binary is reused only with its digests recorded
+// (and, for root, only root able to change it): a folder of a cache made
+// before draconform recorded digests is refused with the command that
+// records them, rather than trusted or built again unasked (a Kubernetes
+// build takes 10-17 min).
 func (c Cache) Ensure(ctx context.Context, fill func(ctx context.Context, scratch string, missing []string) error) (binDir string, built bool, err error) {
 	log := NewSyncWriter(c.Log)
 	binDir = c.BinDir()
 	if len(c.Missing()) == 0 {
-		return binDir, false, nil
+		return binDir, false, c.reused()
 	}
 	if err := os.MkdirAll(c.KeyDir, 0o755); err != nil {
 		return "", false, fmt.Errorf("%s: creating binary cache %s: %w", c.Who, c.KeyDir, err)
@@ -70,7 +82,7 @@ func (c Cache) Ensure(ctx context.Context, fill func(ctx context.Context, scratc
 	defer unlock()
 	missing := c.Missing()
 	if len(missing) == 0 { // another process built while we waited
-		return binDir, false, nil
+		return binDir, false, c.reused()
 	}
 	otherRecipe := c.otherRecipe()
 	scratch, err := os.MkdirTemp(c.KeyDir, "bin.tmp-")
@@ -101,12 +113,23 @@ func (c Cache) Ensure(ctx context.Context, fill func(ctx context.Context, scratc
 			return "", false, fmt.Errorf("%s: %w", c.Who, err)
 		}
 	}
+	if err := bintrust.Record(binDir, c.Names); err != nil {
+		return "", false, fmt.Errorf("%s: %w", c.Who, err)
+	}
 	if c.Recipe != "" {
 		if err := os.WriteFile(c.recipeFile(), []byte(c.Recipe), 0o644); err != nil {
 			return "", false, fmt.Errorf("%s: recording how %s was built: %w", c.Who, binDir, err)
 		}
 	}
 	return binDir, true, nil
+}
+
+// reused checks a folder about to be reused (bintrust.Checker.Recorded).
+func (c Cache) reused() error {
+	if err := bintrust.Recorded(c.BinDir(), c.Names); err != nil {
+		return fmt.Errorf("%s: %w", c.Who, err)
+	}
+	return nil
 }
 
 // removeAllBut removes the files of dir not named in keep.

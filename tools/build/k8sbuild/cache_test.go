@@ -5,7 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 // A cache filled anew for another recipe keeps no binary of the old one:
@@ -49,5 +52,42 @@ func TestAnotherRecipeLeavesNoOldBinary(t *testing.T) {
 	}
 	if _, built, err := embedded.Ensure(context.Background(), fill); err != nil || built {
 		t.Errorf("the same recipe again: built %v, %v; want the cache as it is", built, err)
+	}
+}
+
+// A build records the digests of what it put in the cache, and a cache
+// reused because it is there is checked against them: one made before
+// digests were recorded is refused with the command that records them,
+// and not built again unasked.
+func TestEnsureRecordsDigestsAndRefusesACacheWithout(t *testing.T) {
+	key := t.TempDir()
+	fill := func(_ context.Context, scratch string, missing []string) error {
+		for _, n := range missing {
+			if err := os.WriteFile(filepath.Join(scratch, n), []byte("#!/bin/sh\necho "+n+"\n"), 0o755); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c := Cache{KeyDir: key, Names: []string{"kubelet", "etcd"}, Recipe: "r", Log: io.Discard}
+	bin, built, err := c.Ensure(context.Background(), fill)
+	if err != nil || !built {
+		t.Fatalf("first Ensure: built %v, %v", built, err)
+	}
+	for _, n := range c.Names {
+		if _, err := bintrust.Check(filepath.Join(bin, n)); err != nil {
+			t.Errorf("%s as built: %v", n, err)
+		}
+	}
+	if err := os.Remove(bintrust.ManifestPath(bin)); err != nil {
+		t.Fatalf("the build recorded no digests: %v", err)
+	}
+	// Now as a cache made before this change: every binary, no manifest.
+	_, built, err = c.Ensure(context.Background(), func(context.Context, string, []string) error {
+		t.Error("a cache without digests was built again unasked")
+		return nil
+	})
+	if err == nil || built || !strings.Contains(err.Error(), bintrust.RecordHint(bin)) {
+		t.Errorf("Ensure of a cache without digests: built %v, %v; want a refusal saying: %s", built, err, bintrust.RecordHint(bin))
 	}
 }

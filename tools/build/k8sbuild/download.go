@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,15 +21,34 @@ import (
 const DefaultReleaseURL = "https://dl.k8s.io/release"
 
 // ReleaseURL is where to look for release binaries: $DRACONFORM_RELEASE_URL,
-// else DefaultReleaseURL; "off" (or "none") means always build.
-func ReleaseURL() string {
-	if u := os.Getenv("DRACONFORM_RELEASE_URL"); u != "" {
-		if u == "off" || u == "none" {
-			return ""
-		}
-		return strings.TrimRight(u, "/")
+// else DefaultReleaseURL; "off" (or "none") means always build. Only an
+// https URL is taken: what is downloaded runs, as root on a node, and over
+// plain http anyone on the way could swap it (and the digest beside it).
+// Tests serve plain http through BuildOptions.PlainReleaseURL instead.
+func ReleaseURL() (string, error) {
+	u := os.Getenv("DRACONFORM_RELEASE_URL")
+	switch u {
+	case "":
+		return DefaultReleaseURL, nil
+	case "off", "none":
+		return "", nil
 	}
-	return DefaultReleaseURL
+	if err := httpsURL(u); err != nil {
+		return "", fmt.Errorf("DRACONFORM_RELEASE_URL=%s: %w; set an https mirror, or off to build the binaries", u, err)
+	}
+	return strings.TrimRight(u, "/"), nil
+}
+
+// httpsURL says why u is no https URL of a server.
+func httpsURL(u string) error {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	}
+	if parsed.Scheme != "https" || parsed.Host == "" {
+		return errors.New("draconform downloads the binaries it runs only over https")
+	}
+	return nil
 }
 
 // released are the binaries Kubernetes publishes; etcd is not among them.
@@ -39,9 +59,11 @@ var released = map[string]bool{"kube-apiserver": true, "kube-scheduler": true, "
 var errUnreachable = errors.New("release server unreachable")
 
 // Download fetches names of version from base into dir, each checked
-// against its published SHA-256. It fetches every file before writing any,
+// against its digest in pins (by name): the .sha256 the server publishes
+// beside a file must say the same, but alone it vouches for nothing the
+// server did not already say. It fetches every file before writing any,
 // so a failure leaves dir as it was.
-func Download(ctx context.Context, base, version string, names []string, dir string, log *SyncWriter) error {
+func Download(ctx context.Context, base, version string, names []string, pins map[string]string, dir string, log *SyncWriter) error {
 	client := &http.Client{Timeout: 10 * time.Minute}
 	type file struct {
 		name string
@@ -49,21 +71,28 @@ func Download(ctx context.Context, base, version string, names []string, dir str
 	}
 	var files []file
 	for i, name := range names {
-		url := fmt.Sprintf("%s/%s/bin/%s/%s/%s", base, version, runtime.GOOS, runtime.GOARCH, name)
-		want, err := fetchSum(ctx, url+".sha256", i == 0)
+		addr := fmt.Sprintf("%s/%s/bin/%s/%s/%s", base, version, runtime.GOOS, runtime.GOARCH, name)
+		pin := pins[name]
+		if pin == "" {
+			return fmt.Errorf("%s: no digest of it pinned: refusing it", addr)
+		}
+		published, err := fetchSum(ctx, addr+".sha256", i == 0)
 		if err != nil {
 			return err
 		}
+		if published != pin {
+			return fmt.Errorf("%s.sha256 says %s, but draconform pins %s for it: refusing it", addr, published, pin)
+		}
 		began := time.Now()
-		data, err := fetch(ctx, client, url, 512<<20)
+		data, err := fetch(ctx, client, addr, 512<<20)
 		if err != nil {
 			return err
 		}
 		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			return fmt.Errorf("%s: SHA-256 %s, but %s.sha256 says %s: refusing it", url, got, url, want)
+		if got := hex.EncodeToString(sum[:]); got != pin {
+			return fmt.Errorf("%s: SHA-256 %s, but draconform pins %s for it: refusing it", addr, got, pin)
 		}
-		log.Printf("local: downloaded %s (%.0f MiB, SHA-256 verified) in %.1fs", url, float64(len(data))/(1<<20), time.Since(began).Seconds())
+		log.Printf("local: downloaded %s (%.0f MiB, SHA-256 verified against its pin) in %.1fs", addr, float64(len(data))/(1<<20), time.Since(began).Seconds())
 		files = append(files, file{name, data})
 	}
 	for _, f := range files {

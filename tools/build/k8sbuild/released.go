@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -59,10 +60,17 @@ type BuildOptions struct {
 	// as the release binaries a download gives are.
 	Stamp string
 	// ReleaseURL, when set, is where to download the binaries Kubernetes
-	// publishes for Version (see ReleaseURL()), checksum verified, instead
-	// of compiling them; an unreachable server means building them.
+	// publishes for Version (see ReleaseURL()), instead of compiling them,
+	// when ReleaseDigests pins them all; an unreachable server means
+	// building them. An https URL only, unless PlainReleaseURL.
 	ReleaseURL string
-	Log        io.Writer
+	// ReleaseDigests pins the SHA-256 of each release binary, by
+	// ReleaseKey; nil: ReleaseDigests().
+	ReleaseDigests map[string]string
+	// PlainReleaseURL lets ReleaseURL be other than https: for tests'
+	// servers, never set from the environment.
+	PlainReleaseURL bool
+	Log             io.Writer
 }
 
 // EnsureBinaries returns <CacheDir>/<Version>/bin once every binary is there,
@@ -116,7 +124,8 @@ func EnsureBinaries(ctx context.Context, o BuildOptions) (string, error) {
 
 // download fetches the published binaries of o.Packages into scratch where
 // o.ReleaseURL serves them, and returns the packages left to build: all of
-// them when the server is unreachable or a file is refused.
+// them when their digests are not all pinned, the server is unreachable
+// or a file is refused.
 func (o BuildOptions) download(ctx context.Context, scratch string, log *SyncWriter) []string {
 	if o.ReleaseURL == "" {
 		return o.Packages
@@ -132,7 +141,13 @@ func (o BuildOptions) download(ctx context.Context, scratch string, log *SyncWri
 	if len(names) == 0 {
 		return o.Packages
 	}
-	err := Download(ctx, o.ReleaseURL, o.Version, names, scratch, log)
+	pins, unpinned := o.pins(names)
+	if len(unpinned) > 0 {
+		log.Printf("local: draconform pins no digest of the %s release's %s for %s/%s (ReleaseDigests): building them, since a download would be vouched for by its server alone",
+			o.Version, strings.Join(unpinned, ", "), runtime.GOOS, runtime.GOARCH)
+		return o.Packages
+	}
+	err := Download(ctx, o.ReleaseURL, o.Version, names, pins, scratch, log)
 	switch {
 	case err == nil:
 		return rest
@@ -142,6 +157,25 @@ func (o BuildOptions) download(ctx context.Context, scratch string, log *SyncWri
 		log.Printf("local: the release binaries of %s from %s are not usable (%v): building them instead", o.Version, o.ReleaseURL, err)
 	}
 	return o.Packages
+}
+
+// pins are the pinned digests of the release's names, by name, and the
+// names pinned by none.
+func (o BuildOptions) pins(names []string) (map[string]string, []string) {
+	all := o.ReleaseDigests
+	if all == nil {
+		all = ReleaseDigests()
+	}
+	pins := map[string]string{}
+	var unpinned []string
+	for _, n := range names {
+		if d := all[ReleaseKey(o.Version, runtime.GOOS, runtime.GOARCH, n)]; d != "" {
+			pins[n] = d
+		} else {
+			unpinned = append(unpinned, n)
+		}
+	}
+	return pins, unpinned
 }
 
 // cgoOn is the environment of the builds of BuildOptions.Cgo.
@@ -170,6 +204,11 @@ func (o *BuildOptions) defaults() error {
 	}
 	if o.What == "" {
 		o.What = "Kubernetes " + o.Version + " binaries"
+	}
+	if o.ReleaseURL != "" && !o.PlainReleaseURL {
+		if err := httpsURL(o.ReleaseURL); err != nil {
+			return fmt.Errorf("release URL %s: %w", o.ReleaseURL, err)
+		}
 	}
 	if o.ModuleDir == "" || o.CacheDir == "" {
 		var err error

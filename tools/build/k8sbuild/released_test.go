@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 // Binaries made by today's recipe are reused; binaries of an older cache
@@ -35,6 +37,13 @@ func TestEnsureBinariesReusesCache(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(cache, "v0.0.0", "recipe"), []byte(tc.recipe), 0o644); err != nil {
 				t.Fatal(err)
 			}
+		}
+		var names []string
+		for _, pkg := range DefaultPackages() {
+			names = append(names, BinaryName(pkg))
+		}
+		if err := bintrust.Record(bin, names); err != nil {
+			t.Fatal(err)
 		}
 		// A module dir that does not exist: a build is attempted exactly
 		// when it fails.

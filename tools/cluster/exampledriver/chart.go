@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/draconform/draconform/tools/cluster/testdriver"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 const (
@@ -92,7 +92,10 @@ func Render(ctx context.Context, b Binaries, values map[string]any, c Cluster, w
 	if len(c.APIVersions) > 0 {
 		args = append(args, "--api-versions", strings.Join(c.APIVersions, ","))
 	}
-	cmd := exec.CommandContext(ctx, b.Chart, args...)
+	cmd, err := bintrust.Command(ctx, b.Chart, args...)
+	if err != nil {
+		return nil, fmt.Errorf("rendering the example driver's chart: %w", err)
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/draconform/draconform/tools/host/ociarchive"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 // ImageRepository names the image draconform builds of the plugin. Not the
@@ -24,9 +25,15 @@ const pluginPath = "/usr/bin/dra-example-kubeletplugin"
 // node's containerd imports, and returns its path.
 func WriteImage(b Binaries, outDir string) (string, error) {
 	archive := filepath.Join(outDir, "dra-example-driver-image.tar")
+	// The plugin runs privileged on the node: checked first, as every
+	// binary of the build cache is before it runs.
+	plugin, err := bintrust.Check(b.Plugin)
+	if err != nil {
+		return "", fmt.Errorf("the example driver's image: %w", err)
+	}
 	img := ociarchive.Image{
 		Ref:   Image(b.Version),
-		Files: map[string]string{pluginPath: b.Plugin},
+		Files: map[string]string{pluginPath: plugin},
 		// The chart's command is the bare name, found on PATH.
 		Env: []string{"PATH=/usr/bin"},
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/localnode"
 	"github.com/draconform/draconform/tools/cluster/localproc"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 // Cluster is one running local control plane.
@@ -53,6 +54,8 @@ type Cluster struct {
 	// released are the components that run from Options.ReleasedBinDir.
 	released map[cluster.Component]bool
 	bins     []cluster.Binary
+	// trust checks each binary before it starts (the provider's).
+	trust *bintrust.Checker
 }
 
 func newCluster(opts Options, log *k8sbuild.SyncWriter, name, cell string, gates cluster.GateState) *Cluster {
@@ -352,7 +355,7 @@ func (c *Cluster) runGates(comp cluster.Component) cluster.Gates {
 func (c *Cluster) launch(ctx context.Context, comp cluster.Component, args []string, pr localproc.Probe, timeout time.Duration) error {
 	began := time.Now()
 	bin := c.opts.binary(comp, c.released)
-	p, err := localproc.Start(string(comp), bin, args, c.logPath(comp), c.runGates(comp).Flag())
+	p, err := localproc.Start(c.trust, string(comp), bin, args, c.logPath(comp), c.runGates(comp).Flag())
 	if err != nil {
 		return err
 	}

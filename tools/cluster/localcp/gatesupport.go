@@ -3,7 +3,6 @@ package localcp
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strings"
 	"time"
@@ -50,7 +49,11 @@ func (p *Provider) knownGates(ctx context.Context, bin string) (map[string]bool,
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--help").CombinedOutput()
+	cmd, err := p.trust.Command(ctx, bin, "--help")
+	if err != nil {
+		return nil, fmt.Errorf("local: listing the feature gates: %w", err)
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("local: listing the feature gates of %s: %w", bin, err)
 	}
@@ -84,7 +87,11 @@ func (p *Provider) GatesRefused(ctx context.Context, comp cluster.Component, gat
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--feature-gates="+gates.Flag(), "--version").CombinedOutput()
+	cmd, err := p.trust.Command(ctx, bin, "--feature-gates="+gates.Flag(), "--version")
+	if err != nil {
+		return "", fmt.Errorf("local: asking %s about --feature-gates=%s: %w", comp, gates.Flag(), err)
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		refusal := cluster.GateRefusal(string(out))
 		if refusal == "" {

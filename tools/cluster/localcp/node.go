@@ -90,7 +90,7 @@ func (c *Cluster) addNode(ctx context.Context, bins localnode.Binaries) error {
 		c.mu.Unlock()
 		return fmt.Errorf("local: cell %s has a node already", c.cell)
 	}
-	n := localnode.New(c.cell, c.dir, c.log)
+	n := localnode.New(c.cell, c.dir, c.log, c.trust)
 	c.node = n
 	c.mu.Unlock()
 	cp := localnode.ControlPlane{APIPort: c.apiPort, Admin: c.RESTConfig(), CACert: c.pki.CACert, CAPEM: c.pki.CAPEM,

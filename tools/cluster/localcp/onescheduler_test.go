@@ -41,7 +41,7 @@ func checkASecondSchedulerWaits(ctx context.Context, t *testing.T, lc *Cluster, 
 	}
 	logPath := filepath.Join(t.TempDir(), "second-scheduler.log")
 	cfg := filepath.Join(lc.private, "kube-scheduler-config.yaml")
-	second, err := localproc.Start("second-scheduler", lc.opts.binary(cluster.Scheduler, nil), schedulerArgs(cfg, ports[0], lc.gates[cluster.Scheduler]), logPath, "")
+	second, err := localproc.Start(nil, "second-scheduler", lc.opts.binary(cluster.Scheduler, nil), schedulerArgs(cfg, ports[0], lc.gates[cluster.Scheduler]), logPath, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/localnode"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 // Etcd names etcd's log for TailLog; it is not a gated component.
@@ -79,6 +80,9 @@ type Provider struct {
 	gateCache    map[string]map[string]bool // by binary path
 	versionCache map[string]string          // by binary path
 	refusalCache map[string]string          // GatesRefused's, by binary and gates
+	// trust checks every binary before it runs, and remembers the digests
+	// of those it checked: each cell runs the same few.
+	trust *bintrust.Checker
 
 	nodeMu   sync.Mutex
 	nodeBins *localnode.Binaries // built on the first AddNode
@@ -112,7 +116,7 @@ func New(opts Options) *Provider {
 		opts.Log = io.Discard
 	}
 	opts.APIServerExtraFlags = append([]string(nil), opts.APIServerExtraFlags...)
-	p := &Provider{opts: opts, log: k8sbuild.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}, refusalCache: map[string]string{}}
+	p := &Provider{opts: opts, log: k8sbuild.NewSyncWriter(opts.Log), clusters: map[string]*Cluster{}, gateCache: map[string]map[string]bool{}, versionCache: map[string]string{}, refusalCache: map[string]string{}, trust: &bintrust.Checker{}}
 	maps.Copy(p.versionCache, opts.Versions)
 	p.loadBinaryFacts()
 	return p
@@ -162,6 +166,7 @@ func (p *Provider) start(ctx context.Context, cell string, gates cluster.GateSta
 	c := newCluster(p.opts, p.log, p.Name()+"/"+cell, cell, gates)
 	c.released = released
 	c.bins = bins
+	c.trust = p.trust
 	p.clusters[cell] = c
 	p.mu.Unlock()
 

@@ -28,7 +28,7 @@ func TestStopAsksTheClientsAndKillsTheStateHolders(t *testing.T) {
 			onTerm += "; exit 0"
 		}
 		script := `trap '` + onTerm + `' TERM; echo up; while :; do sleep 0.05; done`
-		p, err := localproc.Start(string(comp), "/bin/sh", []string{"-c", script}, filepath.Join(dir, string(comp)+".log"), "")
+		p, err := localproc.Start(nil, string(comp), "/bin/sh", []string{"-c", script}, filepath.Join(dir, string(comp)+".log"), "")
 		if err != nil {
 			t.Fatal(err)
 		}

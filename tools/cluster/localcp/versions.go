@@ -4,17 +4,18 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 	"github.com/draconform/draconform/tools/internal/textline"
 )
 
 // CheckBinary says whether path is a binary that can run here and what
 // version it reports, so that a binary from elsewhere is refused with its
-// name before any cell starts.
-func CheckBinary(ctx context.Context, path string) (string, error) {
+// name before any cell starts; trust checks it before it runs (nil: a
+// Checker that remembers nothing).
+func CheckBinary(ctx context.Context, trust *bintrust.Checker, path string) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", fmt.Errorf("binary %s: %w", path, err)
@@ -24,7 +25,11 @@ func CheckBinary(ctx context.Context, path string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").CombinedOutput()
+	cmd, err := trust.Command(ctx, path, "--version")
+	if err != nil {
+		return "", err
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("binary %s does not run here (%v): %s", path, err, textline.First(string(out)))
 	}
@@ -39,7 +44,7 @@ func (p *Provider) binaryVersion(ctx context.Context, path string) string {
 	if ok {
 		return v
 	}
-	v, err := CheckBinary(ctx, path)
+	v, err := CheckBinary(ctx, p.trust, path)
 	if err != nil {
 		v = "unknown: " + err.Error()
 	}

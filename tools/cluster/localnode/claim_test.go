@@ -11,7 +11,7 @@ import (
 func TestNodeIDsDrawFromTheFullRandomSpace(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {
-		n := New("cell", t.TempDir(), nil)
+		n := New("cell", t.TempDir(), nil, nil)
 		if !nodeIDPattern.MatchString(n.id) || len(n.id) != 16 {
 			t.Fatalf("node id %q is not 16 hex digits", n.id)
 		}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/localproc"
 	"github.com/draconform/draconform/tools/cluster/testdriver"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 // bridgePrefix starts the name of every node's CNI bridge; an interface
@@ -67,6 +67,8 @@ type Node struct {
 	cgroupRoot string // relative to each hierarchy's mount, e.g. draconform-1a2b3c
 	bridge     string
 	log        *k8sbuild.SyncWriter
+	// trust checks each binary before the node runs it.
+	trust *bintrust.Checker
 
 	containerd *localproc.Process
 	kubelet    *localproc.Process
@@ -93,8 +95,9 @@ const runcLogEnv = "DRACONFORM_RUNC_LOG"
 func (n *Node) runcLogPath() string { return filepath.Join(n.logDir, "draconform-runc.log") }
 
 // New is the node of cell, logging into logDir beside the control plane's
-// logs; nothing runs until Start.
-func New(cell, logDir string, log *k8sbuild.SyncWriter) *Node {
+// logs, checking each binary with trust before it runs one (nil: a
+// Checker that remembers no digest); nothing runs until Start.
+func New(cell, logDir string, log *k8sbuild.SyncWriter, trust *bintrust.Checker) *Node {
 	id := newNodeID()
 	return &Node{
 		name:       "draconform-" + cell,
@@ -104,6 +107,7 @@ func New(cell, logDir string, log *k8sbuild.SyncWriter) *Node {
 		cgroupRoot: "draconform-" + id,
 		bridge:     bridgeName(id),
 		log:        log,
+		trust:      trust,
 	}
 }
 
@@ -128,7 +132,7 @@ func (n *Node) Start(ctx context.Context, bins Binaries, cp ControlPlane) error 
 			return fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	if err := linkBinaries(bins, l.bin()); err != nil {
+	if err := linkBinaries(n.trust, bins, l.bin()); err != nil {
 		return err
 	}
 	if err := hostKernel.record(); err != nil {
@@ -171,14 +175,24 @@ func (n *Node) Start(ctx context.Context, bins Binaries, cp ControlPlane) error 
 
 // linkBinaries gathers what containerd runs into one directory: the shim
 // and CNI plugins are found there, and draconform-runc finds the real runc
-// beside its own (resolved) path, so it is copied, not linked.
-func linkBinaries(b Binaries, dir string) error {
+// beside its own (resolved) path, so it is copied, not linked. Each is
+// checked first (trust), since containerd runs them as root and checks
+// nothing, and linked to the very file checked.
+func linkBinaries(trust *bintrust.Checker, b Binaries, dir string) error {
 	for _, name := range RuntimeBinaries {
-		if err := os.Symlink(filepath.Join(b.RuntimeDir, name), filepath.Join(dir, name)); err != nil {
+		real, err := trust.Check(filepath.Join(b.RuntimeDir, name))
+		if err != nil {
+			return fmt.Errorf("the node's container runtime: %w", err)
+		}
+		if err := os.Symlink(real, filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("linking %s into %s: %w", name, dir, err)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(b.ToolsDir, "draconform-runc"))
+	runc, err := trust.Check(filepath.Join(b.ToolsDir, "draconform-runc"))
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(runc)
 	if err != nil {
 		return fmt.Errorf("reading draconform-runc: %w", err)
 	}
@@ -208,7 +222,7 @@ func (n *Node) startContainerd(ctx context.Context, bins Binaries) error {
 	// wrapper names what it drops from a container's documents in a log
 	// of the cell's.
 	env := append(os.Environ(), "PATH="+l.bin()+":"+os.Getenv("PATH"), runcLogEnv+"="+n.runcLogPath())
-	p, err := localproc.StartEnv(string(cluster.Containerd), filepath.Join(l.bin(), "containerd"), []string{"--config", l.containerdConfig()}, n.LogPath(cluster.Containerd), "", env)
+	p, err := localproc.StartEnv(n.trust, string(cluster.Containerd), filepath.Join(l.bin(), "containerd"), []string{"--config", l.containerdConfig()}, n.LogPath(cluster.Containerd), "", env)
 	if err != nil {
 		return err
 	}
@@ -261,7 +275,11 @@ func (n *Node) ctr(ctx context.Context, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	argv := append([]string{"--address", n.layout.socket(), "--namespace", "k8s.io"}, args...)
-	out, err := exec.CommandContext(ctx, filepath.Join(n.layout.bin(), "ctr"), argv...).CombinedOutput()
+	cmd, err := n.trust.Command(ctx, filepath.Join(n.layout.bin(), "ctr"), argv...)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
@@ -277,7 +295,7 @@ func (n *Node) startKubelet(ctx context.Context, bins Binaries, cp ControlPlane,
 	if err != nil {
 		return err
 	}
-	proc, err := localproc.StartEnv(string(cluster.Kubelet), bins.Kubelet, args, n.LogPath(cluster.Kubelet), "", kubeletEnv(n.layout, os.Environ()))
+	proc, err := localproc.StartEnv(n.trust, string(cluster.Kubelet), bins.Kubelet, args, n.LogPath(cluster.Kubelet), "", kubeletEnv(n.layout, os.Environ()))
 	if err != nil {
 		return err
 	}
@@ -469,7 +487,11 @@ func (n *Node) Stop() error {
 // nothing if it cannot tell, which leaves the work to the kills after it.
 func (n *Node) list(ctx context.Context, what string) []string {
 	argv := []string{"--address", n.layout.socket(), "--namespace", "k8s.io", what, "list", "--quiet"}
-	out, err := exec.CommandContext(ctx, filepath.Join(n.layout.bin(), "ctr"), argv...).Output()
+	cmd, err := n.trust.Command(ctx, filepath.Join(n.layout.bin(), "ctr"), argv...)
+	if err != nil {
+		return nil
+	}
+	out, err := cmd.Output()
 	if err != nil {
 		return nil
 	}

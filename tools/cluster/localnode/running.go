@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/draconform/draconform/tools/cluster/localproc"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -111,7 +111,10 @@ func (n RunningNode) ctr(ctx context.Context, args ...string) ([]byte, error) {
 	l := n.layout()
 	argv := append([]string{"--address", l.socket(), "--namespace", "k8s.io"}, args...)
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, filepath.Join(l.bin(), "ctr"), argv...)
+	cmd, err := bintrust.Command(ctx, filepath.Join(l.bin(), "ctr"), argv...)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", n.Name, err)
+	}
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

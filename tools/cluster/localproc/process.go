@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/draconform/draconform/tools/internal/bintrust"
 	"github.com/draconform/draconform/tools/internal/logtail"
 )
 
@@ -27,8 +28,12 @@ type Process struct {
 // after a header that records when and with which gates it started. The
 // process gets its own group, so stopping it also stops anything it forked,
 // and dies with its parent so that an interrupted test leaves nothing behind.
-func Start(name, bin string, args []string, logPath, gates string) (*Process, error) {
-	return StartEnv(name, bin, args, logPath, gates, ComponentEnv(os.Environ()))
+// trust checks bin first (bintrust.Checker.Check; nil remembers no
+// digest): a binary of the build cache that changed since it was built,
+// or one that another user than root could change when draconform runs
+// as root, is refused, naming it, before it starts.
+func Start(trust *bintrust.Checker, name, bin string, args []string, logPath, gates string) (*Process, error) {
+	return StartEnv(trust, name, bin, args, logPath, gates, ComponentEnv(os.Environ()))
 }
 
 // ComponentEnv is the environment of the control plane's processes: env,
@@ -47,7 +52,11 @@ func ComponentEnv(env []string) []string {
 
 // StartEnv is Start with the environment replaced by env,
 // unless env is nil.
-func StartEnv(name, bin string, args []string, logPath, gates string, env []string) (*Process, error) {
+func StartEnv(trust *bintrust.Checker, name, bin string, args []string, logPath, gates string, env []string) (*Process, error) {
+	real, err := trust.Check(bin)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s log: %w", name, err)
@@ -58,7 +67,10 @@ func StartEnv(name, bin string, args []string, logPath, gates string, env []stri
 	}
 	logtail.WriteStart(logFile, name, gates, bin, args)
 
-	cmd := exec.Command(bin, args...)
+	// The checked file runs, under the name it was given: what reads
+	// command lines (a later run's cleanup) knows that one.
+	cmd := exec.Command(real, args...)
+	cmd.Args[0] = bin
 	cmd.Env = env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile

@@ -15,7 +15,7 @@ import (
 func TestDeathDuringStartReportsLogTail(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "comp.log")
 	script := `for i in $(seq 1 50); do echo "line $i"; done; echo "E: unrecognized feature gate: Bogus" >&2; exit 3`
-	p, err := Start("comp", "/bin/sh", []string{"-c", script}, logPath, "Bogus=true")
+	p, err := Start(nil, "comp", "/bin/sh", []string{"-c", script}, logPath, "Bogus=true")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestDeathDuringStartReportsLogTail(t *testing.T) {
 func TestLogTailShowsOnlyTheLatestRun(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "comp.log")
 	for _, word := range []string{"earlier-run", "latest-run"} {
-		p, err := Start("comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
+		p, err := Start(nil, "comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestLogTailShowsOnlyTheLatestRun(t *testing.T) {
 func TestLogAppendsAcrossStarts(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "comp.log")
 	for _, word := range []string{"first", "second"} {
-		p, err := Start("comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
+		p, err := Start(nil, "comp", "/bin/sh", []string{"-c", "echo " + word}, logPath, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestLogAppendsAcrossStarts(t *testing.T) {
 
 func TestStopEscalatesToKill(t *testing.T) {
 	// A process that ignores SIGTERM, like a wedged component.
-	p, err := Start("stubborn", "/bin/sh", []string{"-c", `trap "" TERM; while :; do sleep 0.1; done`},
+	p, err := Start(nil, "stubborn", "/bin/sh", []string{"-c", `trap "" TERM; while :; do sleep 0.1; done`},
 		filepath.Join(t.TempDir(), "s.log"), "")
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/draconform/draconform/tools/build/k8sbuild"
 	"github.com/draconform/draconform/tools/cluster"
 	"github.com/draconform/draconform/tools/cluster/localcp"
 )
@@ -30,7 +29,7 @@ func localBinaries(ctx context.Context, c Config) (*Built, error) {
 	}
 	versions := map[string]string{}
 	for _, comp := range sortedComponents(bins) {
-		v, err := localcp.CheckBinary(ctx, bins[comp])
+		v, err := localcp.CheckBinary(ctx, nil, bins[comp])
 		if err != nil {
 			return nil, fmt.Errorf("--bin-dir/--bin: %s: %w", comp, err)
 		}
@@ -47,7 +46,7 @@ func localBinaries(ctx context.Context, c Config) (*Built, error) {
 	default:
 		return nil, fmt.Errorf("--bin-encoding %q: want protobuf or json", c.Local.BinEncoding)
 	}
-	released, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Local.Version, CacheDir: c.Local.CacheDir, ReleaseURL: k8sbuild.ReleaseURL(), Log: c.Log})
+	released, err := kubernetesBinaries(ctx, c, c.Local.Version)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}

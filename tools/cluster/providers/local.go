@@ -16,13 +16,23 @@ func buildLocal(ctx context.Context, c Config) (*Built, error) {
 	if c.Local.HasBinaries() {
 		return localBinaries(ctx, c)
 	}
-	bin, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: c.Local.Version, CacheDir: c.Local.CacheDir, ReleaseURL: k8sbuild.ReleaseURL(), Log: c.Log})
+	bin, err := kubernetesBinaries(ctx, c, c.Local.Version)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes binaries: %w", err)
 	}
 	return built(c, func() (cluster.Provider, error) {
 		return localcp.New(localcp.Options{BinDir: bin, ReleasedBinDir: bin, OutDir: c.OutDir, CellDirSuffix: c.Local.cellDirSuffix(), Version: c.Local.Version, Log: c.Log, Node: nodeOptions(c, bin), APIServerExtraFlags: c.Local.APIServerFlags}), nil
 	}), nil
+}
+
+// kubernetesBinaries builds (or finds, or downloads where
+// DRACONFORM_RELEASE_URL allows) the Kubernetes binaries of version.
+func kubernetesBinaries(ctx context.Context, c Config, version string) (string, error) {
+	release, err := k8sbuild.ReleaseURL()
+	if err != nil {
+		return "", err
+	}
+	return k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: version, CacheDir: c.Local.CacheDir, ReleaseURL: release, Log: c.Log})
 }
 
 // nodeOptions gives an embedded provider its node: the v1.37.2 kubelet,

@@ -86,7 +86,7 @@ func prototypeBinaries(ctx context.Context, c Config, v variant) (bin, vanilla s
 	vdone := make(chan struct{})
 	go func() {
 		defer close(vdone)
-		vanilla, verr = k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{Version: build.BaseVersion, CacheDir: c.Local.CacheDir, ReleaseURL: k8sbuild.ReleaseURL(), Log: c.Log})
+		vanilla, verr = kubernetesBinaries(ctx, c, build.BaseVersion)
 	}()
 	wait := func() error { <-vdone; return verr }
 	if !k8sbuild.ConcurrentBuilds() {

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/host/engine"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 )
 
 //go:embed files
@@ -134,6 +135,19 @@ func (o Options) validate() error {
 	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.ToolsDir, ToolBinaries}, {o.CoreDNSBinDir, []string{CoreDNSBinary}}} {
 		if missing := missingFiles(d.dir, d.names); len(missing) > 0 {
 			return fmt.Errorf("nodeimage: %s lacks %s", d.dir, strings.Join(missing, ", "))
+		}
+	}
+	// The image's binaries run as root in a privileged container: each of
+	// the build cache is checked against the digest recorded when it was
+	// built (bintrust), as the embedded node checks what it starts.
+	for _, d := range []struct {
+		dir   string
+		names []string
+	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.CoreDNSBinDir, []string{CoreDNSBinary}}} {
+		for _, n := range d.names {
+			if _, err := bintrust.Check(filepath.Join(d.dir, n)); err != nil {
+				return fmt.Errorf("nodeimage: %w", err)
+			}
 		}
 	}
 	if missing := missingFiles(filepath.Join(o.KindDir, kindFilesDir), []string{"usr/local/bin/entrypoint", "etc/containerd/config.toml"}); len(missing) > 0 {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/internal/bintrust"
 	"github.com/draconform/draconform/tools/internal/fsutil"
 )
 
@@ -203,6 +204,11 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 			return fmt.Errorf("prototype: vanilla %s missing in %s (build them first: go run ./tools/cmd/draconform binaries)", strings.Join(m, ", "), o.VanillaBinDir)
 		}
 		for _, name := range vanilla {
+			// Checked first: the prototype's folder records the digests
+			// of what it links, and would vouch for a changed one.
+			if _, err := bintrust.Check(filepath.Join(o.VanillaBinDir, name)); err != nil {
+				return fmt.Errorf("prototype: taking vanilla %s: %w", name, err)
+			}
 			if err := fsutil.LinkOrCopy(filepath.Join(o.VanillaBinDir, name), filepath.Join(scratch, name)); err != nil {
 				return fmt.Errorf("prototype: taking vanilla %s: %w", name, err)
 			}
