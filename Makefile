@@ -61,17 +61,13 @@ browser:
 	elif [ -n "$(CI)$(INSTALL_BROWSER)" ]; then echo "installing chromium-headless-shell (apt-get, --no-install-recommends) to render report.html in its test"; apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium-headless-shell; \
 	else echo "make: no headless Chromium here, so the test that renders report.html skips; to run it: apt-get install --no-install-recommends chromium-headless-shell, or make test INSTALL_BROWSER=1"; fi
 
-<<<<<<< HEAD
-## host-check: the kubelet cells of make conformance, and a run of them hung up on (SIGHUP), each between two snapshots of this machine (kernel settings, mounts, cgroups, network links, firewall rules, Docker, file names under /tmp, /var/lib, /run and the folders a kubelet, containerd or CNI writes by default, each folder there or not): equal, or each difference removed by cleanup --nodes; as root, with nothing else running
-=======
 ## node-deps: what building the node's runtime needs beyond Go and gcc: libseccomp's headers (libseccomp-dev, found with pkg-config), since runc is built with seccomp so that containers keep containerd's default profile; installed (apt-get) where missing when run as root, else make says how and the node's build refuses, naming them
 node-deps:
 	@if command -v pkg-config >/dev/null && pkg-config --exists libseccomp; then :; \
 	elif [ "$$(id -u)" = 0 ]; then echo "installing libseccomp-dev and pkg-config (apt-get) for the node's runc, built with seccomp"; apt-get update -qq && apt-get install -y -qq libseccomp-dev pkg-config; \
 	else echo "make: no libseccomp headers here; the embedded node's runc is built with seccomp and needs them: as root, apt-get install libseccomp-dev pkg-config (or make node-deps)"; fi
 
-## host-check: the kubelet cells of make conformance between two snapshots of this machine (kernel settings, mounts, cgroups, network links, firewall rules, Docker, file names under /tmp and /var/lib): equal, or each difference removed by cleanup --nodes; as root, with nothing else running
->>>>>>> runc-seccomp
+## host-check: the kubelet cells of make conformance, and a run of them hung up on (SIGHUP), each between two snapshots of this machine (kernel settings, mounts, cgroups, network links, firewall rules, Docker, file names under /tmp, /var/lib, /run and the folders a kubelet, containerd or CNI writes by default, each folder there or not): equal, or each difference removed by cleanup --nodes; as root, with nothing else running
 # Not in make test: go test ./... runs packages side by side, and their
 # nodes and control planes would show in the snapshots.
 host-check: node-deps
@@ -135,18 +131,12 @@ merge-matrix:
 node-image: docker-engine node-image-deps
 	$(DRACONFORM) node-image
 
-<<<<<<< HEAD
 # debootstrap makes the node image's Debian rootfs, and checks its packages
 # with gpgv against Debian's archive keyring (tools/host/nodeimage refuses to
-# run it without the keyring).
-node-image-deps:
-	@command -v debootstrap >/dev/null && command -v gpgv >/dev/null && test -f /usr/share/keyrings/debian-archive-keyring.gpg || { echo "installing debootstrap, gpgv and debian-archive-keyring (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap gpgv debian-archive-keyring; }
-=======
-# debootstrap makes the node image's Debian rootfs; its runc is the
-# embedded node's, built with seccomp (node-deps).
+# run it without the keyring); its runc is the embedded node's, built with
+# seccomp (node-deps).
 node-image-deps: node-deps
-	@command -v debootstrap >/dev/null || { echo "installing debootstrap (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap; }
->>>>>>> runc-seccomp
+	@command -v debootstrap >/dev/null && command -v gpgv >/dev/null && test -f /usr/share/keyrings/debian-archive-keyring.gpg || { echo "installing debootstrap, gpgv and debian-archive-keyring (apt-get) for the node image's rootfs"; apt-get update -qq && apt-get install -y -qq debootstrap gpgv debian-archive-keyring; }
 
 docker-check:
 	@out=$$(docker info --format '{{.ServerVersion}}' 2>&1) || { \
