@@ -44,7 +44,7 @@ var Published = map[string]string{
 // writes the done file naming resultsDir, last, since the worker sends
 // what the done file names as soon as it appears.
 func Publish(runDir, resultsDir string) error {
-	if err := os.MkdirAll(resultsDir, 0o755); err != nil {
+	if err := fsutil.OutputDir(resultsDir); err != nil {
 		return fmt.Errorf("sonobuoy results: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(runDir, report.JUnitFile)); err != nil {

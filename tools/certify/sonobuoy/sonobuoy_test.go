@@ -136,3 +136,25 @@ func TestDefinitionIsASonobuoyJUnitJob(t *testing.T) {
 		t.Errorf("volume mounts %+v; Sonobuoy shares the results volume at %s", def.Spec.VolumeMounts, DefaultResultsDir)
 	}
 }
+
+// Run as root (a plugin whose pod runs as root), the results are not
+// handed over in a folder others may write: another container of the pod,
+// or a user of the node, could swap it for a link.
+func TestRootRefusesAResultsFolderOthersCanSwap(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("draconform refuses such folders as root only; fsutil's test fakes root")
+	}
+	run := t.TempDir()
+	_ = os.WriteFile(filepath.Join(run, "junit.xml"), []byte(junit), 0o644)
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	err := Publish(run, filepath.Join(shared, "results"))
+	if err == nil || !strings.Contains(err.Error(), "through "+shared+":") {
+		t.Errorf("published into a folder others may write: %v", err)
+	}
+}
