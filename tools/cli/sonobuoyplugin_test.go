@@ -30,3 +30,29 @@ func TestSonobuoyPluginShipsItsAccount(t *testing.T) {
 		t.Errorf("--rbac for kube-system: exit %d: %s", code, stderr)
 	}
 }
+
+// The plugin never runs a moving tag from whatever a node holds: a test
+// build is no release, so without --image it is refused and pointed at a
+// digest; dev is refused; a tag is pulled each time; a digest is run as
+// the node holds it (kind, where the image is loaded).
+func TestSonobuoyPluginPinsItsImage(t *testing.T) {
+	digest := "draconform.dev/draconform@sha256:" + strings.Repeat("5e", 32)
+	for _, tt := range []struct {
+		args            []string
+		code            int
+		policy, refusal string
+	}{
+		{nil, 2, "", "--image draconform.dev/draconform@sha256:"},
+		{[]string{"--image", "draconform.dev/draconform:dev"}, 2, "", "the tag dev moves"},
+		{[]string{"--image", "registry.example.com/draconform:v0.4.0"}, 0, "imagePullPolicy: Always", ""},
+		{[]string{"--image", digest}, 0, "imagePullPolicy: IfNotPresent", ""},
+	} {
+		code, def, stderr := run(t, append([]string{"sonobuoy-plugin"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(def, tt.policy) || !strings.Contains(stderr, tt.refusal) {
+			t.Errorf("sonobuoy-plugin %v: exit %d, want %d with %q%q:\n%s%s", tt.args, code, tt.code, tt.policy, tt.refusal, def, stderr)
+		}
+		if strings.Contains(def, ":dev") && strings.Contains(def, "IfNotPresent") {
+			t.Errorf("sonobuoy-plugin %v runs a dev tag from whatever the node holds:\n%s", tt.args, def)
+		}
+	}
+}

@@ -8,12 +8,13 @@ import (
 )
 
 // SonobuoyRequest asks for the Sonobuoy plugin definition that runs
-// draconform (Image) in the cluster as its own service account, run as
-// --as-cell AsCell and with FakeNodes, or (RBAC) for that account with
-// what draconform rbac grants and confines it to.
+// draconform (Image, or for a release, Version's image) in the cluster as
+// its own service account, run as --as-cell AsCell and with FakeNodes, or
+// (RBAC) for that account with what draconform rbac grants and confines
+// it to.
 type SonobuoyRequest struct {
-	Image, AsCell, Namespace, Account string
-	FakeNodes, RBAC                   bool
+	Image, Version, AsCell, Namespace, Account string
+	FakeNodes, RBAC                            bool
 }
 
 // Sonobuoy's defaults: its namespace and the plugin's service account.
@@ -31,6 +32,10 @@ func SonobuoyPlugin(r SonobuoyRequest) ([]byte, error) {
 		}
 		return data, nil
 	}
+	image, err := sonobuoy.PinImage(r.Image, r.Version)
+	if err != nil {
+		return nil, failed(2, err)
+	}
 	args := []string{"run", "--provider", "kubeconfig", "--sonobuoy", "--out", "/tmp/draconform"}
 	if r.AsCell != "" {
 		args = append(args, "--as-cell", r.AsCell)
@@ -38,7 +43,7 @@ func SonobuoyPlugin(r SonobuoyRequest) ([]byte, error) {
 	if r.FakeNodes {
 		args = append(args, "--allow-fake-nodes")
 	}
-	return sonobuoy.Definition(sonobuoy.Plugin{Image: r.Image, Args: args, ServiceAccount: r.Account})
+	return sonobuoy.Definition(sonobuoy.Plugin{Image: image, Args: args, ServiceAccount: r.Account})
 }
 
 // sonobuoyRBAC is the plugin's service account and draconform rbac's
