@@ -61,7 +61,7 @@ func fakeAPIServer(t *testing.T, refusal string) (kubeconfigPath string) {
 }
 
 const (
-	refusedByCurrent = `namespaces "draconform-preflight-x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 2)`
+	refusedByCurrent = `namespaces "draconform-preflight-x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 3)`
 	// The ownership-only policy's message (66cc199), which carried no version.
 	refusedByOlder = `namespaces "draconform-preflight-x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does`
 	refusedByOther = `namespaces "draconform-preflight-x" is forbidden: ValidatingAdmissionPolicy 'platform-guard' with binding 'platform-guard' denied request: no`

@@ -99,11 +99,12 @@ object.spec.devices.requests.all(r,
 const runNames = `!(variables.write && variables.res in ['/nodes', 'coordination.k8s.io/leases']) ||
 (variables.owned && object.metadata.name.startsWith(variables.prefix + '-'))`
 
-// runLogBinding: the one RoleBinding the runner makes, in a case's
-// namespace (inRunNamespace), grants LogRoleName to itself alone, so that
-// it reads the logs of that namespace's pods and no others'.
+// runLogBinding: the RoleBindings the runner makes, in a case's namespace
+// (inRunNamespace), grant LogRoleName or ReadRoleName to itself alone, so
+// that it reads the pods, events and logs of that namespace and no
+// others'.
 const runLogBinding = `!(variables.write && variables.res == 'rbac.authorization.k8s.io/rolebindings') ||
-(object.roleRef.kind == 'ClusterRole' && object.roleRef.name == '` + LogRoleName + `' &&
+(object.roleRef.kind == 'ClusterRole' && object.roleRef.name in ['` + LogRoleName + `', '` + ReadRoleName + `'] &&
  object.?subjects.orValue([]).size() == 1 && object.subjects[0].kind == 'User' && object.subjects[0].name == request.userInfo.username)`
 
 // confineValidations are the policy's rules on what is written, each with
@@ -121,6 +122,6 @@ func confineValidations() []admissionv1.Validation {
 		v(runClass, "a DeviceClass of draconform's is named dc-<run>-<case>* after its labels, and its extendedResourceName, if any, is its case's (dc-<run>-<case>.draconform.test/*)"),
 		v(runClaim, "a ResourceClaim of draconform's asks only for its case's DeviceClasses (<namespace>-*)"),
 		v(runNames, "a Node or Lease of draconform's is named dc-<run>-<case>-* after its labels"),
-		v(runLogBinding, "a RoleBinding of draconform's binds the ClusterRole "+LogRoleName+" to the runner itself (a User of its own name), and nothing else"),
+		v(runLogBinding, "a RoleBinding of draconform's binds the ClusterRole "+LogRoleName+" or "+ReadRoleName+" to the runner itself (a User of its own name), and nothing else"),
 	}
 }

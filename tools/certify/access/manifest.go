@@ -132,9 +132,9 @@ func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.Val
 
 // Objects are what an administrator applies so that the subject can run
 // draconform, and nothing more: the ClusterRole and its binding, the
-// ClusterRole of log reads (bound by the runner in its case namespaces
-// only), the Role for heartbeat Leases and its binding, and the admission
-// policy with its binding.
+// ClusterRoles of log reads and of pod reads (bound by the runner in its
+// case namespaces only), the Role for heartbeat Leases and its binding,
+// and the admission policy with its binding.
 func Objects(s Subject) []any {
 	subj := []rbacv1.Subject{s.rbac()}
 	meta := func(kind, ns string) (metav1.TypeMeta, metav1.ObjectMeta) {
@@ -152,8 +152,11 @@ func Objects(s Subject) []any {
 	logs := &rbacv1.ClusterRole{Rules: LogRules()}
 	logs.TypeMeta, logs.ObjectMeta = meta("ClusterRole", "")
 	logs.Name = LogRoleName
+	reads := &rbacv1.ClusterRole{Rules: ReadRules()}
+	reads.TypeMeta, reads.ObjectMeta = meta("ClusterRole", "")
+	reads.Name = ReadRoleName
 	p, pb := Policy(s)
-	return []any{cr, crb, logs, role, rb, p, pb}
+	return []any{cr, crb, logs, reads, role, rb, p, pb}
 }
 
 func versionAnnotation() map[string]string {

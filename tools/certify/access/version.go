@@ -12,8 +12,10 @@ import (
 // carrying an earlier one is told to apply it again instead of being
 // called confined. 1 is every manifest before it carried a version: the
 // ownership-only policy, then the first that confined what is written,
-// whose role still read pods' logs in every namespace.
-const PolicyVersion = 2
+// whose role still read pods' logs in every namespace. 2 read pods, events
+// and service accounts in every namespace, and let the runner bind only
+// the log role.
+const PolicyVersion = 3
 
 // PolicyVersionAnnotation carries PolicyVersion on every object of the
 // manifest, for the administrator who looks at them (kubectl get -o yaml).
