@@ -43,8 +43,11 @@ func nodeImageCmd(fs *pflag.FlagSet) action {
 func imageCmd(fs *pflag.FlagSet) action {
 	var r usecase.ImageRequest
 	fs.StringVar(&r.Out, "out", "_output/draconform-image.tar", "where to write the OCI archive (load it with ctr images import, docker load, or push it with crane)")
-	fs.StringVar(&r.Ref, "ref", "draconform.dev/draconform:dev", "the image's name")
+	fs.StringVar(&r.Ref, "ref", "", "the image's name; default draconform.dev/draconform:<version> for a release, the image sonobuoy-plugin names, and draconform.dev/draconform:dev otherwise")
 	return func(ctx context.Context, _ []string, s Streams) int {
+		if r.Ref == "" {
+			r.Ref = usecase.ImageRef(buildVersion().Version)
+		}
 		path, err := usecase.Image(ctx, r, s.uc())
 		if err != nil {
 			return exit(s, "draconform image:", err)

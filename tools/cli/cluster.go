@@ -54,13 +54,14 @@ func rbacCmd(fs *pflag.FlagSet) action {
 // --image ...); draconform sonobuoy-plugin --rbac; } | kubectl apply -f -`.
 func sonobuoyPluginCmd(fs *pflag.FlagSet) action {
 	var r usecase.SonobuoyRequest
-	fs.StringVar(&r.Image, "image", "draconform.dev/draconform:dev", "the draconform image the plugin runs (draconform image writes one)")
+	fs.StringVar(&r.Image, "image", "", "the draconform image the plugin runs, by digest (repository@sha256:..., run as the node holds it) or by tag (pulled each time); default: a release's own image, draconform.dev/draconform:<version>. A build that is no release must name its image by digest")
 	fs.StringVar(&r.AsCell, "as-cell", "", "the gate cell the cluster runs, as --as-cell of run (e.g. capacity-on)")
 	fs.BoolVar(&r.FakeNodes, "allow-fake-nodes", false, "as --allow-fake-nodes of run: consent to Node objects with no kubelet, which the cluster's tolerate-everything DaemonSets follow (draconform preflight lists them)")
 	fs.StringVar(&r.Namespace, "namespace", usecase.SonobuoyNamespace, "Sonobuoy's namespace (its --namespace), where the plugin's pod and service account are")
 	fs.StringVar(&r.Account, "service-account", usecase.SonobuoyServiceAccount, "the plugin's service account: the pod runs as it, not as Sonobuoy's (cluster-admin)")
 	fs.BoolVar(&r.RBAC, "rbac", false, "print instead the plugin's service account, the role a run needs and the admission policy that confines it (draconform rbac for that account), to apply with Sonobuoy's manifest")
 	return func(_ context.Context, _ []string, s Streams) int {
+		r.Version = buildVersion().Version
 		data, err := usecase.SonobuoyPlugin(r)
 		if err != nil {
 			return exit(s, "draconform sonobuoy-plugin:", err)

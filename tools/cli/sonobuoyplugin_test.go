@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
 )
 
 // The Sonobuoy plugin runs as its own service account, and --rbac prints
@@ -28,5 +33,99 @@ func TestSonobuoyPluginShipsItsAccount(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "sonobuoy-plugin", "--rbac", "--namespace", "kube-system"); code != 2 || !strings.Contains(stderr, "kube-system") {
 		t.Errorf("--rbac for kube-system: exit %d: %s", code, stderr)
+	}
+}
+
+// The plugin never runs a moving tag from whatever a node holds: a test
+// build is no release, so without --image it is refused and pointed at a
+// digest; dev is refused; a tag is pulled each time; a digest is run as
+// the node holds it (kind, where the image is loaded).
+func TestSonobuoyPluginPinsItsImage(t *testing.T) {
+	digest := "draconform.dev/draconform@sha256:" + strings.Repeat("5e", 32)
+	for _, tt := range []struct {
+		args            []string
+		code            int
+		policy, refusal string
+	}{
+		{nil, 2, "", "--image draconform.dev/draconform@sha256:"},
+		{[]string{"--image", "draconform.dev/draconform:dev"}, 2, "", "the tag dev moves"},
+		{[]string{"--image", "registry.example.com/draconform:v0.4.0"}, 0, "imagePullPolicy: Always", ""},
+		{[]string{"--image", digest}, 0, "imagePullPolicy: IfNotPresent", ""},
+	} {
+		code, def, stderr := run(t, append([]string{"sonobuoy-plugin"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(def, tt.policy) || !strings.Contains(stderr, tt.refusal) {
+			t.Errorf("sonobuoy-plugin %v: exit %d, want %d with %q%q:\n%s%s", tt.args, code, tt.code, tt.policy, tt.refusal, def, stderr)
+		}
+		if strings.Contains(def, ":dev") && strings.Contains(def, "IfNotPresent") {
+			t.Errorf("sonobuoy-plugin %v runs a dev tag from whatever the node holds:\n%s", tt.args, def)
+		}
+	}
+}
+
+// sonobuoysDeleteSelects is what `sonobuoy delete --namespace ns` deletes
+// of the cluster-scoped RBAC objects: those labelled so
+// (vmware-tanzu/sonobuoy, pkg/client/delete.go, deleteRBAC). Its
+// namespace goes whole; nothing else is deleted.
+func sonobuoysDeleteSelects(ns string) labels.Selector {
+	return labels.SelectorFromSet(labels.Set{"component": "sonobuoy", "namespace": ns})
+}
+
+// The plugin's grants go with sonobuoy delete: its ClusterRoleBinding and
+// ClusterRole carry the labels Sonobuoy's delete selects, and the manifest
+// says how to remove what it leaves (the Lease Role and binding, the
+// admission policy), by the same selector. The role it binds reads no pod
+// cluster-wide.
+func TestSonobuoyPluginRBACGoesWithSonobuoyDelete(t *testing.T) {
+	code, manifest, stderr := run(t, "sonobuoy-plugin", "--rbac", "--namespace", "sb-ns", "--service-account", "dc-plugin")
+	if code != 0 {
+		t.Fatalf("--rbac: exit %d: %s", code, stderr)
+	}
+	sel := sonobuoysDeleteSelects("sb-ns")
+	roles := map[string]*unstructured.Unstructured{}
+	var bindings []*unstructured.Unstructured
+	for _, doc := range strings.Split(manifest, "\n---\n")[1:] {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatalf("%v in\n%s", err, doc)
+		}
+		deleted := sel.Matches(labels.Set(u.GetLabels()))
+		switch u.GetKind() {
+		case "ClusterRole":
+			roles[u.GetName()] = u
+		case "ClusterRoleBinding":
+			bindings = append(bindings, u)
+			if !deleted {
+				t.Errorf("sonobuoy delete leaves ClusterRoleBinding %s (labels %v)", u.GetName(), u.GetLabels())
+			}
+		case "Role", "RoleBinding":
+			cmd := "kubectl delete -n " + u.GetNamespace() + " role,rolebinding -l component=sonobuoy,namespace=sb-ns"
+			if !deleted || !strings.Contains(manifest, cmd) {
+				t.Errorf("nothing removes %s %s/%s: the manifest does not say %q, or it is not labelled so", u.GetKind(), u.GetNamespace(), u.GetName(), cmd)
+			}
+		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+			cmd := "kubectl delete validatingadmissionpolicybinding,validatingadmissionpolicy -l component=sonobuoy,namespace=sb-ns"
+			if !deleted || !strings.Contains(manifest, cmd) {
+				t.Errorf("nothing removes %s %s: the manifest does not say %q, or it is not labelled so", u.GetKind(), u.GetName(), cmd)
+			}
+		}
+	}
+	if len(bindings) != 1 {
+		t.Fatalf("%d ClusterRoleBindings", len(bindings))
+	}
+	bound := roles[bindings[0].Object["roleRef"].(map[string]any)["name"].(string)]
+	if bound == nil || !sel.Matches(labels.Set(bound.GetLabels())) {
+		t.Fatalf("the bound ClusterRole is not in the manifest, or sonobuoy delete leaves it: %v", bound)
+	}
+	rules, _, _ := unstructured.NestedSlice(bound.Object, "rules")
+	for _, r := range rules {
+		rule := r.(map[string]any)
+		if strings.Contains(fmt.Sprint(rule["resources"]), "pods") && strings.Contains(fmt.Sprint(rule["verbs"]), "list") {
+			t.Errorf("the plugin's account lists pods cluster-wide: %v", rule)
+		}
+	}
+	for name, r := range roles {
+		if r != bound && !strings.HasPrefix(name, "draconform-runner-") {
+			t.Errorf("ClusterRole %s is neither the bound one nor one the runner binds in its namespaces", name)
+		}
 	}
 }

@@ -404,8 +404,9 @@ func newEnv(s *session, c plan.Case, st *cellState, cl cluster.Cluster, clients 
 // namespace where a privileged pod would be admitted.
 const podSecurityLabel = "pod-security.kubernetes.io/enforce"
 
-// createNamespace gives the case its own namespace and waits for its default
-// ServiceAccount, without which the API server refuses pods.
+// createNamespace gives the case its own namespace, lets the runner read
+// its pods there, and waits for its default ServiceAccount, without which
+// the API server refuses pods.
 func createNamespace(ctx context.Context, env *steps.Env, discarded bool) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name:   env.Namespace,
@@ -434,6 +435,10 @@ func createNamespace(ctx context.Context, env *steps.Env, discarded bool) error 
 		}
 		return err
 	})
+	// draconform rbac's runner reads pods only where it binds that.
+	if err := env.GrantReads(ctx); err != nil {
+		return err
+	}
 	sa := env.Clients.Dyn.Resource(corev1.SchemeGroupVersion.WithResource("serviceaccounts")).Namespace(env.Namespace)
 	if err := steps.WaitExists(ctx, sa, "default", 30*time.Second); err != nil {
 		return fmt.Errorf("namespace %s has no default ServiceAccount (is the serviceaccount controller running?): %w", env.Namespace, err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
+	"github.com/draconform/draconform/tools/certify/sonobuoy"
 	"github.com/draconform/draconform/tools/host/ociarchive"
 )
 
@@ -14,6 +15,16 @@ import (
 // embedded in it) on an empty base, for in-cluster runs (Sonobuoy, a Job).
 type ImageRequest struct {
 	Out, Ref string
+}
+
+// ImageRef is the name draconform image gives a build of version v: a
+// release's is the one its Sonobuoy plugin names (sonobuoy.PinImage); any
+// other build's is the moving dev tag, which the plugin names by digest.
+func ImageRef(v string) string {
+	if img, err := sonobuoy.PinImage("", v); err == nil {
+		return img.Ref
+	}
+	return sonobuoy.Repository + ":dev"
 }
 
 // Image writes the archive and returns its absolute path.

@@ -109,22 +109,33 @@ func describe(w io.Writer, r access.Report, fakeNodes bool) {
 		fmt.Fprintln(w, "    no Node: the cases that need Nodes without a kubelet skip (--allow-fake-nodes runs them)")
 	}
 	if fakeNodes {
-		switch f := r.Followers; {
-		case f == nil:
-			fmt.Fprintln(w, "  DaemonSets and pending pods could not be listed: any that tolerates every taint will land on the fake Nodes")
-		case len(f.DaemonSets) == 0 && len(f.PendingPods) == 0:
-			fmt.Fprintln(w, "  no DaemonSet and no pending pod would land on the fake Nodes")
-		default:
-			if len(f.DaemonSets) > 0 {
-				fmt.Fprintf(w, "  %d DaemonSets tolerate every taint and would put a pod on each fake Node, until it is deleted: %s\n", len(f.DaemonSets), strings.Join(f.DaemonSets, ", "))
-			}
-			if len(f.PendingPods) > 0 {
-				fmt.Fprintf(w, "  %d pending pods tolerate every taint and could be bound to a fake Node, where they would never run: %s\n", len(f.PendingPods), strings.Join(f.PendingPods, ", "))
-			}
-		}
+		describeFollowers(w, r.Followers)
 		if r.NodeLeases > 0 {
 			fmt.Fprintf(w, "  %d Nodes renew Leases in %s, so a node lifecycle controller watches them: the fake Nodes renew theirs every 10 s\n", r.NodeLeases, access.LeaseNamespace)
 		}
+	}
+}
+
+// describeFollowers says what would land on the fake Nodes, as far as the
+// credentials could list it.
+func describeFollowers(w io.Writer, f *access.Followers) {
+	switch {
+	case f == nil:
+		fmt.Fprintln(w, "  DaemonSets and pending pods could not be listed: any that tolerates every taint will land on the fake Nodes")
+		return
+	case len(f.DaemonSets) == 0 && len(f.PendingPods) == 0 && f.PendingUnread == "":
+		fmt.Fprintln(w, "  no DaemonSet and no pending pod would land on the fake Nodes")
+		return
+	case len(f.DaemonSets) > 0:
+		fmt.Fprintf(w, "  %d DaemonSets tolerate every taint and would put a pod on each fake Node, until it is deleted: %s\n", len(f.DaemonSets), strings.Join(f.DaemonSets, ", "))
+	default:
+		fmt.Fprintln(w, "  no DaemonSet would land on the fake Nodes")
+	}
+	if len(f.PendingPods) > 0 {
+		fmt.Fprintf(w, "  %d pending pods tolerate every taint and could be bound to a fake Node, where they would never run: %s\n", len(f.PendingPods), strings.Join(f.PendingPods, ", "))
+	}
+	if f.PendingUnread != "" {
+		fmt.Fprintln(w, "  pending pods were not listed: these credentials read pods only in the run's own namespaces (draconform rbac); an administrator's draconform preflight lists those a fake Node would draw")
 	}
 }
 

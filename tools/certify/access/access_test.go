@@ -2,13 +2,19 @@ package access_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
 	"github.com/draconform/draconform/tools/certify/access"
@@ -57,7 +63,7 @@ func TestManifest(t *testing.T) {
 		}
 		kinds = append(kinds, m["kind"].(string))
 	}
-	if got := strings.Join(kinds, ","); got != "ClusterRole,ClusterRoleBinding,ClusterRole,Role,RoleBinding,ValidatingAdmissionPolicy,ValidatingAdmissionPolicyBinding" {
+	if got := strings.Join(kinds, ","); got != "ClusterRole,ClusterRoleBinding,ClusterRole,ClusterRole,Role,RoleBinding,ValidatingAdmissionPolicy,ValidatingAdmissionPolicyBinding" {
 		t.Errorf("kinds %s", got)
 	}
 	for _, want := range []string{"name: alice@example.com", "request.userInfo.username == 'alice@example.com'", "namespace: kube-node-lease", "draconform.dev/run",
@@ -66,14 +72,15 @@ func TestManifest(t *testing.T) {
 			t.Errorf("the manifest lacks %q", want)
 		}
 	}
-	for _, r := range append(append(access.ClusterRules(), access.LeaseRules()...), access.LogRules()...) {
+	for _, r := range slices.Concat(access.ClusterRules(), access.LeaseRules(), access.LogRules(), access.ReadRules()) {
 		for _, v := range append(append(append([]string(nil), r.Verbs...), r.Resources...), r.APIGroups...) {
 			if v == "*" || v == "secrets" || v == "escalate" || v == "impersonate" {
 				t.Errorf("the role grants %q: %+v", v, r)
 			}
-			// bind only the log role, which reads its namespace's logs.
-			if v == "bind" && (len(r.ResourceNames) != 1 || r.ResourceNames[0] != access.LogRoleName) {
-				t.Errorf("the role may bind more than %s: %+v", access.LogRoleName, r)
+			// bind only the log and read roles, which read their
+			// namespace's logs, pods, events and ServiceAccounts.
+			if v == "bind" && strings.Join(r.ResourceNames, ",") != access.LogRoleName+","+access.ReadRoleName {
+				t.Errorf("the role may bind more than %s and %s: %+v", access.LogRoleName, access.ReadRoleName, r)
 			}
 		}
 	}
@@ -92,6 +99,22 @@ func TestLogsAreReadOnlyWhereBound(t *testing.T) {
 	}
 }
 
+// The role reads no pod, event or ServiceAccount cluster-wide: a pod's spec
+// (its environment, its image, its arguments) is the cluster's workloads'
+// business. The runner reads those of its case namespaces only, where it
+// binds the read role.
+func TestPodsAreReadOnlyWhereBound(t *testing.T) {
+	for _, n := range access.Needs() {
+		if slices.Contains([]string{"pods", "events", "serviceaccounts"}, n.Resource) && n.Subresource == "" && slices.Contains([]string{"get", "list", "watch"}, n.Verb) {
+			t.Errorf("the runner's role grants %s", n)
+		}
+	}
+	got := access.ReadRules()
+	if len(got) != 1 || strings.Join(got[0].Resources, ",") != "pods,events,serviceaccounts" || strings.Join(got[0].Verbs, ",") != "get,list,watch" {
+		t.Errorf("the read role grants %+v, want reads of pods, events and serviceaccounts", got)
+	}
+}
+
 // Preflight calls a cluster confined only when today's policy refused its
 // write; an earlier policy of draconform's, with or without its version,
 // is older, and another's refusal tells nothing.
@@ -99,6 +122,8 @@ func TestConfinementFromTheRefusal(t *testing.T) {
 	for _, tt := range []struct{ msg, want string }{
 		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 3)`, access.ConfinedCurrent},
 		{`ValidatingAdmissionPolicy 'draconform-runner' ... (draconform policy version 4)`, access.ConfinedCurrent},
+		// Version 2, whose role read every namespace's pods.
+		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does (draconform policy version 2)`, access.ConfinedOlder},
 		// The ownership-only policy (66cc199) and the first confining one.
 		{`namespaces "x" is forbidden: ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: draconform writes only objects it created: they carry the label draconform.dev/run, or live in a namespace that does`, access.ConfinedOlder},
 		{`... denied request: ... (draconform policy version 1)`, access.ConfinedOlder},
@@ -153,7 +178,16 @@ func TestFollowFakeNodes(t *testing.T) {
 	if strings.Join(got.DaemonSets, ",") != "kube-system/cni,kube-system/tolerates-draconform" {
 		t.Errorf("DaemonSets: got %v", got.DaemonSets)
 	}
-	if strings.Join(got.PendingPods, ",") != "prod/batch-tolerates-all" {
-		t.Errorf("pending pods: got %v", got.PendingPods)
+	if strings.Join(got.PendingPods, ",") != "prod/batch-tolerates-all" || got.PendingUnread != "" {
+		t.Errorf("pending pods: got %v (%s)", got.PendingPods, got.PendingUnread)
+	}
+	// draconform rbac's runner reads no pod outside its namespaces: the
+	// DaemonSets are still told, and the pending pods said unread.
+	kube.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("RBAC: not bound"))
+	})
+	got, err = access.FollowFakeNodes(context.Background(), kube)
+	if err != nil || len(got.DaemonSets) != 2 || got.PendingPods != nil || !strings.Contains(got.PendingUnread, "forbidden") {
+		t.Errorf("with pods unreadable: %+v, %v; want the DaemonSets, and the pending pods unread", got, err)
 	}
 }

@@ -190,6 +190,9 @@ type Followers struct {
 	// PendingPods may be bound to a fake Node, where they never run, while
 	// it lives; the scheduler retries every pending pod when a Node comes.
 	PendingPods []string
+	// PendingUnread says why the pending pods were not listed: the
+	// runner draconform rbac makes reads pods in its own namespaces only.
+	PendingUnread string
 }
 
 // FollowFakeNodes lists the DaemonSets and pending pods that would land on
@@ -210,6 +213,10 @@ func FollowFakeNodes(ctx context.Context, kube kubernetes.Interface) (Followers,
 		}
 	}
 	pods, err := kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName="})
+	if apierrors.IsForbidden(err) {
+		f.PendingPods, f.PendingUnread = nil, err.Error()
+		return f, nil
+	}
 	if err != nil {
 		return f, fmt.Errorf("listing pending pods: %w", err)
 	}

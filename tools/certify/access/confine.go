@@ -104,11 +104,12 @@ object.spec.?taints.orValue([]).exists(t, t.key == '` + RunLabel + `' && t.?valu
 const runNames = `!(variables.write && variables.res in ['/nodes', 'coordination.k8s.io/leases']) ||
 (variables.owned && object.metadata.name.startsWith(variables.prefix + '-'))`
 
-// runLogBinding: the one RoleBinding the runner makes, in a case's
-// namespace (inRunNamespace), grants LogRoleName to itself alone, so that
-// it reads the logs of that namespace's pods and no others'.
+// runLogBinding: the RoleBindings the runner makes, in a case's namespace
+// (inRunNamespace), grant LogRoleName or ReadRoleName to itself alone, so
+// that it reads the pods, events and logs of that namespace and no
+// others'.
 const runLogBinding = `!(variables.write && variables.res == 'rbac.authorization.k8s.io/rolebindings') ||
-(object.roleRef.kind == 'ClusterRole' && object.roleRef.name == '` + LogRoleName + `' &&
+(object.roleRef.kind == 'ClusterRole' && object.roleRef.name in ['` + LogRoleName + `', '` + ReadRoleName + `'] &&
  object.?subjects.orValue([]).size() == 1 && object.subjects[0].kind == 'User' && object.subjects[0].name == request.userInfo.username)`
 
 // confineValidations are the policy's rules on what is written, each with
@@ -127,6 +128,6 @@ func confineValidations() []admissionv1.Validation {
 		v(claimNotAll, "a ResourceClaim or ResourceClaimTemplate of draconform's asks for no device with allocationMode All, in a request or a firstAvailable subrequest, and for no adminAccess"),
 		v(runNames, "a Node or Lease of draconform's is named dc-<run>-<case>-* after its labels"),
 		v(runNodeTaint, "a Node of draconform's carries its run's taint "+RunLabel+"=<run>:NoSchedule, from its creation on: an update does not remove it"),
-		v(runLogBinding, "a RoleBinding of draconform's binds the ClusterRole "+LogRoleName+" to the runner itself (a User of its own name), and nothing else"),
+		v(runLogBinding, "a RoleBinding of draconform's binds the ClusterRole "+LogRoleName+" or "+ReadRoleName+" to the runner itself (a User of its own name), and nothing else"),
 	}...)
 }

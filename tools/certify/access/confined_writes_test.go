@@ -235,6 +235,8 @@ func harmfulWrites() []write {
 			refusal: "a RoleBinding of draconform's", obj: logBinding("to-another", restrictedNS, foreignUser, access.LogRoleName)},
 		{what: "a RoleBinding granting the log role to the runner in kube-system", gvr: roleBindings, ns: "kube-system",
 			refusal: "draconform writes namespaced objects only in its own namespaces", obj: logBinding("in-kube-system", "kube-system", runnerUser, access.LogRoleName)},
+		{what: "a RoleBinding granting the read role to another user in the run's namespace", gvr: roleBindings, ns: restrictedNS,
+			refusal: "a RoleBinding of draconform's", obj: logBinding("reads-to-another", restrictedNS, foreignUser, access.ReadRoleName)},
 		{what: "a RoleBinding granting ClusterRole admin to the runner in the run's namespace", gvr: roleBindings, ns: restrictedNS,
 			refusal: "attempting to grant RBAC permissions not currently held", obj: logBinding("admin", restrictedNS, runnerUser, "admin")},
 	}
@@ -288,6 +290,8 @@ func runWrites() []write {
 		{what: "a ResourceClaim of the case's class", gvr: resourceClaims, ns: restrictedNS, obj: claim("c1", restrictedNS, restrictedNS+"-gpu")},
 		{what: "the RoleBinding that lets the runner read its namespace's logs", gvr: roleBindings, ns: restrictedNS,
 			obj: logBinding(access.LogRoleName, restrictedNS, runnerUser, access.LogRoleName)},
+		{what: "the RoleBinding that lets the runner read its namespace's pods, events and ServiceAccount", gvr: roleBindings, ns: restrictedNS,
+			obj: logBinding(access.ReadRoleName, restrictedNS, runnerUser, access.ReadRoleName)},
 		{what: "the claim marking the present for a replay of claim events (spec: {})", gvr: resourceClaims, ns: restrictedNS,
 			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta("draconform-replay-1", restrictedNS, nil), "spec": map[string]any{}}},
 	}, harmlessRunWrites()...)

@@ -99,9 +99,14 @@ const ownObjects = `(namespaceObject != null && has(namespaceObject.metadata.lab
 // would let it write a privileged namespace, a pod on a real Node, a slice
 // for a real driver or a class capturing a real resource.
 func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+	return Install{}.policy(s)
+}
+
+func (in Install) policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+	meta := metav1.ObjectMeta{Name: in.name(), Labels: in.Labels, Annotations: versionAnnotation()}
 	p := &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: RoleName, Annotations: versionAnnotation()},
+		ObjectMeta: meta,
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
@@ -121,9 +126,9 @@ func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.Val
 	}
 	b := &admissionv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: RoleName, Annotations: versionAnnotation()},
+		ObjectMeta: meta,
 		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        RoleName,
+			PolicyName:        in.name(),
 			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
 		},
 	}
@@ -132,28 +137,31 @@ func Policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.Val
 
 // Objects are what an administrator applies so that the subject can run
 // draconform, and nothing more: the ClusterRole and its binding, the
-// ClusterRole of log reads (bound by the runner in its case namespaces
-// only), the Role for heartbeat Leases and its binding, and the admission
-// policy with its binding.
-func Objects(s Subject) []any {
+// ClusterRoles of log reads and of pod reads (bound by the runner in its
+// case namespaces only), the Role for heartbeat Leases and its binding,
+// and the admission policy with its binding.
+func Objects(s Subject) []any { return Install{}.Objects(s) }
+
+// Objects are Objects(s), named and labelled as in says. The ClusterRoles
+// the runner binds itself keep their names, which it binds them by.
+func (in Install) Objects(s Subject) []any {
 	subj := []rbacv1.Subject{s.rbac()}
-	meta := func(kind, ns string) (metav1.TypeMeta, metav1.ObjectMeta) {
-		return metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: kind},
-			metav1.ObjectMeta{Name: RoleName, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/name": "draconform"}, Annotations: versionAnnotation()}
-	}
+	meta := in.rbacMeta
 	cr := &rbacv1.ClusterRole{Rules: ClusterRules()}
 	cr.TypeMeta, cr.ObjectMeta = meta("ClusterRole", "")
-	crb := &rbacv1.ClusterRoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: RoleName}}
+	crb := &rbacv1.ClusterRoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: in.name()}}
 	crb.TypeMeta, crb.ObjectMeta = meta("ClusterRoleBinding", "")
 	role := &rbacv1.Role{Rules: LeaseRules()}
 	role.TypeMeta, role.ObjectMeta = meta("Role", LeaseNamespace)
-	rb := &rbacv1.RoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: RoleName}}
+	rb := &rbacv1.RoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: in.name()}}
 	rb.TypeMeta, rb.ObjectMeta = meta("RoleBinding", LeaseNamespace)
-	logs := &rbacv1.ClusterRole{Rules: LogRules()}
-	logs.TypeMeta, logs.ObjectMeta = meta("ClusterRole", "")
-	logs.Name = LogRoleName
-	p, pb := Policy(s)
-	return []any{cr, crb, logs, role, rb, p, pb}
+	shared := func(name string, rules []rbacv1.PolicyRule) *rbacv1.ClusterRole {
+		r := &rbacv1.ClusterRole{Rules: rules}
+		r.TypeMeta, r.ObjectMeta = Install{Name: name}.rbacMeta("ClusterRole", "")
+		return r
+	}
+	p, pb := in.policy(s)
+	return []any{cr, crb, shared(LogRoleName, LogRules()), shared(ReadRoleName, ReadRules()), role, rb, p, pb}
 }
 
 func versionAnnotation() map[string]string {
@@ -161,12 +169,15 @@ func versionAnnotation() map[string]string {
 }
 
 // Manifest renders Objects as one YAML stream for kubectl apply.
-func Manifest(s Subject) ([]byte, error) {
+func Manifest(s Subject) ([]byte, error) { return Install{}.Manifest(s) }
+
+// Manifest renders in.Objects as one YAML stream for kubectl apply.
+func (in Install) Manifest(s Subject) ([]byte, error) {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# What %s %s needs to run draconform on this cluster (draconform rbac).\n", strings.ToLower(s.Kind), s.rbac().Name)
 	fmt.Fprintf(&buf, "# RBAC grants the verbs by kind; the admission policy confines writes to objects labelled %s,\n", RunLabel)
 	buf.WriteString("# and what is written to what a run writes: restricted namespaces, pods on its own Nodes only, its own drivers, classes and resource names.\n")
-	for _, o := range Objects(s) {
+	for _, o := range in.Objects(s) {
 		data, err := yaml.Marshal(o)
 		if err != nil {
 			return nil, fmt.Errorf("rendering the manifest: %w", err)

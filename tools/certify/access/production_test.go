@@ -676,6 +676,11 @@ func waitConfined(ctx context.Context, t *testing.T, runner kubernetes.Interface
 	if _, err := runner.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("the runner can list Secrets, which it never needs: %v", err)
 	}
+	// Pod specs are read only in the run's namespaces, where it binds the
+	// read role.
+	if _, err := runner.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("the runner can list kube-system's pods: %v", err)
+	}
 }
 
 // waitNothingLeft waits for the namespace controller to finish the run's

@@ -34,20 +34,18 @@ func ClusterRules() []rbacv1.PolicyRule {
 		// created, cleared of the not-ready taint, marked Ready, deleted.
 		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: append(read, "create", "update", "delete")},
 		{APIGroups: []string{""}, Resources: []string{"nodes/status"}, Verbs: []string{"update"}},
-		// The cases' pods (a case updates one to show a field immutable);
-		// listed cluster-wide for the pending pods fake Nodes would draw.
-		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: append(read, "create", "update", "delete", "deletecollection")},
-		// What a running container printed of its share is in its log,
-		// which is read only in the case's namespace: the runner binds
-		// LogRoleName there to itself (the admission policy lets it bind
-		// nothing else, to no one else), so it reads no log of the
-		// cluster's own pods, kube-system's included.
+		// The cases' pods (a case updates one to show a field immutable),
+		// written by kind here, confined to the run's namespaces by the
+		// admission policy; read only where ReadRoleName is bound.
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "update", "delete", "deletecollection"}},
+		// Pods, their events and logs are read only in a case's
+		// namespace: the runner binds ReadRoleName (and LogRoleName for
+		// logs) there to itself (the admission policy lets it bind nothing
+		// else, to no one else), so it reads no pod spec, event or log of
+		// the cluster's own workloads, kube-system's included.
 		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"rolebindings"}, Verbs: []string{"create"}},
-		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"bind"}, ResourceNames: []string{LogRoleName}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"bind"}, ResourceNames: []string{LogRoleName, ReadRoleName}},
 		{APIGroups: []string{""}, Resources: []string{"resourcequotas"}, Verbs: append(read, "create", "delete")},
-		// Scheduling events, and the namespace's default ServiceAccount,
-		// without which pods are refused.
-		{APIGroups: []string{""}, Resources: []string{"events", "serviceaccounts"}, Verbs: read},
 		// DRA: the cases' classes (applied too), slices and claims; the
 		// cluster's own are read for its facts.
 		{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"deviceclasses"}, Verbs: append(read, "create", "update", "patch", "delete")},
@@ -72,6 +70,18 @@ const LogRoleName = "draconform-runner-logs"
 // the namespace's pods.
 func LogRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}}}
+}
+
+// ReadRoleName is the ClusterRole of the reads a run makes in a case's
+// namespace, which the runner binds there as soon as it makes it (see
+// ReadRules).
+const ReadRoleName = "draconform-runner-reads"
+
+// ReadRules are what ReadRoleName grants where it is bound: the
+// namespace's pods, the scheduler's events about them, and its default
+// ServiceAccount, without which pods are refused.
+func ReadRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "events", "serviceaccounts"}, Verbs: read}}
 }
 
 // LeaseRules are granted in LeaseNamespace only: each fake Node renews a

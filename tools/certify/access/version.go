@@ -17,7 +17,8 @@ import (
 // class, a real Node, any resources, and leaned on the namespace's Pod
 // Security label; its claims could take every device of a class; its
 // Nodes could drop their taint; and its role could not read back what
-// was installed.
+// was installed; and it read pods, events and service accounts in every
+// namespace, letting the runner bind only the log role.
 const PolicyVersion = 3
 
 // PolicyVersionAnnotation carries PolicyVersion on every object of the

@@ -62,7 +62,7 @@ type Inputs struct {
 // Write makes dir a bundle from in. The run's kubeconfigs and logs of
 // components are never copied: only the files above.
 func Write(dir string, in Inputs) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsutil.OutputDir(dir); err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
 	// A signature of an earlier bundle in dir would sign other sums.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/draconform/draconform/tools/internal/fsutil"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,7 +54,7 @@ type Part struct {
 
 // WritePart makes dir a part bundle of the share in in.RunDir.
 func WritePart(dir string, in PartInputs) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsutil.OutputDir(dir); err != nil {
 		return fmt.Errorf("part bundle: %w", err)
 	}
 	docs, err := describe(in.Product, in.Version)

@@ -32,6 +32,10 @@ func sshKeygen() (string, error) {
 // The sums name every other file with its sha256, so the signature covers
 // them all.
 func Sign(dir, keyFile string) error {
+	// The bundle's folder, which Write checked, may be another now.
+	if err := fsutil.OutputDir(dir); err != nil {
+		return fmt.Errorf("signing the bundle: %w", err)
+	}
 	bin, err := sshKeygen()
 	if err != nil {
 		return fmt.Errorf("signing the bundle: %w", err)

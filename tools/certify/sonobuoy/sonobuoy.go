@@ -12,9 +12,12 @@ import (
 	"os"
 	"path/filepath"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
 	"github.com/draconform/draconform/tools/internal/fsutil"
 	"github.com/draconform/draconform/tools/report"
-	"gopkg.in/yaml.v3"
 )
 
 // DefaultResultsDir is where Sonobuoy mounts a plugin's results.
@@ -44,7 +47,7 @@ var Published = map[string]string{
 // writes the done file naming resultsDir, last, since the worker sends
 // what the done file names as soon as it appears.
 func Publish(runDir, resultsDir string) error {
-	if err := os.MkdirAll(resultsDir, 0o755); err != nil {
+	if err := fsutil.OutputDir(resultsDir); err != nil {
 		return fmt.Errorf("sonobuoy results: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(runDir, report.JUnitFile)); err != nil {
@@ -66,7 +69,8 @@ func Publish(runDir, resultsDir string) error {
 
 // Plugin is what the plugin definition says.
 type Plugin struct {
-	Image string
+	// Image is PinImage's: a digest, or a tag the kubelet pulls each time.
+	Image Image
 	// Args are draconform's, after the binary.
 	Args []string
 	// ServiceAccount is the plugin pod's, in Sonobuoy's namespace: the one
@@ -84,34 +88,76 @@ const DefaultNamespace = "sonobuoy"
 // Definition is the plugin definition `sonobuoy run --plugin` (or
 // `sonobuoy gen --plugin`) reads: a Job whose container runs draconform and
 // reports JUnit. Its podSpec names the plugin's own service account, which
-// draconform then uses in-cluster; Sonobuoy adds its worker and volumes to
-// a plugin's podSpec, and changes nothing in it.
+// draconform then uses in-cluster. Sonobuoy takes the podSpec as it is and
+// appends its worker container and its results volume
+// (vmware-tanzu/sonobuoy, pkg/plugin/driver/job/job.go,
+// createPodDefinition): the pod's seccomp profile applies to the worker
+// too; the rest of the security context is draconform's container's.
 func Definition(p Plugin) ([]byte, error) {
+	if p.Image.Ref == "" || p.Image.PullPolicy == "" {
+		return nil, fmt.Errorf("the plugin's image is not pinned (PinImage)")
+	}
 	if p.ServiceAccount == "" {
 		p.ServiceAccount = DefaultServiceAccount
 	}
-	spec := map[string]any{
-		"name":            "plugin",
-		"image":           p.Image,
-		"imagePullPolicy": "IfNotPresent",
-		"command":         []string{"/draconform"},
-		"args":            p.Args,
-		"volumeMounts":    []map[string]any{{"name": "results", "mountPath": DefaultResultsDir}},
-		"resources":       map[string]any{},
-	}
-	def := map[string]any{
-		"sonobuoy-config": map[string]any{
+	def := manifest{
+		Config: map[string]string{
 			"driver":        "Job",
 			"plugin-name":   "draconform",
 			"result-format": "junit",
 			"description":   "KEP-6406 (DRA extended resource capacity) conformance by draconform",
 		},
-		"spec": spec,
-		"podSpec": map[string]any{
-			"containers":         []any{},
-			"restartPolicy":      "Never",
-			"serviceAccountName": p.ServiceAccount,
+		Spec: container(p),
+		PodSpec: corev1.PodSpec{
+			Containers:         []corev1.Container{},
+			RestartPolicy:      corev1.RestartPolicyNever,
+			ServiceAccountName: p.ServiceAccount,
+			SecurityContext:    &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			Volumes:            []corev1.Volume{{Name: scratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 		},
 	}
 	return yaml.Marshal(def)
+}
+
+// manifest is Sonobuoy's plugin manifest (pkg/plugin/manifest).
+type manifest struct {
+	Config  map[string]string `json:"sonobuoy-config"`
+	Spec    corev1.Container  `json:"spec"`
+	PodSpec corev1.PodSpec    `json:"podSpec"`
+}
+
+// RunAsUser is the plugin's user: not root, and no user of the node's
+// (65532, distroless's nonroot).
+const RunAsUser = 65532
+
+// scratchVolume is the plugin's writable /tmp: its root file system is
+// read-only, and a run writes its reports (--out /tmp/draconform) and its
+// private folders (privdir, in the temporary folder) there.
+const scratchVolume = "scratch"
+
+// container is draconform's container: it asks for nothing of the node's
+// (restricted Pod Security, as the pods of a run are), and writes only
+// the scratch and results volumes.
+func container(p Plugin) corev1.Container {
+	return corev1.Container{
+		Name:            "plugin",
+		Image:           p.Image.Ref,
+		ImagePullPolicy: p.Image.PullPolicy,
+		Command:         []string{"/draconform"},
+		Args:            p.Args,
+		Env:             []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: scratchVolume, MountPath: "/tmp"},
+			{Name: "results", MountPath: DefaultResultsDir},
+		},
+		SecurityContext: &corev1.SecurityContext{
+			RunAsNonRoot:             ptr.To(true),
+			RunAsUser:                ptr.To[int64](RunAsUser),
+			RunAsGroup:               ptr.To[int64](RunAsUser),
+			AllowPrivilegeEscalation: ptr.To(false),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			ReadOnlyRootFilesystem:   ptr.To(true),
+			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+	}
 }

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 )
 
 const junit = `<?xml version="1.0" encoding="UTF-8"?>
@@ -101,38 +102,146 @@ func TestPublishFollowsSonobuoysContract(t *testing.T) {
 	}
 }
 
-func TestDefinitionIsASonobuoyJUnitJob(t *testing.T) {
-	data, err := Definition(Plugin{Image: "draconform.dev/draconform:v1", Args: []string{"run", "--provider", "kubeconfig", "--sonobuoy"}})
+// definition is what a plugin definition says, as Sonobuoy reads it.
+type definition struct {
+	PodSpec corev1.PodSpec    `json:"podSpec"`
+	Config  map[string]string `json:"sonobuoy-config"`
+	Spec    corev1.Container  `json:"spec"`
+}
+
+func render(t *testing.T, p Plugin) definition {
+	t.Helper()
+	data, err := Definition(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var def struct {
-		PodSpec map[string]any    `yaml:"podSpec"`
-		Config  map[string]string `yaml:"sonobuoy-config"`
-		Spec    struct {
-			Image        string   `yaml:"image"`
-			Command      []string `yaml:"command"`
-			Args         []string `yaml:"args"`
-			VolumeMounts []struct {
-				Name      string `yaml:"name"`
-				MountPath string `yaml:"mountPath"`
-			} `yaml:"volumeMounts"`
-		} `yaml:"spec"`
+	var def definition
+	if err := yaml.UnmarshalStrict(data, &def); err != nil {
+		t.Fatalf("%v in\n%s", err, data)
 	}
-	if err := yaml.Unmarshal(data, &def); err != nil {
-		t.Fatal(err)
-	}
+	return def
+}
+
+func TestDefinitionIsASonobuoyJUnitJob(t *testing.T) {
+	img := Image{Ref: "draconform.dev/draconform:v1.0.0", PullPolicy: corev1.PullAlways}
+	def := render(t, Plugin{Image: img, Args: []string{"run", "--provider", "kubeconfig", "--sonobuoy"}})
 	if def.Config["driver"] != "Job" || def.Config["result-format"] != "junit" || def.Config["plugin-name"] != "draconform" {
 		t.Errorf("sonobuoy-config %v", def.Config)
 	}
-	if def.Spec.Image != "draconform.dev/draconform:v1" || def.Spec.Command[0] != "/draconform" || def.Spec.Args[len(def.Spec.Args)-1] != "--sonobuoy" {
+	if def.Spec.Image != img.Ref || def.Spec.ImagePullPolicy != corev1.PullAlways || def.Spec.Command[0] != "/draconform" || def.Spec.Args[len(def.Spec.Args)-1] != "--sonobuoy" {
 		t.Errorf("spec %+v", def.Spec)
 	}
 	// The plugin's own service account, not Sonobuoy's (cluster-admin).
-	if def.PodSpec["serviceAccountName"] != DefaultServiceAccount || def.PodSpec["restartPolicy"] != "Never" {
-		t.Errorf("podSpec %v: the plugin must run as %s, the account draconform rbac's manifest is for", def.PodSpec, DefaultServiceAccount)
+	if def.PodSpec.ServiceAccountName != DefaultServiceAccount || def.PodSpec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("podSpec %+v: the plugin must run as %s, the account draconform rbac's manifest is for", def.PodSpec, DefaultServiceAccount)
 	}
-	if len(def.Spec.VolumeMounts) != 1 || def.Spec.VolumeMounts[0].Name != "results" || def.Spec.VolumeMounts[0].MountPath != DefaultResultsDir {
+	mounts := map[string]string{}
+	for _, m := range def.Spec.VolumeMounts {
+		mounts[m.MountPath] = m.Name
+	}
+	if mounts[DefaultResultsDir] != "results" {
 		t.Errorf("volume mounts %+v; Sonobuoy shares the results volume at %s", def.Spec.VolumeMounts, DefaultResultsDir)
+	}
+	if _, err := Definition(Plugin{Image: Image{Ref: "draconform.dev/draconform:dev"}}); err == nil {
+		t.Error("a definition without a pull policy was written")
+	}
+}
+
+// The container asks for nothing of the node's: not root, no privilege
+// escalation, no capability, the runtime's seccomp profile, and a root
+// file system it cannot write; what it writes (its run, its private
+// folders, the results) is on the pod's volumes.
+func TestDefinitionRunsRestricted(t *testing.T) {
+	def := render(t, Plugin{Image: Image{Ref: Repository + "@sha256:" + strings.Repeat("ab", 32), PullPolicy: corev1.PullIfNotPresent}})
+	sc := def.Spec.SecurityContext
+	if sc == nil {
+		t.Fatal("the container has no securityContext")
+	}
+	switch {
+	case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot, sc.RunAsUser == nil || *sc.RunAsUser == 0:
+		t.Errorf("the container may run as root: %+v", sc)
+	case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+		t.Errorf("the container may escalate its privileges: %+v", sc)
+	case sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" || len(sc.Capabilities.Add) != 0:
+		t.Errorf("the container keeps capabilities: %+v", sc.Capabilities)
+	case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+		t.Errorf("the container may write its root file system: %+v", sc)
+	case sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault:
+		t.Errorf("the container has no seccomp profile: %+v", sc)
+	case def.PodSpec.SecurityContext == nil || def.PodSpec.SecurityContext.SeccompProfile == nil || def.PodSpec.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault:
+		t.Errorf("the pod (Sonobuoy's worker too) has no seccomp profile: %+v", def.PodSpec.SecurityContext)
+	}
+	volumes := map[string]bool{"results": true} // Sonobuoy adds it
+	for _, v := range def.PodSpec.Volumes {
+		volumes[v.Name] = v.EmptyDir != nil
+	}
+	for _, m := range def.Spec.VolumeMounts {
+		if !volumes[m.Name] {
+			t.Errorf("%s is mounted from %s, no emptyDir of the pod's", m.MountPath, m.Name)
+		}
+		if m.MountPath == "/tmp" {
+			volumes["/tmp"] = true
+		}
+	}
+	if !volumes["/tmp"] {
+		t.Errorf("nothing is writable at /tmp, where a run writes (--out /tmp/draconform, its private folders): %+v", def.Spec.VolumeMounts)
+	}
+}
+
+// The image is pinned: a digest runs as the node holds it; a tag is
+// pulled each time, never taken from whatever a node holds under that
+// name; a build that is no release has no image of its own to name, and
+// dev and latest name whichever build came last.
+func TestPinImage(t *testing.T) {
+	digest := Repository + "@sha256:" + strings.Repeat("0f", 32)
+	for _, tt := range []struct {
+		ref, version string
+		want         Image
+		refused      string
+	}{
+		{"", "v0.4.0", Image{Repository + ":v0.4.0", corev1.PullAlways}, ""},
+		{"", "devel", Image{}, "--image " + Repository + "@sha256:"},
+		{"", "v0.4.0-3-gabc1234-dirty", Image{}, "not a release"},
+		{digest, "devel", Image{digest, corev1.PullIfNotPresent}, ""},
+		{"registry.example.com/draconform:v0.4.0", "devel", Image{"registry.example.com/draconform:v0.4.0", corev1.PullAlways}, ""},
+		{"draconform.dev/draconform:dev", "v0.4.0", Image{}, "the tag dev moves"},
+		{"draconform.dev/draconform:latest", "devel", Image{}, "the tag latest moves"},
+		{"draconform.dev/draconform", "devel", Image{}, "the tag latest moves"},
+		{"localhost:5000/draconform", "devel", Image{}, "the tag latest moves"},
+		{"localhost:5000/draconform:v0.4.0", "devel", Image{"localhost:5000/draconform:v0.4.0", corev1.PullAlways}, ""},
+		{"Bad Name", "devel", Image{}, "name an image by tag"},
+	} {
+		got, err := PinImage(tt.ref, tt.version)
+		if tt.refused != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.refused) {
+				t.Errorf("PinImage(%q, %q) = %+v, %v; want a refusal saying %q", tt.ref, tt.version, got, err, tt.refused)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("PinImage(%q, %q) = %+v, %v; want %+v", tt.ref, tt.version, got, err, tt.want)
+		}
+	}
+}
+
+// Run as root (a plugin whose pod runs as root), the results are not
+// handed over in a folder others may write: another container of the pod,
+// or a user of the node, could swap it for a link.
+func TestRootRefusesAResultsFolderOthersCanSwap(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("draconform refuses such folders as root only; fsutil's test fakes root")
+	}
+	run := t.TempDir()
+	_ = os.WriteFile(filepath.Join(run, "junit.xml"), []byte(junit), 0o644)
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	err := Publish(run, filepath.Join(shared, "results"))
+	if err == nil || !strings.Contains(err.Error(), "through "+shared+":") {
+		t.Errorf("published into a folder others may write: %v", err)
 	}
 }

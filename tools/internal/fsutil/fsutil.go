@@ -1,6 +1,6 @@
 // Package fsutil holds the file copy and link several packages need (the
 // prototype's source tree, certification bundles, Sonobuoy results, the
-// node's tools and images).
+// node's tools and images), and the output folders they are written in.
 package fsutil
 
 import (

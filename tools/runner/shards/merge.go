@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/draconform/draconform/steps"
 	"github.com/draconform/draconform/tools/cluster/providers"
+	"github.com/draconform/draconform/tools/internal/fsutil"
 	"github.com/draconform/draconform/tools/lang/loader"
 	"github.com/draconform/draconform/tools/lang/plan"
 	"github.com/draconform/draconform/tools/runner"
@@ -60,7 +60,8 @@ func Merge(c MergeConfig) int {
 		}
 		return 1
 	}
-	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+	// The merged run's folder is a bundle's source (merge --bundle).
+	if err := fsutil.OutputDir(c.Out); err != nil {
 		fmt.Fprintln(c.Stderr, "draconform merge:", err)
 		return 1
 	}
