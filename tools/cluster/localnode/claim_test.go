@@ -1,9 +1,11 @@
 package localnode
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,6 +95,17 @@ func TestOrphanNodesSparesNodesStartingOrRunning(t *testing.T) {
 	}
 	if want := []string{"0a1b2c", "aaaaaaaaaaaaaaaa"}; !slices.Equal(got, want) {
 		t.Errorf("orphans = %q, want %q", got, want)
+	}
+	// What a clean-up spares, it can name, with why.
+	_, spared, err := nodesIn(root, nodeGrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(spared)); !slices.Equal(got, []string{"bbbbbbbbbbbbbbbb", "cccccccccccccccc"}) {
+		t.Errorf("spared = %q, want the node just begun and the locked one", got)
+	}
+	if !strings.Contains(spared["bbbbbbbbbbbbbbbb"], "within the") {
+		t.Errorf("why the new node is spared = %q, want it to name the start grace", spared["bbbbbbbbbbbbbbbb"])
 	}
 	if why := nodeBusy(locked, nodeGrace); why == "" {
 		t.Error("a locked node folder is not busy")

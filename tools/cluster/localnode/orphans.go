@@ -16,26 +16,46 @@ import (
 // OrphanNodes lists the ids of nodes under StateRoot that nothing
 // runs: no draconform holds their lock, no containerd or kubelet uses
 // them, and they are older than a node's start.
-func OrphanNodes() ([]string, error) { return orphanNodesIn(StateRoot, nodeGrace) }
+func OrphanNodes() ([]string, error) {
+	orphans, _, err := nodesIn(StateRoot, nodeGrace)
+	return orphans, err
+}
+
+// NodesLeftAlone are the node folders under StateRoot that a clean-up
+// spares, each with why (running, or changed within the time a node takes
+// to start), so that it can say what it did not remove.
+func NodesLeftAlone() (map[string]string, error) {
+	_, spared, err := nodesIn(StateRoot, nodeGrace)
+	return spared, err
+}
 
 func orphanNodesIn(root string, grace time.Duration) ([]string, error) {
+	orphans, _, err := nodesIn(root, grace)
+	return orphans, err
+}
+
+// nodesIn sorts the node folders under root into orphans and the spared,
+// with why each is spared.
+func nodesIn(root string, grace time.Duration) (orphans []string, spared map[string]string, err error) {
 	entries, err := os.ReadDir(root)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", root, err)
+		return nil, nil, fmt.Errorf("listing %s: %w", root, err)
 	}
-	var out []string
+	spared = map[string]string{}
 	for _, e := range entries {
 		if !e.IsDir() || !nodeIDPattern.MatchString(e.Name()) {
 			continue
 		}
-		if nodeBusy(filepath.Join(root, e.Name()), grace) == "" {
-			out = append(out, e.Name())
+		if why := nodeBusy(filepath.Join(root, e.Name()), grace); why != "" {
+			spared[e.Name()] = why
+			continue
 		}
+		orphans = append(orphans, e.Name())
 	}
-	return out, nil
+	return orphans, spared, nil
 }
 
 // nodeInUse says whether a containerd or kubelet names dir on its command

@@ -39,6 +39,15 @@ func sweepNodes(w io.Writer, dry bool) []error {
 	if len(ids) == 0 {
 		fmt.Fprintf(w, "no orphaned node under %s\n", localnode.StateRoot)
 	}
+	// A node a killed run left a moment ago looks like one starting: say
+	// so, or the clean-up would seem to have found nothing.
+	spared, err := localnode.NodesLeftAlone()
+	if err != nil {
+		return []error{err}
+	}
+	for _, id := range slices.Sorted(maps.Keys(spared)) {
+		fmt.Fprintf(w, "left node %s alone: %s\n", id, spared[id])
+	}
 	var errs []error
 	for _, id := range ids {
 		left := strings.Join(localnode.OrphanLeftovers(id), "; ")

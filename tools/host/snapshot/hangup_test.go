@@ -59,11 +59,11 @@ func TestARunKilledByHangupLeavesTheHostAsFound(t *testing.T) {
 }
 
 // hangUpOnARun starts the kubelet cells in a process group of their own,
-// waits until a node has run for a while (its pods started), sends SIGHUP
+// waits until a node runs a pod, sends SIGHUP
 // to the group, and waits for the run to end.
 func hangUpOnARun(ctx context.Context, t *testing.T, repo, bin, out string) {
 	t.Helper()
-	cmd := exec.Command(bin, "run", "--provider", "local", "--suite", kubeletSuites, "--out", out)
+	cmd := exec.Command(bin, "run", "--provider", "local,prototype", "--suite", kubeletSuites, "--out", out)
 	cmd.Dir = repo
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var log bytes.Buffer
@@ -74,14 +74,12 @@ func hangUpOnARun(ctx context.Context, t *testing.T, repo, bin, out string) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	defer func() { t.Logf("draconform run, hung up on:\n%s", tail(log.String(), 40)) }()
-	if !waitForNode(ctx, done) {
-		t.Fatal("the run ended, or the time ran out, before a node started: nothing to hang up on")
+	if !waitForPods(ctx, done) {
+		t.Fatal("the run ended, or the time ran out, before a node ran a pod: nothing to hang up on")
 	}
-	// Long enough for the node's first pods to start containers.
-	time.Sleep(20 * time.Second)
 	began := time.Now()
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGHUP); err != nil {
-		t.Fatalf("SIGHUP to the run's process group: %v", err)
+		t.Fatalf("SIGHUP to the run's process group: %v (the run ended before its hangup)", err)
 	}
 	select {
 	case err := <-done:
@@ -92,10 +90,11 @@ func hangUpOnARun(ctx context.Context, t *testing.T, repo, bin, out string) {
 	}
 }
 
-// waitForNode waits until a node folder appears under /var/lib/draconform;
-// false when the run ends first or ctx is done.
-func waitForNode(ctx context.Context, done <-chan error) bool {
-	tick := time.NewTicker(time.Second)
+// waitForPods waits until a node under /var/lib/draconform has a pod's
+// log folder, so that the hangup finds containers, mounts and the bridge
+// in place; false when the run ends first or ctx is done.
+func waitForPods(ctx context.Context, done <-chan error) bool {
+	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
@@ -104,8 +103,10 @@ func waitForNode(ctx context.Context, done <-chan error) bool {
 		case <-ctx.Done():
 			return false
 		case <-tick.C:
-			if len(nodesRunning()) > 0 {
-				return true
+			for _, n := range nodesRunning() {
+				if logs, _ := os.ReadDir(filepath.Join("/var/lib/draconform", n, "pod-logs")); len(logs) > 0 {
+					return true
+				}
 			}
 		}
 	}
