@@ -132,3 +132,46 @@ func TestUnreadablePolicyIsUnknown(t *testing.T) {
 		t.Errorf("confined: %s (%s), want %s naming the policy", state, why, access.ConfinedUnknown)
 	}
 }
+
+// TestTheRoleReadsBackEveryObjectItCompares: the preflight reads back each
+// object draconform rbac prints, as the runner; a role that cannot get one
+// of them (a new object added to the manifest, its name not to the get
+// rule) makes every run unconfined on a cluster that applied the manifest.
+func TestTheRoleReadsBackEveryObjectItCompares(t *testing.T) {
+	s, err := access.ParseSubject("serviceaccount:draconform/runner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grants := func(rules []rbacv1.PolicyRule, group, resource, name string) bool {
+		for _, r := range rules {
+			if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, "get") &&
+				(len(r.ResourceNames) == 0 || slices.Contains(r.ResourceNames, name)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, o := range access.Objects(s) {
+		var group, resource, name string
+		rules := access.ClusterRules()
+		switch o := o.(type) {
+		case *rbacv1.ClusterRole:
+			group, resource, name = "rbac.authorization.k8s.io", "clusterroles", o.Name
+		case *rbacv1.ClusterRoleBinding:
+			group, resource, name = "rbac.authorization.k8s.io", "clusterrolebindings", o.Name
+		case *rbacv1.Role:
+			group, resource, name, rules = "rbac.authorization.k8s.io", "roles", o.Name, append(rules, access.LeaseRules()...)
+		case *rbacv1.RoleBinding:
+			group, resource, name, rules = "rbac.authorization.k8s.io", "rolebindings", o.Name, append(rules, access.LeaseRules()...)
+		case *admissionv1.ValidatingAdmissionPolicy:
+			group, resource, name = "admissionregistration.k8s.io", "validatingadmissionpolicies", o.Name
+		case *admissionv1.ValidatingAdmissionPolicyBinding:
+			group, resource, name = "admissionregistration.k8s.io", "validatingadmissionpolicybindings", o.Name
+		default:
+			t.Fatalf("the manifest holds a %T this test does not know", o)
+		}
+		if !grants(rules, group, resource, name) {
+			t.Errorf("the runner's role cannot get %s %s, which the preflight reads back", resource, name)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func TestProductionLikeClusterAsNonAdmin(t *testing.T) {
 	kc, token := runnerKubeconfig(ctx, t, admin, c.RESTConfig(), dir)
 	runner := kubernetes.NewForConfigOrDie(mustLoad(t, kc))
 	waitConfined(ctx, t, runner)
-	confinedWrites(ctx, t, c.RESTConfig(), token)
+	confinedWrites(ctx, t, c.RESTConfig(), token, false)
 	checkPreflight(ctx, t, kc)
 
 	// Without consent: no fake Node, so no DaemonSet follows one, and

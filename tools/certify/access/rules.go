@@ -57,7 +57,7 @@ func ClusterRules() []rbacv1.PolicyRule {
 		// to compare it with what it prints: an edited policy or role is
 		// not the one whose confinement a run vouches for.
 		{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingadmissionpolicies", "validatingadmissionpolicybindings"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName}},
-		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName, LogRoleName}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName, LogRoleName, ReadRoleName}},
 		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName}},
 	}
 }
