@@ -133,6 +133,7 @@ func confinedWrites(ctx context.Context, t *testing.T, adminCfg *rest.Config, to
 	if withNode {
 		taintStays(ctx, t, dyn)
 	}
+	foreignLabelledStays(ctx, t, admin, dyn)
 	logReadsOnlyWhereBound(ctx, t, cfg)
 }
 
@@ -300,4 +301,34 @@ func runWrites() []write {
 		{what: "the claim marking the present for a replay of claim events (spec: {})", gvr: resourceClaims, ns: restrictedNS,
 			obj: map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta("draconform-replay-1", restrictedNS, nil), "spec": map[string]any{}}},
 	}, harmlessRunWrites()...)
+}
+
+// foreignLabelledStays: an object someone else labelled with the run label,
+// but not named as the run names its own (dc-<run>-), cannot be deleted or
+// updated by the runner; the run's own namespace can.
+func foreignLabelledStays(ctx context.Context, t *testing.T, admin kubernetes.Interface, dyn dynamic.Interface) {
+	t.Helper()
+	const name = "team-gpus"
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{access.RunLabel: hostileRun}}}
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("namespace %s: %v", name, err)
+	}
+	defer func() {
+		if err := admin.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Errorf("deleting namespace %s: %v", name, err)
+		}
+	}()
+	nss := dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces"))
+	dry := metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}
+	switch err := nss.Delete(ctx, name, dry); {
+	case err == nil:
+		t.Errorf("the runner may delete namespace %s, labelled %s=%s by someone else", name, access.RunLabel, hostileRun)
+	case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "draconform writes only objects it created"):
+		t.Errorf("deleting namespace %s: refused, but not by the ownership rule: %v", name, err)
+	default:
+		t.Logf("deleting a foreign namespace that carries the run label: refused: %v", err)
+	}
+	if err := nss.Delete(ctx, restrictedNS, dry); err != nil {
+		t.Errorf("the runner may not delete its own namespace %s: %v", restrictedNS, err)
+	}
 }

@@ -86,13 +86,25 @@ func (s Subject) match() string {
 
 // ownObjects is the policy's one rule: a write by the runner must be to an
 // object of its own: one it creates with the run label, one that had the
-// label before (an update or delete cannot take a foreign object over by
-// adding it), or anything in a namespace that carries it (the case's
-// namespace, where the scheduler's claims and the pods' subresources live).
-const ownObjects = `(namespaceObject != null && has(namespaceObject.metadata.labels) && '` + RunLabel + `' in namespaceObject.metadata.labels) ||
+// label and a name of its run's (dc-<run>-) before (an update or delete
+// cannot take a foreign object over by adding the label, nor reach one
+// that someone else labelled), or anything in a namespace of its run's,
+// so labelled and named (the case's namespace, where the scheduler's
+// claims and the pods' subresources live). Names on create are held by
+// the validations below.
+func ownObjects() string {
+	return `(namespaceObject != null && ` + runOwned("namespaceObject") + `) ||
 (request.operation == 'CREATE' ?
   (object != null && has(object.metadata.labels) && '` + RunLabel + `' in object.metadata.labels) :
-  (oldObject != null && has(oldObject.metadata.labels) && '` + RunLabel + `' in oldObject.metadata.labels))`
+  (oldObject != null && ` + runOwned("oldObject") + `))`
+}
+
+// runOwned is the CEL test that obj carries the run label and a name of
+// that run's: dc-<run>-...
+func runOwned(obj string) string {
+	return `has(` + obj + `.metadata.labels) && '` + RunLabel + `' in ` + obj + `.metadata.labels && ` +
+		obj + `.metadata.name.startsWith('dc-' + ` + obj + `.metadata.labels['` + RunLabel + `'] + '-')`
+}
 
 // Policy confines the subject's writes to the run's own objects, and what
 // it writes to what a run writes (see confineValidations): ownership alone
@@ -118,7 +130,7 @@ func (in Install) policy(s Subject) (*admissionv1.ValidatingAdmissionPolicy, *ad
 			MatchConditions: []admissionv1.MatchCondition{{Name: "draconform-runner", Expression: s.match()}},
 			Variables:       append(confineVariables(), podVariables()...),
 			Validations: append([]admissionv1.Validation{{
-				Expression: ownObjects,
+				Expression: ownObjects(),
 				Message:    "draconform writes only objects it created: they carry the label " + RunLabel + ", or live in a namespace that does " + versionMark(PolicyVersion),
 				Reason:     ptr.To(metav1.StatusReasonForbidden),
 			}}, confineValidations()...),
