@@ -74,7 +74,11 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 	defer os.RemoveAll(dir)
 	fmt.Fprintf(o.Log, "nodeimage: debootstrap %s (about 2 minutes)\n", strings.Join(args, " "))
 	began := time.Now()
-	cmd := command(debootstrap, args...)
+	utab := debootstrapUtab(o)
+	if err := os.MkdirAll(filepath.Dir(utab), 0o755); err != nil {
+		return "", fmt.Errorf("nodeimage: %w", err)
+	}
+	cmd := command("env", append([]string{"LIBMOUNT_UTAB=" + utab, debootstrap}, args...)...)
 	logFile := filepath.Join(o.WorkDir, "debootstrap.log")
 	out, err := os.Create(logFile)
 	if err != nil {
@@ -92,6 +96,11 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 	}
 	return tag, nil
 }
+
+// debootstrapUtab is where mount(8), run by debootstrap for the rootfs's
+// /proc and /sys, keeps libmount's table: in the work folder, not
+// /run/mount, which it would otherwise make on the machine and leave.
+func debootstrapUtab(o Options) string { return filepath.Join(o.WorkDir, "libmount", "utab") }
 
 // DebianArchiveKeyring is where Debian's package debian-archive-keyring
 // (on Ubuntu too) puts the keys that sign Debian's archive.

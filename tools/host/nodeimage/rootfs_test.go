@@ -51,3 +51,16 @@ func TestAMissingKeyringIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestDebootstrapKeepsItsMountTableInItsWorkFolder: debootstrap mounts
+// /proc and /sys in the rootfs with mount(8), which, as root, makes
+// /run/mount on the machine unless LIBMOUNT_UTAB names another place.
+func TestDebootstrapKeepsItsMountTableInItsWorkFolder(t *testing.T) {
+	o := Options{WorkDir: "/cache/nodeimage/work", Docker: &fakeDocker{}}.withDefaults()
+	if got, want := debootstrapUtab(o), "/cache/nodeimage/work/libmount/utab"; got != want {
+		t.Errorf("debootstrap's mount table is %s, want %s", got, want)
+	}
+	if strings.HasPrefix(debootstrapUtab(o), "/run/") {
+		t.Error("debootstrap's mount table is on the machine's /run")
+	}
+}
