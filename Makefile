@@ -72,7 +72,7 @@ node-deps:
 # nodes and control planes would show in the snapshots.
 host-check: node-deps
 	$(GO) build -ldflags "-X github.com/draconform/draconform/tools/cli.version=$(VERSION)" -o _output/host-check/draconform ./tools/cmd/draconform
-	DRACONFORM_HOST_CHECK=$(CURDIR)/_output/host-check/draconform $(GO) test -count=1 -timeout 65m -v -run '^(TestKubeletCellsLeaveTheHostAsFound|TestARunKilledByHangupLeavesTheHostAsFound)$$' ./tools/host/snapshot
+	DRACONFORM_HOST_CHECK=$(CURDIR)/_output/host-check/draconform $(GO) test -count=1 -timeout 65m -v -run '^(TestKubeletCellsLeaveTheHostAsFound|TestARunKilledByHangupLeavesTheHostAsFound|TestARunWhoseParentIsKilledLeavesTheHostAsFound)$$' ./tools/host/snapshot
 
 ## unit: the tests that need no control plane
 unit:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/draconform/draconform/tools/internal/parentgone"
 	"github.com/draconform/draconform/tools/internal/privdir"
 	"github.com/draconform/draconform/tools/usecase"
 )
@@ -72,3 +73,7 @@ func leftBehind(pid int, tmp string) string {
 	b.WriteString("Objects the run made in a cluster it visited: draconform cleanup --run <run id>.\n")
 	return b.String()
 }
+
+// InterruptOnceWhenParentGoes makes a draconform child's parent's death
+// one Ctrl-C (parentgone.InterruptOnce); it returns what stops it.
+func InterruptOnceWhenParentGoes() (stop func()) { return parentgone.InterruptOnce() }

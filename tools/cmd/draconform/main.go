@@ -18,7 +18,11 @@ func main() {
 	// planes, nodes, mounts and kernel settings behind.
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go cli.WatchInterrupts(sigs, cancel, os.Stderr, os.Exit)
+	// A child of another draconform (a shard, a run of its own) hears of
+	// its parent's death once, as one Ctrl-C.
+	stopParent := cli.InterruptOnceWhenParentGoes()
 	code := cli.Run(ctx, os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr})
 	signal.Stop(sigs)
+	stopParent()
 	os.Exit(code)
 }

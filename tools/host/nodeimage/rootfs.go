@@ -72,29 +72,38 @@ func ensureRootfs(ctx context.Context, o Options) (string, error) {
 		return "", fmt.Errorf("nodeimage: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	fmt.Fprintf(o.Log, "nodeimage: debootstrap %s (about 2 minutes)\n", strings.Join(args, " "))
 	began := time.Now()
-	utab := debootstrapUtab(o)
-	if err := os.MkdirAll(filepath.Dir(utab), 0o755); err != nil {
-		return "", fmt.Errorf("nodeimage: %w", err)
-	}
-	cmd := command("env", append([]string{"LIBMOUNT_UTAB=" + utab, debootstrap}, args...)...)
-	logFile := filepath.Join(o.WorkDir, "debootstrap.log")
-	out, err := os.Create(logFile)
-	if err != nil {
-		return "", fmt.Errorf("nodeimage: %w", err)
-	}
-	defer out.Close()
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Run(); err != nil {
-		data, _ := os.ReadFile(logFile)
-		return "", fmt.Errorf("nodeimage: debootstrap failed (log %s): %w\n%s", logFile, err, logtail.Lines(string(data), 15))
+	if err := runDebootstrap(o, command, debootstrap, args); err != nil {
+		return "", err
 	}
 	fmt.Fprintf(o.Log, "nodeimage: rootfs made in %s; importing it as %s\n", time.Since(began).Round(time.Second), tag)
 	if err := importRootfs(ctx, o, command, dir, tag); err != nil {
 		return "", err
 	}
 	return tag, nil
+}
+
+// runDebootstrap runs debootstrap with args through command (as root),
+// its mount table in the work folder and its output in debootstrap.log.
+func runDebootstrap(o Options, command func(string, ...string) *exec.Cmd, debootstrap string, args []string) error {
+	fmt.Fprintf(o.Log, "nodeimage: debootstrap %s (about 2 minutes)\n", strings.Join(args, " "))
+	utab := debootstrapUtab(o)
+	if err := os.MkdirAll(filepath.Dir(utab), 0o755); err != nil {
+		return fmt.Errorf("nodeimage: %w", err)
+	}
+	cmd := command("env", append([]string{"LIBMOUNT_UTAB=" + utab, debootstrap}, args...)...)
+	logFile := filepath.Join(o.WorkDir, "debootstrap.log")
+	out, err := os.Create(logFile)
+	if err != nil {
+		return fmt.Errorf("nodeimage: %w", err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		data, _ := os.ReadFile(logFile)
+		return fmt.Errorf("nodeimage: debootstrap failed (log %s): %w\n%s", logFile, err, logtail.Lines(string(data), 15))
+	}
+	return nil
 }
 
 // debootstrapUtab is where mount(8), run by debootstrap for the rootfs's

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func TestARunKilledByHangupLeavesTheHostAsFound(t *testing.T) {
 	}
 	s := HostSources()
 	before := takeHost(ctx, t, s)
-	hangUpOnARun(ctx, t, repo, bin, out)
+	hangUpOnARun(ctx, t, repo, bin, out, func(pid int) error { return syscall.Kill(-pid, syscall.SIGHUP) })
 	left, why := unexplained(Diff(before, takeHost(ctx, t, s)))
 	for _, n := range why {
 		t.Log(n)
@@ -61,7 +62,7 @@ func TestARunKilledByHangupLeavesTheHostAsFound(t *testing.T) {
 // hangUpOnARun starts the kubelet cells in a process group of their own,
 // waits until a node runs a pod, sends SIGHUP
 // to the group, and waits for the run to end.
-func hangUpOnARun(ctx context.Context, t *testing.T, repo, bin, out string) {
+func hangUpOnARun(ctx context.Context, t *testing.T, repo, bin, out string, hangUp func(pid int) error) {
 	t.Helper()
 	cmd := exec.Command(bin, "run", "--provider", "local,prototype", "--suite", kubeletSuites, "--out", out)
 	cmd.Dir = repo
@@ -78,8 +79,8 @@ func hangUpOnARun(ctx context.Context, t *testing.T, repo, bin, out string) {
 		t.Fatal("the run ended, or the time ran out, before a node ran a pod: nothing to hang up on")
 	}
 	began := time.Now()
-	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGHUP); err != nil {
-		t.Fatalf("SIGHUP to the run's process group: %v (the run ended before its hangup)", err)
+	if err := hangUp(cmd.Process.Pid); err != nil {
+		t.Fatalf("hanging up on the run: %v (the run ended before its hangup)", err)
 	}
 	select {
 	case err := <-done:
@@ -88,6 +89,33 @@ func hangUpOnARun(ctx context.Context, t *testing.T, repo, bin, out string) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		t.Fatal("the run still ran 5 minutes after its hangup; killed")
 	}
+	if !waitGone(ctx, bin+" shard", 5*time.Minute) {
+		t.Fatal("the run's shards still ran 5 minutes after it ended")
+	}
+}
+
+// waitGone waits until no process's command line begins with prefix.
+func waitGone(ctx context.Context, prefix string, bound time.Duration) bool {
+	deadline := time.Now().Add(bound)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if !anyProcess(prefix) {
+			return true
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return false
+}
+
+// anyProcess says whether a process's command line begins with prefix.
+func anyProcess(prefix string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.HasPrefix(strings.ReplaceAll(string(b), "\x00", " "), prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitForPods waits until a node under /var/lib/draconform has a pod's
@@ -109,5 +137,46 @@ func waitForPods(ctx context.Context, done <-chan error) bool {
 				}
 			}
 		}
+	}
+}
+
+// TestARunWhoseParentIsKilledLeavesTheHostAsFound kills the run's own
+// process outright (SIGKILL, as the OOM killer or a CI timeout would), once
+// a node runs a pod. Its shards hold the clusters and nodes; each must
+// hear of its parent's death once and clean up as on one Ctrl-C, so that
+// the host is as before with no clean-up after.
+func TestARunWhoseParentIsKilledLeavesTheHostAsFound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kubelet nodes; skipped with -short")
+	}
+	bin := os.Getenv("DRACONFORM_HOST_CHECK")
+	if bin == "" {
+		t.Skip("make host-check runs this alone, with DRACONFORM_HOST_CHECK naming the draconform binary")
+	}
+	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(repo, "_output", "host-check", "killed")
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	draconform(ctx, t, repo, bin, "cleanup", "--nodes")
+	s := HostSources()
+	before := takeHost(ctx, t, s)
+	hangUpOnARun(ctx, t, repo, bin, out, func(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) })
+	left, why := unexplained(Diff(before, takeHost(ctx, t, s)))
+	for _, n := range why {
+		t.Log(n)
+	}
+	for _, d := range left {
+		t.Errorf("left after the run's own process was killed: %s", d)
+	}
+	if len(left) > 0 {
+		// Past the grace in which a node folder counts as starting.
+		time.Sleep(time.Minute)
+		draconform(ctx, t, repo, bin, "cleanup", "--nodes")
 	}
 }
