@@ -14,14 +14,7 @@ import (
 // installs it without recommended packages. A stand-in apt-get on a PATH
 // without Chromium records what would have run.
 func TestMakeBrowserInstallsOnlyWhenAsked(t *testing.T) {
-	makeBin, err := exec.LookPath("make")
-	if err != nil {
-		t.Skipf("make is not installed: %v", err)
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	makeBin, root := makeAndRepo(t)
 	for _, tc := range []struct {
 		name string
 		env  []string
@@ -53,4 +46,19 @@ func TestMakeBrowserInstallsOnlyWhenAsked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// makeAndRepo is make's path and the repository's root, for tests that run
+// a Makefile target with stand-ins; it skips where make is not installed.
+func makeAndRepo(t *testing.T) (makeBin, root string) {
+	t.Helper()
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Skipf("make is not installed: %v", err)
+	}
+	root, err = filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return makeBin, root
 }

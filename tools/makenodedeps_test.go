@@ -14,14 +14,7 @@ import (
 // that has them alone; the targets that build a node ask for it first.
 // Stand-ins for apt-get, pkg-config and id record what would have run.
 func TestMakeNodeDepsInstallsLibseccompWhereMissing(t *testing.T) {
-	makeBin, err := exec.LookPath("make")
-	if err != nil {
-		t.Skipf("make is not installed: %v", err)
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	makeBin, root := makeAndRepo(t)
 	for _, tc := range []struct {
 		name       string
 		found      bool

@@ -17,10 +17,19 @@ import (
 // node runs, as a closed terminal or a dropped ssh session would: SIGHUP
 // to the run's process group. Without any clean-up afterwards, the host
 // must be as it was before: a hangup means what Ctrl-C means, and a shard
-// dies with its parent. Where it is not, cleanup --nodes restores the
-// machine and the test fails naming what was left. It runs under make
-// host-check, alone, for the same reason as the other host test.
+// dies with its parent. It runs under make host-check, alone, for the
+// same reason as the other host test.
 func TestARunKilledByHangupLeavesTheHostAsFound(t *testing.T) {
+	endARun(t, "hangup", "after its hangup", func(pid int) error { return syscall.Kill(-pid, syscall.SIGHUP) })
+}
+
+// endARun starts the kubelet cells into _output/host-check/<name> between
+// two snapshots of the host, ends the run with end (given its pid) once a
+// node runs a pod, and fails on each difference, saying what was left
+// how; then cleanup --nodes, past the grace in which a node folder counts
+// as starting, restores the machine.
+func endARun(t *testing.T, name, how string, end func(pid int) error) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts kubelet nodes; skipped with -short")
 	}
@@ -32,7 +41,7 @@ func TestARunKilledByHangupLeavesTheHostAsFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(repo, "_output", "host-check", "hangup")
+	out := filepath.Join(repo, "_output", "host-check", name)
 	if err := os.RemoveAll(out); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +53,7 @@ func TestARunKilledByHangupLeavesTheHostAsFound(t *testing.T) {
 	}
 	s := HostSources()
 	before := takeHost(ctx, t, s)
-	hangUpOnARun(ctx, t, repo, bin, out, func(pid int) error { return syscall.Kill(-pid, syscall.SIGHUP) })
+	hangUpOnARun(ctx, t, repo, bin, out, end)
 	left, why := unexplained(Diff(before, takeHost(ctx, t, s)))
 	for _, n := range why {
 		t.Log(n)
@@ -54,8 +63,9 @@ func TestARunKilledByHangupLeavesTheHostAsFound(t *testing.T) {
 		return
 	}
 	for _, d := range left {
-		t.Errorf("left by the run after its hangup: %s", d)
+		t.Errorf("left by the run %s: %s", how, d)
 	}
+	time.Sleep(time.Minute)
 	draconform(ctx, t, repo, bin, "cleanup", "--nodes")
 }
 
@@ -146,37 +156,5 @@ func waitForPods(ctx context.Context, done <-chan error) bool {
 // hear of its parent's death once and clean up as on one Ctrl-C, so that
 // the host is as before with no clean-up after.
 func TestARunWhoseParentIsKilledLeavesTheHostAsFound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts kubelet nodes; skipped with -short")
-	}
-	bin := os.Getenv("DRACONFORM_HOST_CHECK")
-	if bin == "" {
-		t.Skip("make host-check runs this alone, with DRACONFORM_HOST_CHECK naming the draconform binary")
-	}
-	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(repo, "_output", "host-check", "killed")
-	if err := os.RemoveAll(out); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	draconform(ctx, t, repo, bin, "cleanup", "--nodes")
-	s := HostSources()
-	before := takeHost(ctx, t, s)
-	hangUpOnARun(ctx, t, repo, bin, out, func(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) })
-	left, why := unexplained(Diff(before, takeHost(ctx, t, s)))
-	for _, n := range why {
-		t.Log(n)
-	}
-	for _, d := range left {
-		t.Errorf("left after the run's own process was killed: %s", d)
-	}
-	if len(left) > 0 {
-		// Past the grace in which a node folder counts as starting.
-		time.Sleep(time.Minute)
-		draconform(ctx, t, repo, bin, "cleanup", "--nodes")
-	}
+	endARun(t, "killed", "after its own process was killed", func(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) })
 }
