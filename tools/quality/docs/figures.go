@@ -118,8 +118,3 @@ func tenths(f float64) *float64 {
 	r := math.Round(f*10) / 10
 	return &r
 }
-
-func whole(f float64) *float64 {
-	r := math.Round(f)
-	return &r
-}
