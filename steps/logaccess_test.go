@@ -24,9 +24,7 @@ import (
 func TestExpectRunningBindsLogReadsInItsNamespace(t *testing.T) {
 	const runner = "system:serviceaccount:ci:draconform"
 	f := stepstest.New(t)
-	f.Kube.PrependReactor("create", "selfsubjectreviews", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{UserInfo: authenticationv1.UserInfo{Username: runner}}}, nil
-	})
+	runnerIs(f, runner)
 	name := f.SeedYAML("p1", podYAML("p1", node1, runningStatus)).Object.GetName()
 	reads := 0
 	f.Env.Clients.Logs = func(ctx context.Context, ns, pod, container string) (string, error) {
@@ -63,4 +61,12 @@ func TestExpectRunningBindsLogReadsInItsNamespace(t *testing.T) {
 	if list, _ := g.Kube.RbacV1().RoleBindings(stepstest.Namespace).List(context.Background(), metav1.ListOptions{}); len(list.Items) != 0 {
 		t.Errorf("bound %d RoleBindings where reads were allowed", len(list.Items))
 	}
+}
+
+// runnerIs makes the fake API server say, asked who the runner is, that
+// it is user (a SelfSubjectReview).
+func runnerIs(f *stepstest.Fake, user string) {
+	f.Kube.PrependReactor("create", "selfsubjectreviews", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{UserInfo: authenticationv1.UserInfo{Username: user}}}, nil
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,9 +22,7 @@ import (
 func TestGrantReadsBindsTheReadRoleInItsNamespace(t *testing.T) {
 	const runner = "system:serviceaccount:sonobuoy:draconform"
 	f := stepstest.New(t)
-	f.Kube.PrependReactor("create", "selfsubjectreviews", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{UserInfo: authenticationv1.UserInfo{Username: runner}}}, nil
-	})
+	runnerIs(f, runner)
 	lists, sinceBound := 0, 0
 	f.Kube.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		lists++
