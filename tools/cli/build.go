@@ -28,6 +28,7 @@ func nodeImageCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.Mirror, "mirror", "", "Debian mirror for debootstrap (default debootstrap's)")
 	fs.BoolVar(&r.Offline, "offline", false, "build draconform's own node image even where kind's published one is served")
 	fs.StringVar(&r.Published, "published-image", usecase.PublishedNodeImage, "kind's published node image, used where its registry serves it")
+	fs.BoolVar(&r.KEP, "kep", false, "build the image with KEP-6406's kube-apiserver and kube-scheduler (the prototype, statically linked) in its control plane, tagged also "+usecase.KEPNodeImage+", the image kind-configs/*-kep.yaml name; always built, since no published image has KEP-6406")
 	return func(ctx context.Context, args []string, s Streams) int {
 		tag, err := usecase.NodeImage(ctx, r, s.uc())
 		if err != nil {

@@ -31,7 +31,7 @@ func TestKindConfigsWriteAndCheck(t *testing.T) {
 	if !strings.HasPrefix(string(data), usecase.GeneratedMark) {
 		t.Errorf("no generated header:\n%s", data)
 	}
-	if code, out, errs := run(t, "kind-configs", "--out", dir, "--check"); code != 0 || !strings.HasPrefix(out, "ok: 6 kind configs") {
+	if code, out, errs := run(t, "kind-configs", "--out", dir, "--check"); code != 0 || !strings.HasPrefix(out, "ok: 12 kind configs") {
 		t.Fatalf("check after write: code %d, out %q, err %q", code, out, errs)
 	}
 

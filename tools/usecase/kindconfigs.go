@@ -49,7 +49,9 @@ func KindConfigs(r KindConfigsRequest, s Streams) error {
 // kindConfigFiles renders the configs, and with KEP binaries their kubeadm
 // patches, by path relative to dir.
 func kindConfigFiles(cells []spec.Cell, dir, image, kepBin string) (map[string][]byte, error) {
-	opts := kindconfig.Options{Image: image}
+	// The checked-in configs (no image or binaries of the user's) each
+	// have a twin naming the node image with KEP-6406.
+	opts := kindconfig.Options{Image: image, KEPTwins: image == "" && kepBin == ""}
 	var patches map[string]string
 	if kepBin != "" {
 		bin, err := filepath.Abs(kepBin)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/draconform/draconform/tools/build/k8sbuild"
+	prototype "github.com/draconform/draconform/tools/build/prototype/build"
+	"github.com/draconform/draconform/tools/cluster/kind/kindconfig"
 	"github.com/draconform/draconform/tools/cluster/localnode"
 	"github.com/draconform/draconform/tools/host/nodeimage"
 )
@@ -27,7 +29,16 @@ const corednsVersion = "v1.14.6"
 type NodeImageRequest struct {
 	Rebuild, Offline  bool
 	Mirror, Published string
+	// KEP builds the image with KEP-6406's kube-apiserver and
+	// kube-scheduler (the prototype, static) in its control plane, and
+	// tags it also as the kind configs' KEP twins name it. No published
+	// image has KEP-6406: it is always built.
+	KEP bool
 }
+
+// KEPNodeImage is the name an image built with KEP-6406 is also tagged
+// with: the one kind-configs/*-kep.yaml name.
+const KEPNodeImage = kindconfig.KEPImage
 
 // PublishedNodeImage is kind's published node image.
 const PublishedNodeImage = nodeimage.Published
@@ -35,7 +46,7 @@ const PublishedNodeImage = nodeimage.Published
 // NodeImage is the image's name; why it was picked, and the builds'
 // progress, go to s.Err.
 func NodeImage(ctx context.Context, r NodeImageRequest, s Streams) (string, error) {
-	if !r.Rebuild {
+	if !r.Rebuild && !r.KEP {
 		askCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		use, why := nodeimage.Pick(askCtx, r.Published, r.Offline, http.DefaultClient)
 		cancel()
@@ -44,10 +55,29 @@ func NodeImage(ctx context.Context, r NodeImageRequest, s Streams) (string, erro
 			return use, nil
 		}
 	}
-	return buildNodeImage(ctx, r.Rebuild, r.Mirror, s)
+	tag, err := buildNodeImage(ctx, r, s)
+	if err != nil {
+		return "", err
+	}
+	id, err := nodeimage.ImageID(ctx, tag)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(s.Err, "draconform node-image: %s is image %s\n", tag, id)
+	return tag, nil
 }
 
-func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams) (string, error) {
+// kepBinaries builds (or finds) the prototype's static kube-apiserver and
+// kube-scheduler, for an image with KEP-6406; "" without --kep.
+func kepBinaries(ctx context.Context, r NodeImageRequest, root, cache string, s Streams) (string, error) {
+	if !r.KEP {
+		return "", nil
+	}
+	return prototype.Ensure(ctx, prototype.Options{RepoRoot: root, CacheDir: cache, Static: true, Log: s.Err})
+}
+
+func buildNodeImage(ctx context.Context, r NodeImageRequest, s Streams) (string, error) {
+	rebuild, mirror := r.Rebuild, r.Mirror
 	root, err := k8sbuild.FindRepoRoot()
 	if err != nil {
 		return "", err
@@ -89,6 +119,10 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 	if err != nil {
 		return "", err
 	}
+	kep, err := kepBinaries(ctx, r, root, cache, s)
+	if err != nil {
+		return "", err
+	}
 	tools := filepath.Join(root, ".cache", "nodeimage", "tools")
 	if err := localnode.BuildTools(ctx, root, tools, s.Err, "./tools/cmd/draconform-runc", "./tools/cmd/draconform-pause"); err != nil {
 		return "", err
@@ -100,8 +134,12 @@ func buildNodeImage(ctx context.Context, rebuild bool, mirror string, s Streams)
 	if b := <-base; b.err != nil {
 		return "", b.err
 	}
+	alias := ""
+	if r.KEP {
+		alias = kindconfig.KEPImage
+	}
 	return nodeimage.Build(ctx, nodeimage.Options{
-		Version: nodeImageVersion, KubeBinDir: kube, RuntimeDir: runtimeDir, ToolsDir: tools, KindDir: kindDir, CoreDNSBinDir: coredns,
+		Version: nodeImageVersion, KubeBinDir: kube, KEPBinDir: kep, Alias: alias, RuntimeDir: runtimeDir, ToolsDir: tools, KindDir: kindDir, CoreDNSBinDir: coredns,
 		WorkDir: work, Mirror: mirror, Rebuild: rebuild, Log: s.Err,
 	})
 }

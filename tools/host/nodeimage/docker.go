@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/draconform/draconform/tools/host/engine"
 	"github.com/draconform/draconform/tools/internal/logtail"
 )
 
@@ -41,4 +42,15 @@ func (execDocker) RunStdin(ctx context.Context, stdin io.Reader, args ...string)
 		return out.Bytes(), fmt.Errorf("docker %s: %w: %s", strings.Join(args, " "), err, logtail.Lines(out.String(), 12))
 	}
 	return out.Bytes(), nil
+}
+
+// ImageID is the engine's ID of ref, the digest of its configuration: one
+// name for the image however it is tagged.
+func ImageID(ctx context.Context, ref string) (string, error) {
+	engine.PointDockerHost()
+	out, err := execDocker{}.Run(ctx, "image", "inspect", "--format", "{{.Id}}", ref)
+	if err != nil {
+		return "", fmt.Errorf("nodeimage: the ID of %s: %w", ref, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }

@@ -36,7 +36,7 @@ func componentImages(ctx context.Context, o Options, base string) ([]componentAr
 			ref = etcdRepository + ":" + o.EtcdImageTag
 		}
 		archive := filepath.Join(o.WorkDir, c+"-image.tar")
-		img := ociarchive.Image{Ref: ref, Files: map[string]string{"/usr/local/bin/" + c: filepath.Join(o.KubeBinDir, c)},
+		img := ociarchive.Image{Ref: ref, Files: map[string]string{"/usr/local/bin/" + c: o.kubeBinary(c)},
 			Entrypoint: []string{"/usr/local/bin/" + c}, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}}
 		if err := ociarchive.Write(archive, img); err != nil {
 			return nil, fmt.Errorf("nodeimage: %w", err)

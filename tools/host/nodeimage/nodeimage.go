@@ -60,6 +60,19 @@ const builderVersion = "2"
 // kubeadm checks against the cluster's.
 var KubeBinaries = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "kubelet", "kubeadm", "kubectl", "etcd"}
 
+// KEPBinaries are what KEPBinDir must hold: the components KEP-6406
+// changes.
+var KEPBinaries = []string{"kube-apiserver", "kube-scheduler"}
+
+// kubeBinary is the file the image runs as Kubernetes binary name: the
+// KEP-6406 build where one is given and changes it, else the release's.
+func (o Options) kubeBinary(name string) string {
+	if o.KEPBinDir != "" && slices.Contains(KEPBinaries, name) {
+		return filepath.Join(o.KEPBinDir, name)
+	}
+	return filepath.Join(o.KubeBinDir, name)
+}
+
 // RuntimeBinaries are what RuntimeDir must hold (tools/build/nodebin's build).
 var RuntimeBinaries = []string{"containerd", "ctr", "containerd-shim-runc-v2", "runc", "bridge", "host-local", "loopback", "crictl"}
 
@@ -84,8 +97,16 @@ type Options struct {
 	CoreDNSImageTag string
 	CoreDNSBinDir   string
 	KubeBinDir      string
-	RuntimeDir      string
-	ToolsDir        string
+	// KEPBinDir, when set, holds a kube-apiserver and kube-scheduler that
+	// implement KEP-6406 (tools/build/prototype, static), which the
+	// control-plane images run in place of KubeBinDir's: KEP-6406 is in
+	// no release, so a kind cluster that has it needs an image that does.
+	KEPBinDir string
+	// Alias is a second tag the built image is given, a name that
+	// outlives one build (the kind configs name it); "" for none.
+	Alias      string
+	RuntimeDir string
+	ToolsDir   string
 	// KindDir is the kind module's directory (go list -m sigs.k8s.io/kind),
 	// whose images/base/files are the node's base files.
 	KindDir string
@@ -132,7 +153,7 @@ func (o Options) validate() error {
 	for _, d := range []struct {
 		dir   string
 		names []string
-	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.ToolsDir, ToolBinaries}, {o.CoreDNSBinDir, []string{CoreDNSBinary}}} {
+	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.ToolsDir, ToolBinaries}, {o.CoreDNSBinDir, []string{CoreDNSBinary}}, {o.KEPBinDir, o.kepBinaries()}} {
 		if missing := missingFiles(d.dir, d.names); len(missing) > 0 {
 			return fmt.Errorf("nodeimage: %s lacks %s", d.dir, strings.Join(missing, ", "))
 		}
@@ -143,7 +164,7 @@ func (o Options) validate() error {
 	for _, d := range []struct {
 		dir   string
 		names []string
-	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.CoreDNSBinDir, []string{CoreDNSBinary}}} {
+	}{{o.KubeBinDir, KubeBinaries}, {o.RuntimeDir, RuntimeBinaries}, {o.CoreDNSBinDir, []string{CoreDNSBinary}}, {o.KEPBinDir, o.kepBinaries()}} {
 		for _, n := range d.names {
 			if _, err := bintrust.Check(filepath.Join(d.dir, n)); err != nil {
 				return fmt.Errorf("nodeimage: %w", err)
@@ -154,6 +175,14 @@ func (o Options) validate() error {
 		return fmt.Errorf("nodeimage: %s is not the kind module (no %s)", o.KindDir, strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// kepBinaries are the files KEPBinDir must hold: none without one.
+func (o Options) kepBinaries() []string {
+	if o.KEPBinDir == "" {
+		return nil
+	}
+	return KEPBinaries
 }
 
 // EnsureBase makes (or finds) the Debian rootfs image alone: it needs the
@@ -184,10 +213,10 @@ func Build(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tag := fmt.Sprintf("%s:%s-%s", Repository, o.Version, digest[:12])
+	tag := fmt.Sprintf("%s:%s-%s", Repository, o.flavour(), digest[:12])
 	if !o.Rebuild && o.Docker.ImageExists(ctx, tag) {
 		fmt.Fprintf(o.Log, "nodeimage: %s is built already (its inputs are unchanged)\n", tag)
-		return tag, nil
+		return tag, o.tagAlias(ctx, tag)
 	}
 	fmt.Fprintf(o.Log, "nodeimage: building %s (Debian %s rootfs, Kubernetes %s, containerd v2)\n", tag, o.Suite, o.Version)
 	base, err := ensureRootfs(ctx, o)
@@ -205,7 +234,28 @@ func Build(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(o.Log, "nodeimage: built %s in %s\n", tag, time.Since(began).Round(time.Second))
-	return tag, nil
+	return tag, o.tagAlias(ctx, tag)
+}
+
+// flavour is the tag's prefix: the Kubernetes version, and whether the
+// control plane has KEP-6406.
+func (o Options) flavour() string {
+	if o.KEPBinDir != "" {
+		return o.Version + "-kep6406"
+	}
+	return o.Version
+}
+
+// tagAlias gives the image its second name, where one is asked for.
+func (o Options) tagAlias(ctx context.Context, tag string) error {
+	if o.Alias == "" {
+		return nil
+	}
+	if _, err := o.Docker.Run(ctx, "tag", tag, o.Alias); err != nil {
+		return fmt.Errorf("nodeimage: tagging %s as %s: %w", tag, o.Alias, err)
+	}
+	fmt.Fprintf(o.Log, "nodeimage: %s is also tagged %s\n", tag, o.Alias)
+	return nil
 }
 
 // kindFilesDir is where the kind module keeps its base image's files.
@@ -234,6 +284,13 @@ func inputsDigest(o Options) (string, error) {
 			if err := add(n, filepath.Join(d.dir, n)); err != nil {
 				return "", err
 			}
+		}
+	}
+	// The KEP-6406 build is hashed under names of its own: an image with
+	// it never shares a tag with one without.
+	for _, n := range o.kepBinaries() {
+		if err := add("kep6406/"+n, o.kubeBinary(n)); err != nil {
+			return "", err
 		}
 	}
 	kindFiles := filepath.Join(o.KindDir, kindFilesDir)

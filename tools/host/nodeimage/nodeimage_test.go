@@ -254,3 +254,59 @@ func (f *fakeDocker) Run(_ context.Context, args ...string) ([]byte, error) {
 func (f *fakeDocker) RunStdin(ctx context.Context, _ io.Reader, args ...string) ([]byte, error) {
 	return f.Run(ctx, args...)
 }
+
+// An image with KEP-6406 runs the KEP build's kube-apiserver and
+// kube-scheduler, the release's other binaries, and never shares a tag
+// with the release's image; its alias is given even when it is reused.
+func TestAKEPImageRunsTheKEPControlPlaneUnderItsOwnTag(t *testing.T) {
+	dir, kep := t.TempDir(), t.TempDir()
+	for _, set := range [][]string{KubeBinaries, RuntimeBinaries, ToolBinaries, {CoreDNSBinary}} {
+		for _, n := range set {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(n), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, n := range KEPBinaries {
+		if err := os.WriteFile(filepath.Join(kep, n), []byte("kep "+n), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := &fakeDocker{images: map[string]bool{}}
+	vanilla := Options{Version: "v1.37.2", EtcdImageTag: "3.7.0-0", CoreDNSImageTag: "v1.14.6", KubeBinDir: dir, RuntimeDir: dir, ToolsDir: dir, CoreDNSBinDir: dir, KindDir: kindModuleDir(t), Docker: d}
+	o := vanilla
+	o.KEPBinDir, o.Alias = kep, Repository+":kep6406"
+	for name, want := range map[string]string{"kube-apiserver": kep, "kube-scheduler": kep, "kube-controller-manager": dir, "kubelet": dir} {
+		if got := o.kubeBinary(name); got != filepath.Join(want, name) {
+			t.Errorf("the KEP image's %s is %s, want it from %s", name, got, want)
+		}
+	}
+	plain, err := inputsDigest(vanilla.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest, err := inputsDigest(o.withDefaults())
+	if err != nil || digest == plain {
+		t.Fatalf("the KEP image's digest equals the release's (%v)", err)
+	}
+	tag := Repository + ":v1.37.2-kep6406-" + digest[:12]
+	d.images[tag] = true
+	if got, err := Build(context.Background(), o); err != nil || got != tag {
+		t.Fatalf("Build = %q, %v; want %q", got, err, tag)
+	}
+	if want := "tag " + tag + " " + o.Alias; len(d.ran) != 1 || d.ran[0] != want {
+		t.Errorf("docker ran %q, want only %q", d.ran, want)
+	}
+	if err := os.WriteFile(filepath.Join(kep, "kube-scheduler"), []byte("another KEP build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := inputsDigest(o.withDefaults()); err != nil || again == digest {
+		t.Errorf("a changed KEP kube-scheduler gives the same digest (%v)", err)
+	}
+	if err := os.Remove(filepath.Join(kep, "kube-apiserver")); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "kube-apiserver") {
+		t.Errorf("a KEP folder without kube-apiserver: %v", err)
+	}
+}

@@ -28,6 +28,11 @@ const DefaultName = "draconform"
 // ("unrecognized feature gate"), so cells that set it need KEPBinDir.
 const KEPGate = "DRAExtendedResourceCapacity"
 
+// KEPImage is the name draconform node-image --kep gives the node image it
+// builds with KEP-6406's kube-apiserver and kube-scheduler (besides a tag
+// of its inputs), which the configs' KEP twins name.
+const KEPImage = "draconform.dev/kind-node:v1.37.2-kep6406"
+
 // Options are what varies between uses of the same cell.
 type Options struct {
 	// Name is the cluster name written in the config; default DefaultName.
@@ -41,7 +46,17 @@ type Options struct {
 	// PatchesDir is the absolute host directory holding PatchFiles, which
 	// kubeadm applies to the static pods; required with KEPBinDir.
 	PatchesDir string
+	// KEPImageBuilt says Image's control plane already has KEP-6406
+	// binaries (KEPImage): they need the JSON settings kepJSONArgs, as
+	// binaries from KEPBinDir do.
+	KEPImageBuilt bool
+	// KEPTwins adds to every config a twin, FileName(cell+KEPSuffix),
+	// whose nodes run KEPImage: a plain kind create cluster with KEP-6406.
+	KEPTwins bool
 }
+
+// KEPSuffix ends the name of a config's KEP twin.
+const KEPSuffix = "-kep"
 
 func (o Options) withDefaults() Options {
 	if o.Name == "" {
@@ -86,7 +101,7 @@ func Build(cell spec.Cell, o Options) (*v1alpha4.Cluster, error) {
 		},
 		ContainerdConfigPatches: []string{cdiPatch},
 	}
-	if patch, err := componentArgsPatch(gates, o.KEPBinDir != ""); err != nil {
+	if patch, err := componentArgsPatch(gates, o.KEPBinDir != "" || o.KEPImageBuilt); err != nil {
 		return nil, fmt.Errorf("kind config of cell %s: %w", cell.Name, err)
 	} else if patch != "" {
 		cfg.KubeadmConfigPatches = []string{patch}

@@ -275,6 +275,14 @@ func TestKEPBinariesSpeakJSON(t *testing.T) {
 	if diff := cmp.Diff(want, extraArgs(t, cfg)); diff != "" {
 		t.Errorf("extraArgs with KEP binaries (-want +got):\n%s", diff)
 	}
+	// So do binaries the node image holds (draconform node-image --kep).
+	cfg, err = Build(cell, Options{Image: KEPImage, KEPImageBuilt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, extraArgs(t, cfg)); diff != "" {
+		t.Errorf("extraArgs with a KEP node image (-want +got):\n%s", diff)
+	}
 	// The node image's own binaries keep their defaults.
 	cfg, err = Build(cell, Options{})
 	if err != nil {
@@ -347,6 +355,44 @@ func TestEveryClusterSchedulerLogsItsAttempts(t *testing.T) {
 			if !slices.Contains(extraArgs(t, cfg)["kube-scheduler"], arg{Name: "v", Value: "2"}) {
 				t.Errorf("cell %s (KEP binaries %q): kube-scheduler runs without --v=2: %v", cell.Name, opts.KEPBinDir, extraArgs(t, cfg))
 			}
+		}
+	}
+}
+
+// The checked-in configs each have a KEP twin: the same cell, its nodes on
+// the image draconform node-image --kep tags, speaking JSON; the twin says
+// how to get that image.
+func TestEveryConfigHasAKEPTwin(t *testing.T) {
+	cells := shippedCells(t)
+	files, err := Files(cells, Options{KEPTwins: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2*len(cells) {
+		t.Fatalf("%d files for %d cells, want a twin each", len(files), len(cells))
+	}
+	for _, c := range cells {
+		name := FileName(c.Name + KEPSuffix)
+		got := &v1alpha4.Cluster{}
+		dec := yaml.NewDecoder(bytes.NewReader(files[name]))
+		dec.KnownFields(true)
+		if err := dec.Decode(got); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, err := Build(c, Options{Image: KEPImage, KEPImageBuilt: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s is not the cell on the KEP image (-want +got):\n%s", name, diff)
+		}
+		for _, line := range []string{"Use: kind create cluster --config kind-configs/" + name, "draconform node-image --kep"} {
+			if !strings.Contains(string(files[name]), line) {
+				t.Errorf("%s does not say %q", name, line)
+			}
+		}
+		if plain := string(files[FileName(c.Name)]); strings.Contains(plain, KEPImage) {
+			t.Errorf("%s names the KEP image", FileName(c.Name))
 		}
 	}
 }
