@@ -38,7 +38,11 @@ func exampleDriverCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.Kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "the kubeconfig draconform up wrote (default: $KUBECONFIG)")
 	fs.StringVar(&r.Node, "node", "", "the embedded node to install on, where several talk to the API server (default: the only one)")
 	fs.StringVar(&r.Out, "out", "", "directory for the chart's values, the rendered chart and the image archive (default: _output/example-driver-<id>)")
+	fs.BoolVar(&r.BuildOnly, "build-only", false, "install nothing: build the plugin, write its image archive into --out, and print the image, the archive and the chart's folder (for kind load image-archive and helm install on a cluster of your own)")
 	return func(ctx context.Context, args []string, s Streams) int {
+		if r.BuildOnly {
+			return exit(s, "draconform example-driver:", usecase.ExampleDriverFiles(ctx, r, s.uc()))
+		}
 		return exit(s, "draconform example-driver:", usecase.ExampleDriver(ctx, r, s.uc()))
 	}
 }

@@ -20,6 +20,30 @@ type ExampleDriverRequest struct {
 	// install on ("" for the only one); Out the folder for the chart's
 	// values, the rendered chart and the image archive.
 	Kubeconfig, Node, Out string
+	// BuildOnly installs nothing (ExampleDriverFiles).
+	BuildOnly bool
+}
+
+// ExampleDriverFiles builds the driver's plugin and writes its image
+// archive into Out, and prints, one "what value" line each, the image the
+// archive holds, the archive, and the chart's folder: what a cluster of
+// one's own (kind load image-archive, helm install) needs, as the driver's
+// README installs it.
+func ExampleDriverFiles(ctx context.Context, r ExampleDriverRequest, s Streams) error {
+	dir, err := outputDir(r.Out, "example-driver-"+runner.NewRunID())
+	if err != nil {
+		return err
+	}
+	b, err := exampledriver.Build(ctx, exampledriver.BuildOptions{Log: s.Err})
+	if err != nil {
+		return err
+	}
+	archive, err := exampledriver.WriteImage(b, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "image %s\narchive %s\nchart %s\n", exampledriver.Image(b.Version), archive, b.ChartDir)
+	return nil
 }
 
 // ExampleDriver installs the driver, keeps it until ctx ends, then removes
