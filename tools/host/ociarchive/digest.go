@@ -227,7 +227,15 @@ func replaceManifest(p string, manifest []byte) error {
 		return err
 	}
 	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
 	out, err := os.CreateTemp(filepath.Dir(p), filepath.Base(p)+".tmp-")
+	if err == nil {
+		// CreateTemp's 0600, else: kind load and ctr read it as any user.
+		err = out.Chmod(fi.Mode().Perm())
+	}
 	if err != nil {
 		return fmt.Errorf("naming %s by digest: %w", p, err)
 	}

@@ -68,6 +68,10 @@ func TestManifestDigestIsTheImportersManifest(t *testing.T) {
 
 func TestNameByDigestAddsTheDigestName(t *testing.T) {
 	archive := writeTestImage(t, "draconform.dev/thing:dev")
+	written, err := os.Stat(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
 	digest, err := ManifestDigest(archive)
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +100,9 @@ func TestNameByDigestAddsTheDigestName(t *testing.T) {
 	tag, _ := name.NewTag("draconform.dev/thing:dev")
 	if _, err := tarball.ImageFromPath(archive, &tag); err != nil {
 		t.Errorf("the archive no longer loads by its tag: %v", err)
+	}
+	if fi, err := os.Stat(archive); err != nil || fi.Mode() != written.Mode() {
+		t.Errorf("the archive's mode: %v %v, want %v as Write left it", fi.Mode(), err, written.Mode())
 	}
 	left, _ := filepath.Glob(archive + ".tmp-*")
 	if len(left) != 0 {
