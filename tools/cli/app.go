@@ -58,7 +58,7 @@ func verbs() []verb {
 		{"engine", "up: a Docker engine that runs kind's privileged nodes (starts one where needed); down: stop it", engineCmd},
 		{"certify", "run every suite on one implementation and write a certification bundle (PRODUCT.yaml, e2e.log, junit_01.xml, verdicts, cluster facts, sums)", certifyCmd},
 		{"verify-bundle", "check a certification bundle as a reviewer would: complete, sums match, verdicts follow from the outcomes", verifyBundleCmd},
-		{"image", "write draconform's own container image as an OCI archive, built without Docker (for in-cluster runs)", imageCmd},
+		{"image", "write an image in-cluster runs need as an archive, built without Docker: draconform's own, Sonobuoy's (--of sonobuoy) or the example profile's workload (--of workload); print its path and its reference by digest", imageCmd},
 		{"sonobuoy-plugin", "print the Sonobuoy plugin definition that runs draconform in the cluster (results as JUnit)", sonobuoyPluginCmd},
 		{"version", "print draconform's version, commit and the digest of its built-in suites and fixtures", versionCmd},
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -59,8 +58,9 @@ func clisCmd(fs *pflag.FlagSet) action {
 func imageCmd(fs *pflag.FlagSet) action {
 	var r usecase.ImageRequest
 	var print string
-	fs.StringVar(&r.Of, "of", usecase.ImageDraconform, "which image: "+strings.Join(usecase.ImageKinds(), ", ")+
-		" (Sonobuoy's aggregator and worker image, named "+usecase.SonobuoyImageRepository+":<version>, from the sonobuoy draconform clis builds; the image the example driver's profile runs its pods from)")
+	fs.StringVar(&r.Of, "of", usecase.ImageDraconform, "which image: "+usecase.ImageDraconform+" (draconform's own), "+
+		usecase.ImageSonobuoy+" (Sonobuoy's aggregator and worker image, "+usecase.SonobuoyImageRepository+":<version>, from the sonobuoy draconform clis builds) or "+
+		usecase.ImageWorkload+" (the image the example driver's profile runs its pods from)")
 	fs.StringVar(&r.Out, "out", "", "where to write the archive (default _output/<of>-image.tar); load it with kind load image-archive or ctr images import, or push it with crane")
 	fs.StringVar(&r.Ref, "ref", "", "the image's name; default for draconform: draconform.dev/draconform:<version> for a release, the image sonobuoy-plugin names, and draconform.dev/draconform:dev otherwise")
 	fs.BoolVar(&r.DigestName, "digest-name", true, "name the image by digest in the archive as well, so that a pod naming it repository@sha256:... runs it on a node that imported the archive (docker load without the containerd image store refuses such an archive: --digest-name=false for it)")
