@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/draconform/draconform/tools/usecase"
 	"github.com/spf13/cobra"
@@ -53,10 +54,11 @@ func verbs() []verb {
 		{"example-driver", "install the Kubernetes SIG's example DRA driver (its kubelet plugin built at the pinned version, its chart rendered) on the node of a running draconform up --node until Ctrl-C, then remove everything it created", exampleDriverCmd},
 		{"binaries", "build (or find in the cache) the Kubernetes binaries of the embedded control plane", binariesCmd},
 		{"node-image", "print the kind node image the gate matrix runs: kind's published one where its registry serves it, else one built offline from Debian packages and Go modules", nodeImageCmd},
+		{"clis", "build (or find in the cache) the named command-line tools, " + strings.Join(usecase.CLINames(), ", ") + ", at the versions this repository pins, and print their folders for PATH", clisCmd},
 		{"engine", "up: a Docker engine that runs kind's privileged nodes (starts one where needed); down: stop it", engineCmd},
 		{"certify", "run every suite on one implementation and write a certification bundle (PRODUCT.yaml, e2e.log, junit_01.xml, verdicts, cluster facts, sums)", certifyCmd},
 		{"verify-bundle", "check a certification bundle as a reviewer would: complete, sums match, verdicts follow from the outcomes", verifyBundleCmd},
-		{"image", "write draconform's own container image as an OCI archive, built without Docker (for in-cluster runs)", imageCmd},
+		{"image", "write an image in-cluster runs need as an archive, built without Docker: draconform's own, Sonobuoy's (--of sonobuoy) or the example profile's workload (--of workload); print its path and its reference by digest", imageCmd},
 		{"sonobuoy-plugin", "print the Sonobuoy plugin definition that runs draconform in the cluster (results as JUnit)", sonobuoyPluginCmd},
 		{"version", "print draconform's version, commit and the digest of its built-in suites and fixtures", versionCmd},
 	}
@@ -142,7 +144,7 @@ func newRoot(s Streams, code *int) *cobra.Command {
 
 // takesArgs are the verbs with arguments (a subcommand, a folder), which
 // check them themselves; every other verb refuses any.
-var takesArgs = map[string]bool{"engine": true, "verify-bundle": true, "results": true, "merge": true, "bench": true}
+var takesArgs = map[string]bool{"clis": true, "engine": true, "verify-bundle": true, "results": true, "merge": true, "bench": true}
 
 // registerSpecs registers the flags every verb that loads specs shares.
 func registerSpecs(fs *pflag.FlagSet, f *usecase.Specs) {

@@ -39,21 +39,50 @@ func nodeImageCmd(fs *pflag.FlagSet) action {
 	}
 }
 
-// imageCmd writes draconform's own container image as an OCI archive,
-// without Docker.
+// clisCmd prints on stdout the folders of the command-line tools it built
+// (or found in the cache), for PATH="$(draconform clis kind helm):$PATH";
+// progress goes to stderr.
+func clisCmd(fs *pflag.FlagSet) action {
+	return func(ctx context.Context, args []string, s Streams) int {
+		path, err := usecase.CLIs(ctx, usecase.CLIRequest{Names: args}, s.uc())
+		if err != nil {
+			return exit(s, "draconform clis:", err)
+		}
+		fmt.Fprintln(s.Out, path)
+		return 0
+	}
+}
+
+// imageCmd writes one of the images in-cluster runs need as an image
+// archive, without Docker: draconform's own, Sonobuoy's, or the example
+// driver profile's workload.
 func imageCmd(fs *pflag.FlagSet) action {
 	var r usecase.ImageRequest
-	fs.StringVar(&r.Out, "out", "_output/draconform-image.tar", "where to write the OCI archive (load it with ctr images import, docker load, or push it with crane)")
-	fs.StringVar(&r.Ref, "ref", "", "the image's name; default draconform.dev/draconform:<version> for a release, the image sonobuoy-plugin names, and draconform.dev/draconform:dev otherwise")
+	var print string
+	fs.StringVar(&r.Of, "of", usecase.ImageDraconform, "which image: "+usecase.ImageDraconform+" (draconform's own), "+
+		usecase.ImageSonobuoy+" (Sonobuoy's aggregator and worker image, "+usecase.SonobuoyImageRepository+":<version>, from the sonobuoy draconform clis builds) or "+
+		usecase.ImageWorkload+" (the image the example driver's profile runs its pods from)")
+	fs.StringVar(&r.Out, "out", "", "where to write the archive (default _output/<of>-image.tar); load it with kind load image-archive or ctr images import, or push it with crane")
+	fs.StringVar(&r.Ref, "ref", "", "the image's name; default for draconform: draconform.dev/draconform:<version> for a release, the image sonobuoy-plugin names, and draconform.dev/draconform:dev otherwise")
+	fs.BoolVar(&r.DigestName, "digest-name", true, "name the image by digest in the archive as well, so that a pod naming it repository@sha256:... runs it on a node that imported the archive (docker load without the containerd image store refuses such an archive: --digest-name=false for it)")
+	fs.StringVar(&print, "print", "", "print only this on stdout: path (the archive's) or digest-ref (repository@sha256:..., for --image and pod specs); default both, with the tag")
 	return func(ctx context.Context, _ []string, s Streams) int {
-		if r.Ref == "" {
-			r.Ref = usecase.ImageRef(buildVersion().Version)
+		if print != "" && print != "path" && print != "digest-ref" {
+			return exit(s, "draconform image:", usecase.Refuse("--print %s: path or digest-ref", print))
 		}
-		path, err := usecase.Image(ctx, r, s.uc())
+		r.Version = buildVersion().Version
+		res, err := usecase.Image(ctx, r, s.uc())
 		if err != nil {
 			return exit(s, "draconform image:", err)
 		}
-		fmt.Fprintf(s.Out, "%s: image %s\n", path, r.Ref)
+		switch print {
+		case "path":
+			fmt.Fprintln(s.Out, res.Path)
+		case "digest-ref":
+			fmt.Fprintln(s.Out, res.DigestRef)
+		default:
+			fmt.Fprintf(s.Out, "%s: image %s\n%s\n", res.Path, res.Ref, res.DigestRef)
+		}
 		return 0
 	}
 }

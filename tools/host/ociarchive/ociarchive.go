@@ -32,8 +32,12 @@ type Image struct {
 	// Files maps an absolute path in the image to a file on disk; each is
 	// copied with mode 0755, since all of them are programs.
 	Files map[string]string
-	// Entrypoint is the image's default command.
-	Entrypoint []string
+	// Entrypoint is the image's default command; Cmd its default
+	// arguments, or the command itself when Entrypoint is empty.
+	Entrypoint, Cmd []string
+	// User is who the image's processes run as unless a pod says
+	// otherwise; empty: root.
+	User string
 	// Env is the image's environment; default PATH=/. A program that is
 	// run by name (kubeadm's static pods say `kube-apiserver`) needs its
 	// directory on PATH.
@@ -68,7 +72,7 @@ func Write(archivePath string, img Image) error {
 	cfg = cfg.DeepCopy()
 	// The node runs what this machine runs; the binaries were built for it.
 	cfg.OS, cfg.Architecture = "linux", runtime.GOARCH
-	cfg.Config.Entrypoint = img.Entrypoint
+	cfg.Config.Entrypoint, cfg.Config.Cmd, cfg.Config.User = img.Entrypoint, img.Cmd, img.User
 	cfg.Config.Env = img.Env
 	if len(cfg.Config.Env) == 0 {
 		cfg.Config.Env = []string{"PATH=/"}
