@@ -127,8 +127,7 @@ files=$("$DRACONFORM" example-driver --build-only --out "$OUT/driver")
 driver_image=$(awk '$1 == "image" { print $2 }' <<<"$files")
 chart=$(awk '$1 == "chart" { print $2 }' <<<"$files")
 kind load image-archive "$(awk '$1 == "archive" { print $2 }' <<<"$files")" --name "$CLUSTER"
-workload=$("$DRACONFORM" image --of workload --out "$OUT/workload/image.tar" | awk '{ print $1; exit }')
-kind load image-archive "${workload%:}" --name "$CLUSTER"
+kind load image-archive "$("$DRACONFORM" image --of workload --out "$OUT/workload/image.tar" --print path)" --name "$CLUSTER"
 
 say "4/6: helm install dra-example-driver $chart (values only)"
 helm install dra-example-driver "$chart" --namespace dra-example-driver --create-namespace \

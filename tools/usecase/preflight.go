@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/draconform/draconform/tools/certify/access"
 	"github.com/draconform/draconform/tools/certify/bundle"
 	"github.com/draconform/draconform/tools/cluster"
+	"github.com/draconform/draconform/tools/cluster/probe"
 	"github.com/draconform/draconform/tools/cluster/providers"
 	"github.com/draconform/draconform/tools/runner"
 )
@@ -172,7 +174,41 @@ func preflightAll(ctx context.Context, targets []runner.Target, r RunRequest, ou
 				return err
 			}
 			acc = a
+			if err := waitForProfileDriver(ctx, t.Provider, r, w); err != nil {
+				return err
+			}
 		}
 	}
 	return bundle.WriteAccess(outDir, acc)
+}
+
+// profileDriverWait is how long a run waits for the profile's driver to
+// publish devices on a cluster it visits.
+const profileDriverWait = 3 * time.Minute
+
+// waitForProfileDriver waits until the driver of the run's profile
+// publishes devices: one installed a moment before (helm install --wait
+// returns once its pods run) would otherwise have every case on its
+// devices skip, and the claim fail for a race, not for the driver.
+func waitForProfileDriver(ctx context.Context, p cluster.Provider, r RunRequest, w io.Writer) error {
+	profile, err := r.driverProfile()
+	if err != nil || profile == nil {
+		return err
+	}
+	cfg, err := p.Credentials()
+	if err != nil {
+		return fmt.Errorf("%w: %v", access.ErrUnusable, err)
+	}
+	fmt.Fprintf(w, "  waiting (at most %s) for %s, the driver of profile %s, to publish devices on a Ready node\n", profileDriverWait, profile.Driver, profile.Name)
+	began := time.Now()
+	nodes, err := probe.WaitForDriver(ctx, cfg, profile.Driver, profileDriverWait, 2*time.Second)
+	switch {
+	case err != nil:
+		return fmt.Errorf("waiting for %s to publish devices: %w", profile.Driver, err)
+	case len(nodes) == 0:
+		fmt.Fprintf(w, "  %s published no devices on a Ready node in %s: the driver-profile cases will skip, and a claim that needs them is not met\n", profile.Driver, profileDriverWait)
+	default:
+		fmt.Fprintf(w, "  %s publishes devices on %s (after %.0fs)\n", profile.Driver, strings.Join(nodes, ", "), time.Since(began).Seconds())
+	}
+	return nil
 }

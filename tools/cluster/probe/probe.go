@@ -245,12 +245,18 @@ func servedVersions(cfg *rest.Config) ([]string, error) {
 }
 
 // testDriverNodes lists the Ready nodes with a ResourceSlice of the test
-// driver. A slice alone is not enough: the suite's own Node objects have no
-// kubelet, and a stale slice may outlive its node.
+// driver.
 func testDriverNodes(ctx context.Context, dyn dynamic.Interface) ([]string, error) {
-	slices, err := dyn.Resource(resourceSlices).List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + TestDriverName})
+	return driverNodes(ctx, dyn, TestDriverName)
+}
+
+// driverNodes lists the Ready nodes with a ResourceSlice of driver. A
+// slice alone is not enough: the suite's own Node objects have no kubelet,
+// and a stale slice may outlive its node.
+func driverNodes(ctx context.Context, dyn dynamic.Interface, driver string) ([]string, error) {
+	slices, err := dyn.Resource(resourceSlices).List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + driver})
 	if err != nil {
-		return nil, fmt.Errorf("listing the test driver's ResourceSlices: %w", err)
+		return nil, fmt.Errorf("listing the ResourceSlices of %s: %w", driver, err)
 	}
 	seen := map[string]bool{}
 	var nodes []string
