@@ -60,7 +60,7 @@ func sonobuoyRBAC(namespace, account string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := access.Install{Name: "draconform-sonobuoy-" + namespace + "-" + account, Labels: sonobuoy.DeleteLabels(namespace)}
+	in := access.PluginInstall(namespace, account, sonobuoy.DeleteLabels(namespace))
 	manifest, err := in.Manifest(sub)
 	if err != nil {
 		return nil, err
