@@ -29,6 +29,7 @@ func certifyCmd(fs *pflag.FlagSet) action {
 	fs.BoolVarP(&r.Run.Verbose, "verbose", "v", false, "print every step as it runs")
 	fs.StringVar(&r.Run.Shard, "shard", "", "run share i of n of the plan, e.g. 2/3, on the embedded providers, and write a part bundle; draconform merge --bundle joins every share's part into one bundle")
 	fs.StringVar(&r.Run.Profile, "driver-profile", "", "a DriverProfile file naming your DRA driver, its shareable devices and what one share takes (default: draconform's test driver)")
+	fs.BoolVar(&r.Sonobuoy, "sonobuoy", false, "run as a Sonobuoy plugin (sonobuoy-plugin --claim): after the run, hand its reports and the bundle to Sonobuoy ($SONOBUOY_RESULTS_DIR, the bundle in its bundle/, then its done file)")
 	refused := refuseFlags(fs, "certify runs every case of every suite, as shipped: a narrowed or edited run supports no claim",
 		"focus", "label-filter", "suite", "cells", "suites", "fixtures", "golden", "update-golden")
 	return func(ctx context.Context, _ []string, s Streams) int {
