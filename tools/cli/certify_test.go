@@ -29,6 +29,8 @@ func TestCertifyRefusesBeforeRunning(t *testing.T) {
 		// pick afterwards whichever one happened to stand.
 		{[]string{"certify", "--product", product}, "--claim NAME is required: the claim the bundle certifies, one of kep6406-gates-on, kep6406-gate-transitions, kep6406-partial-gates, feature-absent-safe"},
 		{[]string{"certify", "--product", product, "--claim", "everything"}, "--claim everything is not a claim"},
+		// Sonobuoy takes one whole bundle from the plugin.
+		{[]string{"certify", "--product", product, "--claim", "kep6406-gates-on", "--sonobuoy", "--shard", "1/2"}, "--sonobuoy hands Sonobuoy one whole bundle"},
 	} {
 		code, _, errs := run(t, tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.says) {

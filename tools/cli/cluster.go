@@ -49,14 +49,19 @@ func rbacCmd(fs *pflag.FlagSet) action {
 }
 
 // sonobuoyPluginCmd prints the Sonobuoy plugin definition that runs
-// draconform in the cluster, or (--rbac) its service account and what
-// confines it: `{ sonobuoy gen --plugin <(draconform sonobuoy-plugin
-// --image ...); draconform sonobuoy-plugin --rbac; } | kubectl apply -f -`.
+// draconform in the cluster (with --claim, certify), or (--rbac) its
+// service account and what confines it: `{ sonobuoy gen --plugin
+// <(draconform sonobuoy-plugin --image ...); draconform sonobuoy-plugin
+// --rbac; } | kubectl apply -f -`.
 func sonobuoyPluginCmd(fs *pflag.FlagSet) action {
 	var r usecase.SonobuoyRequest
 	fs.StringVar(&r.Image, "image", "", "the draconform image the plugin runs, by digest (repository@sha256:..., run as the node holds it) or by tag (pulled each time); default: a release's own image, draconform.dev/draconform:<version>. A build that is no release must name its image by digest")
 	fs.StringVar(&r.AsCell, "as-cell", "", "the gate cell the cluster runs, as --as-cell of run (e.g. capacity-on)")
 	fs.BoolVar(&r.FakeNodes, "allow-fake-nodes", false, "as --allow-fake-nodes of run: consent to Node objects with no kubelet, which the cluster's tolerate-everything DaemonSets follow (draconform preflight lists them)")
+	fs.StringVar(&r.Claim, "claim", "", "certify this claim in the cluster, as draconform certify --claim does: Sonobuoy's results then hold the bundle (plugins/draconform/results/global/bundle); without it the plugin runs the suites")
+	fs.StringVar(&r.Profile, "driver-profile", "", "as --driver-profile of certify: a DriverProfile file of this machine, carried into the pod in the plugin's config-map")
+	fs.StringVar(&r.Product, "product", "", "with --claim, required: the Product file (kind: Product) of this machine, carried into the pod in the plugin's config-map")
+	fs.BoolVar(&r.AllowUnconfined, "allow-unconfined", false, "as --allow-unconfined of certify: write where draconform's admission policy does not confine the plugin's account (the bundle records it). Not needed where sonobuoy-plugin --rbac was applied")
 	fs.StringVar(&r.Namespace, "namespace", usecase.SonobuoyNamespace, "Sonobuoy's namespace (its --namespace), where the plugin's pod and service account are")
 	fs.StringVar(&r.Account, "service-account", usecase.SonobuoyServiceAccount, "the plugin's service account: the pod runs as it, not as Sonobuoy's (cluster-admin)")
 	fs.BoolVar(&r.RBAC, "rbac", false, "print instead the plugin's service account, the role a run needs and the admission policy that confines it (draconform rbac for that account), to apply with Sonobuoy's manifest")

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
@@ -126,6 +131,85 @@ func TestSonobuoyPluginRBACGoesWithSonobuoyDelete(t *testing.T) {
 	for name, r := range roles {
 		if r != bound && !strings.HasPrefix(name, "draconform-runner-") {
 			t.Errorf("ClusterRole %s is neither the bound one nor one the runner binds in its namespaces", name)
+		}
+	}
+}
+
+// pluginDef is what Sonobuoy reads of a definition.
+type pluginDef struct {
+	Config    map[string]any    `json:"sonobuoy-config"`
+	Spec      corev1.Container  `json:"spec"`
+	PodSpec   corev1.PodSpec    `json:"podSpec"`
+	ConfigMap map[string]string `json:"config-map"`
+}
+
+func pluginDefOf(t *testing.T, args ...string) pluginDef {
+	t.Helper()
+	code, out, stderr := run(t, append([]string{"sonobuoy-plugin", "--image", "registry.example.com/draconform:v0.4.0"}, args...)...)
+	if code != 0 {
+		t.Fatalf("sonobuoy-plugin %v: exit %d: %s", args, code, stderr)
+	}
+	var def pluginDef
+	if err := yaml.UnmarshalStrict([]byte(out), &def); err != nil {
+		t.Fatalf("%v in\n%s", err, out)
+	}
+	return def
+}
+
+// With --claim the plugin certifies as a vendor does: certify with the
+// claim, the cell and consent given, the host's driver profile and
+// product carried in the config-map and read where Sonobuoy mounts it,
+// --sonobuoy to hand the bundle over, and never --allow-unconfined unless
+// asked: its account is confined by sonobuoy-plugin --rbac. The pod is
+// the same restricted pod as the run's.
+func TestSonobuoyPluginCertifies(t *testing.T) {
+	profile, product := "../../suites/profiles/dra-example-driver.yaml", "../../suites/profiles/dra-example-driver.product.yaml"
+	runDef := pluginDefOf(t, "--as-cell", "capacity-on", "--allow-fake-nodes")
+	def := pluginDefOf(t, "--claim", "kep6406-gates-on", "--as-cell", "capacity-on", "--allow-fake-nodes", "--driver-profile", profile, "--product", product)
+	want := []string{"certify", "--claim", "kep6406-gates-on", "--provider", "kubeconfig", "--sonobuoy", "--out", "/tmp/draconform",
+		"--driver-profile", "/tmp/sonobuoy/config/driver-profile.yaml", "--product", "/tmp/sonobuoy/config/product.yaml", "--as-cell", "capacity-on", "--allow-fake-nodes"}
+	if strings.Join(def.Spec.Args, " ") != strings.Join(want, " ") {
+		t.Errorf("args %q\nwant %q", def.Spec.Args, want)
+	}
+	for name, path := range map[string]string{"driver-profile.yaml": profile, "product.yaml": product} {
+		data, _ := os.ReadFile(path)
+		if def.ConfigMap[name] != string(data) {
+			t.Errorf("config-map %s is not %s as the host holds it: %q", name, path, def.ConfigMap[name])
+		}
+	}
+	if len(runDef.ConfigMap) != 0 || runDef.Spec.Args[0] != "run" {
+		t.Errorf("without --claim: args %q, config-map %v", runDef.Spec.Args, runDef.ConfigMap)
+	}
+	// Only the arguments and the config-map differ from the run's.
+	runDef.Spec.Args, def.Spec.Args = nil, nil
+	if !reflect.DeepEqual(runDef.Spec, def.Spec) || !reflect.DeepEqual(runDef.PodSpec, def.PodSpec) || !reflect.DeepEqual(runDef.Config, def.Config) {
+		t.Errorf("the certifying plugin's pod differs from the run's:\n%+v\n%+v", def.Spec, runDef.Spec)
+	}
+	if args := pluginDefOf(t, "--claim", "c", "--product", product, "--allow-unconfined").Spec.Args; !slices.Equal(args[len(args)-3:], []string{"--product", "/tmp/sonobuoy/config/product.yaml", "--allow-unconfined"}) {
+		t.Errorf("--allow-unconfined is not passed on: %q", args)
+	}
+}
+
+// What certify would refuse of the host's files is refused when the
+// definition is printed, not in the pod.
+func TestSonobuoyPluginRefusesWhatCertifyWould(t *testing.T) {
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "profile.yaml")
+	_ = os.WriteFile(profile, []byte("apiVersion: draconform.dev/v1alpha1\nkind: DriverProfile\nname: other\ndriver: nic.example.com\ncapacity: bandwidth\nshare: 1Gi\noverCapacity: 1Ti\nworkload: {image: busybox, command: [sh]}\nenv: {X: <any>, BANDWIDTH: 1Gi}\n"), 0o644)
+	product := "../../suites/profiles/dra-example-driver.product.yaml"
+	for _, tt := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--claim", "kep6406-gates-on"}, "--claim needs --product FILE"},
+		{[]string{"--product", product}, "give --claim too"},
+		{[]string{"--claim", "kep6406-gates-on", "--product", product, "--driver-profile", profile}, "the product's driver is gpu.example.com, the driver profile's nic.example.com"},
+		{[]string{"--claim", "kep6406-gates-on", "--product", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"--driver-profile", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+	} {
+		code, out, stderr := run(t, append([]string{"sonobuoy-plugin", "--image", "registry.example.com/draconform:v0.4.0"}, tt.args...)...)
+		if code != 2 || !strings.Contains(stderr, tt.says) || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, want 2 saying %q", tt.args, code, stderr, tt.says)
 		}
 	}
 }

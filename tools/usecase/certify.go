@@ -27,6 +27,9 @@ type CertifyRequest struct {
 	// Command is the command line as the bundle records it.
 	Command string
 	Version Version
+	// Sonobuoy hands the run's reports and its bundle to Sonobuoy, as a
+	// Sonobuoy plugin (sonobuoy-plugin --claim) does.
+	Sonobuoy bool
 }
 
 // CertifyResult is the bundle written: its verdict and the command that
@@ -53,6 +56,9 @@ func Certify(ctx context.Context, r CertifyRequest, s Streams) (CertifyResult, e
 	if strings.Contains(r.Run.Providers.Provider, ",") {
 		return CertifyResult{}, failed(2, fmt.Errorf("a bundle certifies one implementation; --provider names %s", r.Run.Providers.Provider))
 	}
+	if r.Sonobuoy && r.Run.Shard != "" {
+		return CertifyResult{}, failed(2, fmt.Errorf("--sonobuoy hands Sonobuoy one whole bundle; a share (--shard) writes a part of one"))
+	}
 	p, err := bundle.LoadProduct(r.Product, r.Run.Profile)
 	if err != nil {
 		return CertifyResult{}, failed(2, err)
@@ -78,12 +84,30 @@ func Certify(ctx context.Context, r CertifyRequest, s Streams) (CertifyResult, e
 		in := bundle.PartInputs{RunDir: runDir, Log: logPath, Product: *p, Claim: claim.Name, Command: r.Command, Version: r.Version}
 		return CertifyResult{BundleDir: r.Bundle, Part: true}, said(certifyPart(ctx, r.Bundle, in, s))
 	}
-	verdict, err := certifiedVerdict(ctx, runDir, claim.Name)
+	res, err := r.writeBundle(ctx, runDir, logPath, *p, claim.Name)
+	if r.Sonobuoy {
+		// The run's reports go to Sonobuoy whether or not it earned a
+		// bundle: the JUnit report shows what ran.
+		bundleDir := ""
+		if err == nil {
+			bundleDir = res.BundleDir
+		}
+		if !publishSonobuoy(runDir, bundleDir, s) && err == nil {
+			return CertifyResult{}, said(1)
+		}
+	}
+	return res, err
+}
+
+// writeBundle writes the bundle of the whole run in runDir: its verdict
+// of the claim, judged as verify-bundle judges it.
+func (r CertifyRequest) writeBundle(ctx context.Context, runDir, logPath string, p spec.Product, claim string) (CertifyResult, error) {
+	verdict, err := certifiedVerdict(ctx, runDir, claim)
 	if err != nil {
 		return CertifyResult{}, failed(1, fmt.Errorf("%w; no bundle is written", err))
 	}
 	p.KubernetesVersion = serverVersion(runDir)
-	check, err := bundle.WriteSigned(r.Bundle, bundle.Inputs{RunDir: runDir, Log: logPath, Product: *p, Command: r.Command, Version: r.Version, Verdict: verdict}, r.SignKey)
+	check, err := bundle.WriteSigned(r.Bundle, bundle.Inputs{RunDir: runDir, Log: logPath, Product: p, Command: r.Command, Version: r.Version, Verdict: verdict}, r.SignKey)
 	if err != nil {
 		return CertifyResult{}, failed(1, err)
 	}

@@ -200,7 +200,7 @@ func (r RunRequest) execute(ctx context.Context, opts runner.Options, providerNa
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return 2
 	}
-	if r.Sonobuoy && !publishSonobuoy(outDir, s) {
+	if r.Sonobuoy && !publishSonobuoy(outDir, "", s) {
 		return 1
 	}
 	if !passed {
@@ -209,13 +209,22 @@ func (r RunRequest) execute(ctx context.Context, opts runner.Options, providerNa
 	return 0
 }
 
-// publishSonobuoy hands the run's reports to Sonobuoy, and says so.
-func publishSonobuoy(outDir string, s Streams) bool {
-	if err := sonobuoy.Publish(outDir, sonobuoy.ResultsDir()); err != nil {
+// publishSonobuoy hands the run's reports, and the bundle in bundleDir
+// where there is one ("" for none), to Sonobuoy, and says so.
+func publishSonobuoy(outDir, bundleDir string, s Streams) bool {
+	results := sonobuoy.ResultsDir()
+	publish := func() error { return sonobuoy.Publish(outDir, results) }
+	if bundleDir != "" {
+		publish = func() error { return sonobuoy.PublishBundle(outDir, bundleDir, results) }
+	}
+	if err := publish(); err != nil {
 		fmt.Fprintln(s.Err, "draconform:", err)
 		return false
 	}
-	fmt.Fprintf(s.Out, "draconform: results handed to Sonobuoy in %s\n", sonobuoy.ResultsDir())
+	fmt.Fprintf(s.Out, "draconform: results handed to Sonobuoy in %s\n", results)
+	if bundleDir != "" {
+		fmt.Fprintf(s.Out, "  the bundle in %s/%s: plugins/%s/results/global/%s in what sonobuoy retrieve fetches\n", results, sonobuoy.BundleDir, sonobuoy.PluginName, sonobuoy.BundleDir)
+	}
 	return true
 }
 

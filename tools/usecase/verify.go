@@ -19,51 +19,91 @@ import (
 const SigNamespace = bundle.SigNamespace
 
 // VerifyRequest is a bundle to check as a reviewer would: its folder, and
-// an allowed_signers file to require its signature by ("" for none).
+// an allowed_signers file to require its signature by ("" for none); and
+// SameAs, a second bundle of the same cluster (the Sonobuoy plugin's,
+// beside certify's) whose verdict and outcomes must be the first's.
 type VerifyRequest struct {
-	Dir, AllowedSigners string
+	Dir, AllowedSigners, SameAs string
 }
 
 // VerifyResult is what a valid bundle says of itself: its verdict, the
 // lines a reviewer should read of its access and its shares ("" for
-// none), and who signed it, if anyone did and it was checked.
+// none), and who signed it, if anyone did and it was checked; and how
+// many outcomes SameAs was found to share.
 type VerifyResult struct {
 	Verdict        report.Verdict
 	Access, Shares string
 	Signer         string
 	Signed         bool
+	Compared       int
 }
 
 // An InvalidBundle is a bundle that failed the check: each line of Err is
 // one problem.
-type InvalidBundle struct{ Err error }
+type InvalidBundle struct {
+	Dir string
+	Err error
+}
 
 func (e *InvalidBundle) Error() string { return e.Err.Error() }
 
+// A Mismatch is a valid bundle (SameAs) whose verdict or outcomes are not
+// those of the bundle it was compared with: one line a difference.
+type Mismatch struct {
+	Dir, SameAs string
+	Differences []string
+}
+
+func (e *Mismatch) Error() string {
+	return fmt.Sprintf("%s does not reach the verdict of %s by the same outcomes:\n%s", e.SameAs, e.Dir, strings.Join(e.Differences, "\n"))
+}
+
 // VerifyBundle checks a bundle: complete, its sums matching, its verdict
 // following from its outcomes by today's policy, and its signature when
-// AllowedSigners is given.
+// AllowedSigners is given; then, with SameAs, checks that bundle alike
+// (its signature aside) and compares the two.
 func VerifyBundle(r VerifyRequest) (VerifyResult, error) {
 	b, err := loader.Load(suites.FS, fixtures.FS, steps.Kinds())
 	if err != nil {
 		return VerifyResult{}, failed(1, err)
 	}
+	res, err := verifyOne(b, r.Dir, r.AllowedSigners)
+	if err != nil || r.SameAs == "" {
+		return res, err
+	}
+	if _, err := verifyOne(b, r.SameAs, ""); err != nil {
+		return res, err
+	}
+	diffs, n, err := bundle.Compare(r.Dir, r.SameAs)
+	if err != nil {
+		return res, failed(1, err)
+	}
+	if len(diffs) > 0 {
+		return res, &Mismatch{Dir: r.Dir, SameAs: r.SameAs, Differences: diffs}
+	}
+	res.Compared = n
+	return res, nil
+}
+
+// verifyOne checks the bundle in dir, and its signature by allowedSigners
+// where that is given.
+func verifyOne(b *loader.Bundle, dir, allowedSigners string) (VerifyResult, error) {
 	claims := plan.Claims(b, plan.Expand(b, plan.Filter{}))
 	judge := func(name string, outcomes []report.Outcome, facts []byte) (report.Verdict, []string, error) {
 		return judgeBundle(claims, name, outcomes, facts)
 	}
-	err = bundle.VerifyMerged(r.Dir, suiteDigest(), judge, checkShares(b, r.Dir))
+	err := bundle.VerifyMerged(dir, suiteDigest(), judge, checkShares(b, dir))
 	var signer string
-	if r.AllowedSigners != "" {
+	if allowedSigners != "" {
 		var serr error
-		signer, serr = bundle.VerifySignature(r.Dir, r.AllowedSigners)
+		signer, serr = bundle.VerifySignature(dir, allowedSigners)
 		err = errors.Join(err, serr)
 	}
 	if err != nil {
-		return VerifyResult{}, &InvalidBundle{err}
+		return VerifyResult{}, &InvalidBundle{Dir: dir, Err: err}
 	}
-	v, _ := readVerdicts(r.Dir)
-	return VerifyResult{Verdict: v[0], Access: accessLine(r.Dir), Shares: sharesLine(r.Dir), Signer: signer, Signed: bundle.Signed(r.Dir)}, nil
+	v, _ := readVerdicts(dir)
+	return VerifyResult{Verdict: v[0], Access: accessLine(dir), Shares: sharesLine(dir), Signer: signer, Signed: bundle.Signed(dir)}, nil
 }
 
 // checkShares holds a merged bundle's shares to the merge's refusals

@@ -78,7 +78,8 @@ func Check(ctx context.Context, cfg *rest.Config) (Report, error) {
 	} else if apierrors.IsUnauthorized(err) {
 		return r, fmt.Errorf("%w: the API server at %s refused the credentials (401 Unauthorized): %v", ErrUnusable, cfg.Host, err)
 	}
-	for _, n := range Needs() {
+	in := installOf(ctx, kube, r.User)
+	for _, n := range in.Needs() {
 		ok, err := allowed(ctx, kube, n)
 		if err != nil {
 			return r, fmt.Errorf("%w: asking the API server at %s what the credentials may do (SelfSubjectAccessReview): %v", ErrUnusable, cfg.Host, err)
@@ -88,7 +89,7 @@ func Check(ctx context.Context, cfg *rest.Config) (Report, error) {
 			r.Missing = append(r.Missing, n)
 		}
 	}
-	r.Confined, r.ConfinedWhy = confined(ctx, kube, r.User, r.Groups)
+	r.Confined, r.ConfinedWhy = confined(ctx, kube, in, r.User, r.Groups)
 	if f, err := FollowFakeNodes(ctx, kube); err == nil {
 		r.Followers = &f
 	}
@@ -149,9 +150,9 @@ func allowed(ctx context.Context, kube kubernetes.Interface, n Need) (bool, erro
 // a cluster that confines the user refuses it, and draconform's policy
 // says its version in the refusal. Words can be kept while rules are
 // dropped, so a refusal in today's words counts only where what is
-// installed is what draconform rbac prints (see InstalledDrift). It
-// returns the state and, but for ConfinedCurrent, why.
-func confined(ctx context.Context, kube kubernetes.Interface, user string, groups []string) (string, string) {
+// installed is what draconform rbac prints for the install in (see
+// Install.Drift). It returns the state and, but for ConfinedCurrent, why.
+func confined(ctx context.Context, kube kubernetes.Interface, in Install, user string, groups []string) (string, string) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "draconform-preflight-"}}
 	_, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	switch {
@@ -166,7 +167,7 @@ func confined(ctx context.Context, kube kubernetes.Interface, user string, group
 	case ConfinedUnknown:
 		return ConfinedUnknown, "a dry-run namespace that is not draconform's was refused, but not by draconform's admission policy"
 	}
-	d, err := InstalledDrift(ctx, kube, user, groups)
+	d, err := in.Drift(ctx, kube, user, groups)
 	switch {
 	case err != nil:
 		return ConfinedUnknown, fmt.Sprintf("draconform's policy refused a dry-run namespace, but what is installed could not be read back to compare with what draconform rbac prints: %v", err)

@@ -1,9 +1,12 @@
 package access
 
 import (
+	"context"
 	"maps"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // Install names and labels the objects of a manifest that is installed
@@ -16,6 +19,34 @@ type Install struct {
 	Name string
 	// Labels go on each of them.
 	Labels map[string]string
+}
+
+// PluginInstall is the install for the Sonobuoy plugin's service account
+// ns/account, named for it (draconform-sonobuoy-<ns>-<account>), so that
+// the plugin's preflight finds it by the account it runs as.
+func PluginInstall(ns, account string, labels map[string]string) Install {
+	return Install{Name: "draconform-sonobuoy-" + ns + "-" + account, Labels: labels}
+}
+
+// installOf is the install whose objects the preflight reads back for
+// user: the Sonobuoy plugin's, where user is a service account whose
+// install's ClusterRoleBinding exists and binds it; else draconform rbac's.
+// The binding is read with the user's own credentials, which the plugin's
+// role lets get it by name.
+func installOf(ctx context.Context, kube kubernetes.Interface, user string) Install {
+	ns, account, ok := strings.Cut(strings.TrimPrefix(user, "system:serviceaccount:"), ":")
+	if !ok || !strings.HasPrefix(user, "system:serviceaccount:") {
+		return Install{}
+	}
+	in := PluginInstall(ns, account, nil)
+	crb, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, in.name(), metav1.GetOptions{})
+	if err != nil {
+		return Install{}
+	}
+	if _, binds := subjectOf(crb.Subjects, user, nil); !binds {
+		return Install{}
+	}
+	return in
 }
 
 func (in Install) name() string {

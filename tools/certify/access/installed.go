@@ -33,29 +33,30 @@ type Drift struct {
 // maxDifferences keeps a report readable: the first few name the edit.
 const maxDifferences = 5
 
-// InstalledDrift reads the objects draconform rbac makes, by name, as the
-// credentials of kube (the manifest's role grants those reads), and
-// compares each with what it prints for the subject the installed
-// ClusterRoleBinding binds that is the user (user, groups: who the
-// credentials are). Fields the API server sets or defaults are not
-// differences; anything else is, whatever its effect.
-func InstalledDrift(ctx context.Context, kube kubernetes.Interface, user string, groups []string) (Drift, error) {
+// Drift reads the objects of the install (draconform rbac's, or the
+// Sonobuoy plugin's), by name, as the credentials of kube (the manifest's
+// role grants those reads), and compares each with what is printed for
+// the subject the installed ClusterRoleBinding binds that is the user
+// (user, groups: who the credentials are). Fields the API server sets or
+// defaults are not differences; anything else is, whatever its effect.
+func (in Install) Drift(ctx context.Context, kube kubernetes.Interface, user string, groups []string) (Drift, error) {
 	var d Drift
-	p, err := kube.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, RoleName, metav1.GetOptions{})
+	name := in.name()
+	p, err := kube.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return d, fmt.Errorf("reading ValidatingAdmissionPolicy %s: %w", RoleName, err)
+		return d, fmt.Errorf("reading ValidatingAdmissionPolicy %s: %w", name, err)
 	}
 	d.Version, _ = strconv.Atoi(p.Annotations[PolicyVersionAnnotation])
-	crb, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, RoleName, metav1.GetOptions{})
+	crb, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return d, fmt.Errorf("reading ClusterRoleBinding %s: %w", RoleName, err)
+		return d, fmt.Errorf("reading ClusterRoleBinding %s: %w", name, err)
 	}
 	s, ok := subjectOf(crb.Subjects, user, groups)
 	if !ok {
-		d.Differences = append(d.Differences, fmt.Sprintf("ClusterRoleBinding %s: binds %s, not %s", RoleName, subjectNames(crb.Subjects), user))
+		d.Differences = append(d.Differences, fmt.Sprintf("ClusterRoleBinding %s: binds %s, not %s", name, subjectNames(crb.Subjects), user))
 		return d, nil
 	}
-	for _, want := range Objects(s) {
+	for _, want := range in.Objects(s) {
 		got, err := installed(ctx, kube, want)
 		if err != nil {
 			return d, err

@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -24,15 +25,22 @@ import (
 // first rule does, in its words.
 func installedCluster(t *testing.T, edit func(any)) *fake.Clientset {
 	t.Helper()
-	s, err := access.ParseSubject("serviceaccount:" + runnerNS + "/" + runnerSA)
+	return installedAs(t, access.Install{}, runnerNS, runnerSA, edit)
+}
+
+// installedAs holds the install in of service account ns/sa, as
+// installedCluster does draconform rbac's.
+func installedAs(t *testing.T, in access.Install, ns, sa string, edit func(any)) *fake.Clientset {
+	t.Helper()
+	s, err := access.ParseSubject("serviceaccount:" + ns + "/" + sa)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var objs []runtime.Object
 	var refusal string
-	for _, o := range access.Objects(s) {
+	for _, o := range in.Objects(s) {
 		if p, ok := o.(*admissionv1.ValidatingAdmissionPolicy); ok {
-			refusal = "ValidatingAdmissionPolicy 'draconform-runner' with binding 'draconform-runner' denied request: " + p.Spec.Validations[0].Message
+			refusal = fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", p.Name, p.Name, p.Spec.Validations[0].Message)
 		}
 		if edit != nil {
 			edit(o)
@@ -108,7 +116,7 @@ func TestEditedPolicyIsNotConfined(t *testing.T) {
 		}), access.ConfinedOlder, []string{"the installed policy is version 2", "spec.validations: 5 installed"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			state, why := access.Confined(context.Background(), installedCluster(t, tt.edit), runnerUser, nil)
+			state, why := access.Confined(context.Background(), installedCluster(t, tt.edit), access.Install{}, runnerUser, nil)
 			if state != tt.state {
 				t.Errorf("confined: %s (%s), want %s", state, why, tt.state)
 			}
@@ -127,7 +135,7 @@ func TestUnreadablePolicyIsUnknown(t *testing.T) {
 	kube.PrependReactor("get", "validatingadmissionpolicies", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(admissionv1.Resource("validatingadmissionpolicies"), access.RoleName, &refusalError{"no"})
 	})
-	state, why := access.Confined(context.Background(), kube, runnerUser, nil)
+	state, why := access.Confined(context.Background(), kube, access.Install{}, runnerUser, nil)
 	if state != access.ConfinedUnknown || !strings.Contains(why, "reading ValidatingAdmissionPolicy draconform-runner") {
 		t.Errorf("confined: %s (%s), want %s naming the policy", state, why, access.ConfinedUnknown)
 	}
@@ -138,6 +146,13 @@ func TestUnreadablePolicyIsUnknown(t *testing.T) {
 // of them (a new object added to the manifest, its name not to the get
 // rule) makes every run unconfined on a cluster that applied the manifest.
 func TestTheRoleReadsBackEveryObjectItCompares(t *testing.T) {
+	for _, in := range []access.Install{{}, access.PluginInstall("sonobuoy", "draconform", nil)} {
+		rolesReadBack(t, in)
+	}
+}
+
+func rolesReadBack(t *testing.T, in access.Install) {
+	t.Helper()
 	s, err := access.ParseSubject("serviceaccount:draconform/runner")
 	if err != nil {
 		t.Fatal(err)
@@ -151,18 +166,18 @@ func TestTheRoleReadsBackEveryObjectItCompares(t *testing.T) {
 		}
 		return false
 	}
-	for _, o := range access.Objects(s) {
+	for _, o := range in.Objects(s) {
 		var group, resource, name string
-		rules := access.ClusterRules()
+		rules := in.ClusterRules()
 		switch o := o.(type) {
 		case *rbacv1.ClusterRole:
 			group, resource, name = "rbac.authorization.k8s.io", "clusterroles", o.Name
 		case *rbacv1.ClusterRoleBinding:
 			group, resource, name = "rbac.authorization.k8s.io", "clusterrolebindings", o.Name
 		case *rbacv1.Role:
-			group, resource, name, rules = "rbac.authorization.k8s.io", "roles", o.Name, append(rules, access.LeaseRules()...)
+			group, resource, name, rules = "rbac.authorization.k8s.io", "roles", o.Name, append(rules, in.LeaseRules()...)
 		case *rbacv1.RoleBinding:
-			group, resource, name, rules = "rbac.authorization.k8s.io", "rolebindings", o.Name, append(rules, access.LeaseRules()...)
+			group, resource, name, rules = "rbac.authorization.k8s.io", "rolebindings", o.Name, append(rules, in.LeaseRules()...)
 		case *admissionv1.ValidatingAdmissionPolicy:
 			group, resource, name = "admissionregistration.k8s.io", "validatingadmissionpolicies", o.Name
 		case *admissionv1.ValidatingAdmissionPolicyBinding:
@@ -171,7 +186,43 @@ func TestTheRoleReadsBackEveryObjectItCompares(t *testing.T) {
 			t.Fatalf("the manifest holds a %T this test does not know", o)
 		}
 		if !grants(rules, group, resource, name) {
-			t.Errorf("the runner's role cannot get %s %s, which the preflight reads back", resource, name)
+			t.Errorf("the role of install %+v cannot get %s %s, which the preflight reads back", in, resource, name)
 		}
+	}
+}
+
+// The Sonobuoy plugin's account runs with the install named for it
+// (sonobuoy-plugin --rbac): the preflight finds that install by the
+// account, reads it back with the account's own role and finds it
+// confined; read as draconform rbac's, by draconform-runner, it is not
+// there, and a run in the plugin would refuse to write.
+func TestThePluginsInstallIsFoundAndConfined(t *testing.T) {
+	const ns, sa = "sonobuoy", "draconform"
+	user := "system:serviceaccount:" + ns + ":" + sa
+	in := access.PluginInstall(ns, sa, map[string]string{"component": "sonobuoy"})
+	kube := installedAs(t, in, ns, sa, nil)
+	ctx := context.Background()
+	found := access.InstallOf(ctx, kube, user)
+	if found.Name != in.Name {
+		t.Fatalf("the preflight of %s reads back install %q, want %q", user, found.Name, in.Name)
+	}
+	if state, why := access.Confined(ctx, kube, found, user, nil); state != access.ConfinedCurrent {
+		t.Errorf("the plugin's install: %s (%s), want %s", state, why, access.ConfinedCurrent)
+	}
+	if state, _ := access.Confined(ctx, kube, access.Install{}, user, nil); state == access.ConfinedCurrent {
+		t.Error("draconform rbac's install, absent here, was found confined")
+	}
+	// Another account is not the plugin's install's: it reads back
+	// draconform rbac's.
+	if other := access.InstallOf(ctx, kube, "system:serviceaccount:"+ns+":someone"); other.Name != "" {
+		t.Errorf("another account reads back install %q", other.Name)
+	}
+	if other := access.InstallOf(ctx, kube, "alice"); other.Name != "" {
+		t.Errorf("a user reads back install %q", other.Name)
+	}
+	// The plugin's install bound to another account is not this one's.
+	kube = installedAs(t, in, ns, "someone", nil)
+	if got := access.InstallOf(ctx, kube, user); got.Name != "" {
+		t.Errorf("%s reads back install %q, which binds another account", user, got.Name)
 	}
 }

@@ -159,11 +159,11 @@ func Objects(s Subject) []any { return Install{}.Objects(s) }
 func (in Install) Objects(s Subject) []any {
 	subj := []rbacv1.Subject{s.rbac()}
 	meta := in.rbacMeta
-	cr := &rbacv1.ClusterRole{Rules: ClusterRules()}
+	cr := &rbacv1.ClusterRole{Rules: in.ClusterRules()}
 	cr.TypeMeta, cr.ObjectMeta = meta("ClusterRole", "")
 	crb := &rbacv1.ClusterRoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: in.name()}}
 	crb.TypeMeta, crb.ObjectMeta = meta("ClusterRoleBinding", "")
-	role := &rbacv1.Role{Rules: LeaseRules()}
+	role := &rbacv1.Role{Rules: in.LeaseRules()}
 	role.TypeMeta, role.ObjectMeta = meta("Role", LeaseNamespace)
 	rb := &rbacv1.RoleBinding{Subjects: subj, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: in.name()}}
 	rb.TypeMeta, rb.ObjectMeta = meta("RoleBinding", LeaseNamespace)

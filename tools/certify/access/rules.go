@@ -26,7 +26,11 @@ var read = []string{"get", "list", "watch"}
 // RBAC cannot name "the namespaces and objects this run created", so writes
 // are granted by kind here and confined to the run's own objects by the
 // admission policy (see Policy), which the cluster enforces.
-func ClusterRules() []rbacv1.PolicyRule {
+func ClusterRules() []rbacv1.PolicyRule { return Install{}.ClusterRules() }
+
+// ClusterRules are ClusterRules of the install: the preflight reads back
+// the install's own objects, by their names.
+func (in Install) ClusterRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		// Each case's namespace; cleanup lists leftovers by label.
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "create", "delete"}},
@@ -56,9 +60,9 @@ func ClusterRules() []rbacv1.PolicyRule {
 		// The preflight reads back what draconform rbac installed, by name,
 		// to compare it with what it prints: an edited policy or role is
 		// not the one whose confinement a run vouches for.
-		{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingadmissionpolicies", "validatingadmissionpolicybindings"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName}},
-		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName, LogRoleName, ReadRoleName}},
-		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName}},
+		{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingadmissionpolicies", "validatingadmissionpolicybindings"}, Verbs: []string{"get"}, ResourceNames: []string{in.name()}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"get"}, ResourceNames: []string{in.name(), LogRoleName, ReadRoleName}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings"}, Verbs: []string{"get"}, ResourceNames: []string{in.name()}},
 	}
 }
 
@@ -89,10 +93,14 @@ func ReadRules() []rbacv1.PolicyRule {
 // it alone for its short life; cleanup lists them to tell a killed run
 // from one still going. The preflight reads back this Role and its
 // binding, as it does the cluster-wide objects (see ClusterRules).
-func LeaseRules() []rbacv1.PolicyRule {
+func LeaseRules() []rbacv1.PolicyRule { return Install{}.LeaseRules() }
+
+// LeaseRules are LeaseRules of the install, which reads back its own Role
+// and binding.
+func (in Install) LeaseRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "create", "update", "delete"}},
-		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}, Verbs: []string{"get"}, ResourceNames: []string{RoleName}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}, Verbs: []string{"get"}, ResourceNames: []string{in.name()}},
 	}
 }
 
@@ -123,7 +131,10 @@ func (n Need) String() string {
 
 // Needs lists every permission the rules grant, one verb at a time, as
 // SelfSubjectAccessReview asks.
-func Needs() []Need {
+func Needs() []Need { return Install{}.Needs() }
+
+// Needs are Needs of the install's rules.
+func (in Install) Needs() []Need {
 	var out []Need
 	add := func(rules []rbacv1.PolicyRule, ns string) {
 		for _, r := range rules {
@@ -143,7 +154,7 @@ func Needs() []Need {
 			}
 		}
 	}
-	add(ClusterRules(), "")
-	add(LeaseRules(), LeaseNamespace)
+	add(in.ClusterRules(), "")
+	add(in.LeaseRules(), LeaseNamespace)
 	return out
 }

@@ -3,69 +3,21 @@
 // follows (vmware-tanzu/sonobuoy, pkg/worker/worker.go): results go into
 // the results directory ($SONOBUOY_RESULTS_DIR, default
 // /tmp/sonobuoy/results), and then a file named done in it holds the path
-// of what to send, a file or a directory the worker archives. With
-// result-format junit, Sonobuoy reads the XML files as JUnit reports.
+// of what to send, a file or a directory the worker archives (gzipped
+// tar; the aggregator unpacks it into plugins/<plugin>/results/global of
+// the results `sonobuoy retrieve` fetches). With result-format junit,
+// Sonobuoy reads as JUnit reports the files result-files names, at any
+// depth of those results.
 package sonobuoy
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
-
-	"github.com/draconform/draconform/tools/internal/fsutil"
-	"github.com/draconform/draconform/tools/report"
 )
-
-// DefaultResultsDir is where Sonobuoy mounts a plugin's results.
-const DefaultResultsDir = "/tmp/sonobuoy/results"
-
-// ResultsDir is the results directory of this plugin container.
-func ResultsDir() string {
-	if d := os.Getenv("SONOBUOY_RESULTS_DIR"); d != "" {
-		return d
-	}
-	return DefaultResultsDir
-}
-
-// Published are the files of a run a plugin hands to Sonobuoy: the JUnit
-// report first (under the name Sonobuoy's JUnit processing picks up), then
-// what a reader of the results wants beside it.
-var Published = map[string]string{
-	report.JUnitFile:    "junit_01.xml",
-	report.MatrixFile:   report.MatrixFile,
-	report.HTMLFile:     report.HTMLFile,
-	report.OutcomesFile: report.OutcomesFile,
-	report.VerdictsFile: report.VerdictsFile,
-	report.FactsFile:    report.FactsFile,
-}
-
-// Publish copies a run's reports from runDir into resultsDir and then
-// writes the done file naming resultsDir, last, since the worker sends
-// what the done file names as soon as it appears.
-func Publish(runDir, resultsDir string) error {
-	if err := fsutil.OutputDir(resultsDir); err != nil {
-		return fmt.Errorf("sonobuoy results: %w", err)
-	}
-	if _, err := os.Stat(filepath.Join(runDir, report.JUnitFile)); err != nil {
-		return fmt.Errorf("sonobuoy results: the run wrote no JUnit report: %w", err)
-	}
-	for from, to := range Published {
-		if err := fsutil.CopyNew(filepath.Join(runDir, from), filepath.Join(resultsDir, to), 0o644); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("sonobuoy results: %s: %w", from, err)
-		}
-	}
-	done := filepath.Join(resultsDir, "done")
-	tmp := done + ".tmp"
-	if err := fsutil.WriteNew(tmp, []byte(resultsDir), 0o644); err != nil {
-		return fmt.Errorf("sonobuoy results: %w", err)
-	}
-	// A rename, so the worker never reads a half-written path.
-	return os.Rename(tmp, done)
-}
 
 // Plugin is what the plugin definition says.
 type Plugin struct {
@@ -77,7 +29,25 @@ type Plugin struct {
 	// draconform rbac's manifest is for (ServiceAccount), never Sonobuoy's
 	// own, which holds cluster-admin.
 	ServiceAccount string
+	// Files are the plugin's config-map, by name: Sonobuoy makes it a
+	// ConfigMap in its namespace and mounts it in the container at
+	// ConfigDir (ConfigPath names a file there). It goes with the
+	// namespace at sonobuoy delete.
+	Files map[string]string
 }
+
+// ConfigDir is where Sonobuoy mounts a plugin's config-map in its
+// container (vmware-tanzu/sonobuoy, pkg/client/gen.go: a volume of the
+// ConfigMap plugin-<plugin>-cm it generates from config-map, mounted at
+// /tmp/sonobuoy/config).
+const ConfigDir = "/tmp/sonobuoy/config"
+
+// ConfigPath is where the container reads the config-map's file name.
+func ConfigPath(name string) string { return ConfigDir + "/" + name }
+
+// configKey is what a ConfigMap's key may be (k8s.io/apimachinery's
+// IsConfigMapKey, without its length cap).
+var configKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
 
 // DefaultServiceAccount names the plugin's service account.
 const DefaultServiceAccount = "draconform"
@@ -100,14 +70,21 @@ func Definition(p Plugin) ([]byte, error) {
 	if p.ServiceAccount == "" {
 		p.ServiceAccount = DefaultServiceAccount
 	}
+	for name := range p.Files {
+		if !configKey.MatchString(name) || name == "." || name == ".." {
+			return nil, fmt.Errorf("the plugin's file %q is no ConfigMap key (letters, digits, '-', '_', '.')", name)
+		}
+	}
 	def := manifest{
-		Config: map[string]string{
-			"driver":        "Job",
-			"plugin-name":   "draconform",
-			"result-format": "junit",
-			"description":   "KEP-6406 (DRA extended resource capacity) conformance by draconform",
+		Config: config{
+			Driver:       "Job",
+			PluginName:   PluginName,
+			ResultFormat: "junit",
+			ResultFiles:  []string{JUnitFile},
+			Description:  "KEP-6406 (DRA extended resource capacity) conformance by draconform",
 		},
-		Spec: container(p),
+		ConfigMap: p.Files,
+		Spec:      container(p),
 		PodSpec: corev1.PodSpec{
 			Containers:         []corev1.Container{},
 			RestartPolicy:      corev1.RestartPolicyNever,
@@ -119,11 +96,28 @@ func Definition(p Plugin) ([]byte, error) {
 	return yaml.Marshal(def)
 }
 
+// PluginName is the plugin's name in Sonobuoy: its results are under
+// plugins/draconform in the tarball sonobuoy retrieve fetches.
+const PluginName = "draconform"
+
 // manifest is Sonobuoy's plugin manifest (pkg/plugin/manifest).
 type manifest struct {
-	Config  map[string]string `json:"sonobuoy-config"`
-	Spec    corev1.Container  `json:"spec"`
-	PodSpec corev1.PodSpec    `json:"podSpec"`
+	Config    config            `json:"sonobuoy-config"`
+	Spec      corev1.Container  `json:"spec"`
+	PodSpec   corev1.PodSpec    `json:"podSpec"`
+	ConfigMap map[string]string `json:"config-map,omitempty"`
+}
+
+// config is the manifest's sonobuoy-config. ResultFiles names the JUnit
+// report Sonobuoy counts, by its name at any depth of the results: a
+// certify run's bundle holds it (see PublishBundle), and no other XML
+// file a run hands over is counted.
+type config struct {
+	Driver       string   `json:"driver"`
+	PluginName   string   `json:"plugin-name"`
+	ResultFormat string   `json:"result-format"`
+	ResultFiles  []string `json:"result-files"`
+	Description  string   `json:"description"`
 }
 
 // RunAsUser is the plugin's user: not root, and no user of the node's

@@ -2,8 +2,11 @@ package sonobuoy
 
 import (
 	"encoding/xml"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,10 +21,12 @@ const junit = `<?xml version="1.0" encoding="UTF-8"?>
 <testcase name="[It] c [prototype] s/c@defaults" status="skipped"><skipped message="needs restarts"></skipped></testcase>
 </testsuite></testsuites>`
 
-// sonobuoyReads does what Sonobuoy's worker and JUnit processing do with a
-// plugin's results directory: read done, take the path it names (a
-// directory is archived whole), and count the test cases of the XML files.
-func sonobuoyReads(t *testing.T, resultsDir string) (files []string, passed, failed, skipped int) {
+// sonobuoyReads does what Sonobuoy's worker, aggregator and JUnit
+// processing do with a plugin's results directory: read done, take the
+// path it names (a directory is archived whole, subfolders too, and
+// unpacked so), and count the test cases of the files named as
+// result-files names them, at any depth.
+func sonobuoyReads(t *testing.T, resultsDir string, resultFiles []string) (files []string, passed, failed, skipped int) {
 	t.Helper()
 	done, err := os.ReadFile(filepath.Join(resultsDir, "done"))
 	if err != nil {
@@ -35,38 +40,67 @@ func sonobuoyReads(t *testing.T, resultsDir string) (files []string, passed, fai
 	if !fi.IsDir() {
 		t.Fatalf("done names a file, %s; draconform hands the directory", target)
 	}
-	entries, _ := os.ReadDir(target)
-	for _, e := range entries {
-		files = append(files, e.Name())
-		if !strings.HasSuffix(e.Name(), ".xml") {
-			continue
+	err = filepath.WalkDir(target, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-		data, _ := os.ReadFile(filepath.Join(target, e.Name()))
-		var suites struct {
-			Suites []struct {
-				Cases []struct {
-					Failure *struct{} `xml:"failure"`
-					Skipped *struct{} `xml:"skipped"`
-				} `xml:"testcase"`
-			} `xml:"testsuite"`
+		rel, _ := filepath.Rel(target, path)
+		files = append(files, rel)
+		if !slices.Contains(resultFiles, d.Name()) {
+			return nil
 		}
-		if err := xml.Unmarshal(data, &suites); err != nil {
-			t.Fatalf("%s is not JUnit: %v", e.Name(), err)
-		}
-		for _, s := range suites.Suites {
-			for _, c := range s.Cases {
-				switch {
-				case c.Failure != nil:
-					failed++
-				case c.Skipped != nil:
-					skipped++
-				default:
-					passed++
-				}
+		p, f, s := countJUnit(t, path)
+		passed, failed, skipped = passed+p, failed+f, skipped+s
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files, passed, failed, skipped
+}
+
+func countJUnit(t *testing.T, path string) (passed, failed, skipped int) {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	var suites struct {
+		Suites []struct {
+			Cases []struct {
+				Failure *struct{} `xml:"failure"`
+				Skipped *struct{} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &suites); err != nil {
+		t.Fatalf("%s is not JUnit: %v", path, err)
+	}
+	for _, s := range suites.Suites {
+		for _, c := range s.Cases {
+			switch {
+			case c.Failure != nil:
+				failed++
+			case c.Skipped != nil:
+				skipped++
+			default:
+				passed++
 			}
 		}
 	}
-	return files, passed, failed, skipped
+	return passed, failed, skipped
+}
+
+// resultFiles is what the definition tells Sonobuoy to count.
+func resultFiles(t *testing.T) []string {
+	t.Helper()
+	def := render(t, Plugin{Image: Image{Ref: "r/d:v1.0.0", PullPolicy: corev1.PullAlways}})
+	files, _ := def.Config["result-files"].([]any)
+	var names []string
+	for _, f := range files {
+		names = append(names, fmt.Sprint(f))
+	}
+	if len(names) == 0 {
+		t.Fatalf("the definition names no result-files: Sonobuoy counts every XML file of the results: %v", def.Config)
+	}
+	return names
 }
 
 func TestPublishFollowsSonobuoysContract(t *testing.T) {
@@ -82,7 +116,7 @@ func TestPublishFollowsSonobuoysContract(t *testing.T) {
 	if err := Publish(run, ResultsDir()); err != nil {
 		t.Fatal(err)
 	}
-	files, passed, failed, skipped := sonobuoyReads(t, results)
+	files, passed, failed, skipped := sonobuoyReads(t, results, resultFiles(t))
 	if passed != 1 || failed != 1 || skipped != 1 {
 		t.Errorf("Sonobuoy would count %d passed, %d failed, %d skipped; want 1 each", passed, failed, skipped)
 	}
@@ -104,9 +138,10 @@ func TestPublishFollowsSonobuoysContract(t *testing.T) {
 
 // definition is what a plugin definition says, as Sonobuoy reads it.
 type definition struct {
-	PodSpec corev1.PodSpec    `json:"podSpec"`
-	Config  map[string]string `json:"sonobuoy-config"`
-	Spec    corev1.Container  `json:"spec"`
+	PodSpec   corev1.PodSpec    `json:"podSpec"`
+	Config    map[string]any    `json:"sonobuoy-config"`
+	Spec      corev1.Container  `json:"spec"`
+	ConfigMap map[string]string `json:"config-map"`
 }
 
 func render(t *testing.T, p Plugin) definition {
@@ -243,5 +278,87 @@ func TestRootRefusesAResultsFolderOthersCanSwap(t *testing.T) {
 	err := Publish(run, filepath.Join(shared, "results"))
 	if err == nil || !strings.Contains(err.Error(), "through "+shared+":") {
 		t.Errorf("published into a folder others may write: %v", err)
+	}
+}
+
+// A certify run hands its bundle over whole, in bundle/ of the results,
+// beside the run's reports; Sonobuoy counts each case once, from the
+// bundle's JUnit report, and nothing but the bundle's files and the
+// reports is handed over.
+func TestPublishBundleHandsTheBundleOverWhole(t *testing.T) {
+	run := t.TempDir()
+	_ = os.WriteFile(filepath.Join(run, "junit.xml"), []byte(junit), 0o644)
+	_ = os.WriteFile(filepath.Join(run, "matrix.txt"), []byte("matrix"), 0o644)
+	_ = os.WriteFile(filepath.Join(run, "kubeconfig-kubeconfig-defaults"), []byte("client-key-data: secret"), 0o600)
+	bundleDir := filepath.Join(run, "bundle")
+	_ = os.Mkdir(bundleDir, 0o755)
+	bundleFiles := map[string]string{"junit_01.xml": junit, "verdicts.json": "[]", "SHA256SUMS": "sums", "PRODUCT.yaml": "kind: Product"}
+	for name, data := range bundleFiles {
+		_ = os.WriteFile(filepath.Join(bundleDir, name), []byte(data), 0o644)
+	}
+	results := filepath.Join(t.TempDir(), "results")
+	if err := PublishBundle(run, bundleDir, results); err != nil {
+		t.Fatal(err)
+	}
+	files, passed, failed, skipped := sonobuoyReads(t, results, resultFiles(t))
+	if passed != 1 || failed != 1 || skipped != 1 {
+		t.Errorf("Sonobuoy would count %d passed, %d failed, %d skipped; want 1 each (each case once)", passed, failed, skipped)
+	}
+	for name := range bundleFiles {
+		if !slices.Contains(files, filepath.Join(BundleDir, name)) {
+			t.Errorf("the results lack the bundle's %s: %v", name, files)
+		}
+	}
+	if !slices.Contains(files, "matrix.txt") {
+		t.Errorf("the results lack the run's matrix: %v", files)
+	}
+	for _, f := range files {
+		if strings.Contains(f, "kubeconfig") || strings.HasSuffix(f, ".tmp") {
+			t.Errorf("results hold %s", f)
+		}
+	}
+}
+
+// A bundle that is not one (no JUnit report, a link in it) is not handed
+// over, and no done is written for it.
+func TestPublishBundleRefusesWhatIsNoBundle(t *testing.T) {
+	run := t.TempDir()
+	_ = os.WriteFile(filepath.Join(run, "junit.xml"), []byte(junit), 0o644)
+	noJUnit := t.TempDir()
+	_ = os.WriteFile(filepath.Join(noJUnit, "verdicts.json"), []byte("[]"), 0o644)
+	linked := t.TempDir()
+	_ = os.WriteFile(filepath.Join(linked, "junit_01.xml"), []byte(junit), 0o644)
+	_ = os.Symlink("/etc/passwd", filepath.Join(linked, "e2e.log"))
+	for name, dir := range map[string]string{"no JUnit report": noJUnit, "a symbolic link": linked} {
+		results := filepath.Join(t.TempDir(), "results")
+		if err := PublishBundle(run, dir, results); err == nil {
+			t.Errorf("%s: published", name)
+		}
+		if _, err := os.Stat(filepath.Join(results, "done")); err == nil {
+			t.Errorf("%s: done written", name)
+		}
+	}
+}
+
+// The plugin's files go into its config-map, which Sonobuoy mounts at
+// ConfigDir; names a ConfigMap cannot hold are refused, and a plugin
+// without files has no config-map.
+func TestDefinitionCarriesFilesInItsConfigMap(t *testing.T) {
+	img := Image{Ref: "r/d:v1.0.0", PullPolicy: corev1.PullAlways}
+	def := render(t, Plugin{Image: img, Files: map[string]string{"product.yaml": "kind: Product\n"}})
+	if def.ConfigMap["product.yaml"] != "kind: Product\n" || len(def.ConfigMap) != 1 {
+		t.Errorf("config-map %v", def.ConfigMap)
+	}
+	if ConfigPath("product.yaml") != "/tmp/sonobuoy/config/product.yaml" {
+		t.Errorf("ConfigPath = %s", ConfigPath("product.yaml"))
+	}
+	data, err := Definition(Plugin{Image: img})
+	if err != nil || strings.Contains(string(data), "config-map") {
+		t.Errorf("a plugin without files has a config-map (%v):\n%s", err, data)
+	}
+	for _, bad := range []string{"../etc/passwd", "a/b.yaml", "", "..", "a b"} {
+		if _, err := Definition(Plugin{Image: img, Files: map[string]string{bad: "x"}}); err == nil {
+			t.Errorf("file %q accepted", bad)
+		}
 	}
 }
