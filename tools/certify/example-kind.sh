@@ -21,7 +21,7 @@
 #   SONOBUOY=0      skip step 6
 #   DRACONFORM (default: built into OUT), OUT (default _output/certify-example-kind),
 #   CLUSTER (kind cluster name, default draconform-example), PROFILE, PRODUCT.
-# kind, helm and sonobuoy are taken from PATH; where the machine has none,
+# kind, helm, kubectl and sonobuoy are taken from PATH; where the machine has none,
 # draconform clis builds them from the Go module proxy.
 set -euo pipefail
 
@@ -57,7 +57,9 @@ fi
 # The CLIs a driver team has; built from the module proxy where missing.
 need=()
 for c in kind helm; do command -v "$c" >/dev/null || need+=("$c"); done
-if [ "$SONOBUOY" = 1 ] && ! command -v sonobuoy >/dev/null; then need+=(sonobuoy); fi
+if [ "$SONOBUOY" = 1 ]; then
+	for c in kubectl sonobuoy; do command -v "$c" >/dev/null || need+=("$c"); done
+fi
 if [ ${#need[@]} -gt 0 ]; then
 	say "this machine has no ${need[*]}: draconform clis builds them (pinned versions)"
 	PATH="$("$DRACONFORM" clis "${need[@]}"):$PATH"

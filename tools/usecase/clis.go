@@ -42,6 +42,10 @@ func cliSpecs() []cliSpec {
 		// Unstamped, helm version says v4.2 (internal/version's default).
 		{name: "helm", module: "helm.sh/helm/v4", moduleDir: "tools/build/exampledriverbin", pkg: "helm.sh/helm/v4/cmd/helm",
 			stamp: func(v string) string { return "-X helm.sh/helm/v4/internal/version.version=" + v }},
+		// The kubectl of the release the node images run, from the module
+		// that builds the embedded control plane's binaries.
+		{name: "kubectl", module: "k8s.io/kubernetes", moduleDir: "tools/build/k8sbin", pkg: "k8s.io/kubernetes/cmd/kubectl",
+			stamp: k8sbuild.VersionLDFlags},
 		// buildinfo.Version also names Sonobuoy's default image
 		// (config.DefaultImage), as its own release build stamps it.
 		{name: "sonobuoy", module: SonobuoyModule, moduleDir: sonobuoyModuleDir, pkg: SonobuoyModule,
