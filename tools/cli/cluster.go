@@ -52,7 +52,7 @@ func rbacCmd(fs *pflag.FlagSet) action {
 // draconform in the cluster (with --claim, certify), or (--rbac) its
 // service account and what confines it: `{ sonobuoy gen --plugin
 // <(draconform sonobuoy-plugin --image ...); draconform sonobuoy-plugin
-// --rbac; } | kubectl apply -f -`.
+// --rbac; } | kubectl apply -f -`; with --apply, applies that itself.
 func sonobuoyPluginCmd(fs *pflag.FlagSet) action {
 	var r usecase.SonobuoyRequest
 	fs.StringVar(&r.Image, "image", "", "the draconform image the plugin runs, by digest (repository@sha256:..., run as the node holds it) or by tag (pulled each time); default: a release's own image, draconform.dev/draconform:<version>. A build that is no release must name its image by digest")
@@ -65,7 +65,13 @@ func sonobuoyPluginCmd(fs *pflag.FlagSet) action {
 	fs.StringVar(&r.Namespace, "namespace", usecase.SonobuoyNamespace, "Sonobuoy's namespace (its --namespace), where the plugin's pod and service account are")
 	fs.StringVar(&r.Account, "service-account", usecase.SonobuoyServiceAccount, "the plugin's service account: the pod runs as it, not as Sonobuoy's (cluster-admin)")
 	fs.BoolVar(&r.RBAC, "rbac", false, "print instead the plugin's service account, the role a run needs and the admission policy that confines it (draconform rbac for that account), to apply with Sonobuoy's manifest")
-	return func(_ context.Context, _ []string, s Streams) int {
+	fs.BoolVar(&r.Apply, "apply", false, "with --rbac: apply it yourself, with the credentials of --kubeconfig (an administrator's), saying first what it will do: make Sonobuoy's namespace (then run sonobuoy with --skip-preflight=existingnamespace) and have it own what sonobuoy delete leaves, so that nothing is left after sonobuoy delete")
+	fs.StringVar(&r.Kubeconfig.Path, "kubeconfig", "", "with --apply: the cluster (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&r.Kubeconfig.Context, "context", "", "with --apply: kubeconfig context")
+	return func(ctx context.Context, _ []string, s Streams) int {
+		if r.Apply {
+			return exit(s, "draconform sonobuoy-plugin:", usecase.SonobuoyApply(ctx, r, s.Out))
+		}
 		r.Version = buildVersion().Version
 		data, err := usecase.SonobuoyPlugin(r)
 		if err != nil {

@@ -213,3 +213,22 @@ func TestSonobuoyPluginRefusesWhatCertifyWould(t *testing.T) {
 		}
 	}
 }
+
+// --apply applies what --rbac prints, to the cluster --kubeconfig names:
+// alone it is refused, and a kubeconfig that cannot be read is said, both
+// before anything is written (exit 2).
+func TestSonobuoyPluginApplyRefusals(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "kubeconfig")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--apply"}, "--apply applies what --rbac prints: give --rbac too"},
+		{[]string{"--rbac", "--apply", "--kubeconfig", missing}, "reading kubeconfig " + missing},
+	} {
+		code, out, stderr := run(t, append([]string{"sonobuoy-plugin"}, tt.args...)...)
+		if code != 2 || !strings.Contains(stderr, tt.want) || out != "" {
+			t.Errorf("sonobuoy-plugin %v: exit %d, want 2 saying %q:\n%s%s", tt.args, code, tt.want, out, stderr)
+		}
+	}
+}

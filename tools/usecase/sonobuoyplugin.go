@@ -17,13 +17,15 @@ import (
 // draconform (Image, or for a release, Version's image) in the cluster as
 // its own service account, run as --as-cell AsCell and with FakeNodes, or
 // (RBAC) for that account with what draconform rbac grants and confines
-// it to. With Claim, the plugin certifies it as certify does, of the
-// driver the Profile file describes and the Product file names (host
+// it to; with Apply, that applied to the cluster of Kubeconfig (see
+// SonobuoyApply). With Claim, the plugin certifies it as certify does, of
+// the driver the Profile file describes and the Product file names (host
 // files, which the definition carries); else it runs the suites.
 type SonobuoyRequest struct {
 	Image, Version, AsCell, Namespace, Account string
 	Claim, Profile, Product                    string
-	FakeNodes, AllowUnconfined, RBAC           bool
+	FakeNodes, AllowUnconfined, RBAC, Apply    bool
+	Kubeconfig                                 KubeconfigOptions
 }
 
 // Sonobuoy's defaults: its namespace and the plugin's service account.
