@@ -7,7 +7,8 @@
 #   2. kind create cluster            kind-configs/capacity-on-kep.yaml
 #   3. kind load image-archive        the driver's image and the profile's workload
 #   4. helm install                   the driver's chart, values only
-#   5. draconform preflight, certify, verify-bundle
+#   5. draconform rbac, preflight, certify, verify-bundle: as an account
+#                                     confined by draconform's admission policy
 #   6. Sonobuoy                       the same claim as a Sonobuoy plugin, its
 #                                     bundle compared with certify's, then
 #                                     sonobuoy delete, checked to leave nothing
@@ -56,10 +57,8 @@ fi
 
 # The CLIs a driver team has; built from the module proxy where missing.
 need=()
-for c in kind helm; do command -v "$c" >/dev/null || need+=("$c"); done
-if [ "$SONOBUOY" = 1 ]; then
-	for c in kubectl sonobuoy; do command -v "$c" >/dev/null || need+=("$c"); done
-fi
+for c in kind helm kubectl; do command -v "$c" >/dev/null || need+=("$c"); done
+if [ "$SONOBUOY" = 1 ] && ! command -v sonobuoy >/dev/null; then need+=(sonobuoy); fi
 if [ ${#need[@]} -gt 0 ]; then
 	say "this machine has no ${need[*]}: draconform clis builds them (pinned versions)"
 	PATH="$("$DRACONFORM" clis "${need[@]}"):$PATH"
@@ -136,12 +135,25 @@ helm install dra-example-driver "$chart" --namespace dra-example-driver --create
 	--set image.repository="${driver_image%:*}" --set image.tag="${driver_image##*:}" \
 	--set gpuAllowMultipleAllocations=true --set kubeletPlugin.numDevices=2 --wait --timeout 3m
 
-say "5/6: draconform preflight, certify --claim $CLAIM --as-cell $CELL, verify-bundle"
-# --allow-unconfined: the cluster is this script's own, reached with kind's
-# admin credentials, which no admission policy confines (the bundle says so).
+say "5/6: certify as an account of its own, confined by draconform's admission policy (draconform rbac)"
+# As on a cluster one does not own: the run's writes are held by the
+# cluster to what it creates, and its bundle says so. The Sonobuoy plugin
+# runs as such an account too, so the two runs can be compared.
+kubectl create namespace draconform
+kubectl create serviceaccount draconform --namespace draconform
+"$DRACONFORM" rbac --subject serviceaccount:draconform/draconform | kubectl apply -f -
+certify_kc=$kc_dir/certify.kubeconfig
+kubectl config view --minify --raw >"$certify_kc"
+kubectl --kubeconfig "$certify_kc" config set-credentials draconform --token "$(kubectl create token draconform --namespace draconform --duration 2h)"
+kubectl --kubeconfig "$certify_kc" config set-context --current --user draconform
 # --allow-fake-nodes: preflight lists the DaemonSets that would follow them.
-flags=(--kubeconfig "$KUBECONFIG" --allow-fake-nodes --allow-unconfined)
-"$DRACONFORM" preflight "${flags[@]}"
+flags=(--kubeconfig "$certify_kc" --allow-fake-nodes)
+# An admission policy takes a moment to be enforced after it is created.
+for try in 1 2 3 4 5 6; do
+	"$DRACONFORM" preflight "${flags[@]}" && break
+	[ "$try" = 6 ] && exit 1
+	sleep 5
+done
 rc=0
 "$DRACONFORM" certify --claim "$CLAIM" --provider kubeconfig --as-cell "$CELL" "${flags[@]}" \
 	--driver-profile "$PROFILE" --product "$PRODUCT" --out "$OUT/run" --bundle "$OUT/bundle" || rc=$?

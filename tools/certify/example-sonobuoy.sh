@@ -23,6 +23,10 @@ leftovers() {
 	kubectl get clusterrole,clusterrolebinding,validatingadmissionpolicy,validatingadmissionpolicybinding \
 		-l "component=sonobuoy,namespace=$NS" -o name
 	kubectl get role,rolebinding -A -l "component=sonobuoy,namespace=$NS" -o name
+	# The shared read roles, where this install created them (the
+	# namespace then owns them; ones that were there before stay).
+	kubectl get clusterrole draconform-runner-logs draconform-runner-reads --ignore-not-found \
+		-o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name=="'"$NS"'")]}{.metadata.name}{"\n"}{end}'
 }
 
 ran=
@@ -59,8 +63,14 @@ say "the plugin: certify --claim $CLAIM as its own confined account, with the pr
 ran=1
 "$DRACONFORM" sonobuoy-plugin --rbac --apply --namespace "$NS"
 
+# The worker reaches the aggregator by its Service's name. By default it
+# is given the aggregator pod's IPv4 address in brackets, which Sonobuoy
+# v0.57.3 built with Go 1.26 refuses to parse ("invalid IP-literal": Go's
+# net/url keeps brackets for IPv6); Sonobuoy's published binaries, built
+# with an older Go, accept it.
+printf '{"Server":{"advertiseaddress":"sonobuoy-aggregator.%s.svc:8080"}}\n' "$NS" >"$OUT/sonobuoy-config.json"
 say "sonobuoy run --plugin $OUT/plugin.yaml --sonobuoy-image $sb_image --wait"
-sonobuoy run --namespace "$NS" --plugin "$OUT/plugin.yaml" --sonobuoy-image "$sb_image" --image-pull-policy IfNotPresent \
+sonobuoy run --config "$OUT/sonobuoy-config.json" --namespace "$NS" --plugin "$OUT/plugin.yaml" --sonobuoy-image "$sb_image" --image-pull-policy IfNotPresent \
 	--skip-preflight=existingnamespace --wait
 sonobuoy status --namespace "$NS" || true
 tarball=$(sonobuoy retrieve --namespace "$NS" "$OUT")

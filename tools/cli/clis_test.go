@@ -12,8 +12,8 @@ func TestClisAndImageRefuseUnknownNames(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"clis"}, "kind, helm, sonobuoy"},
-		{[]string{"clis", "kind", "kubectl"}, "kubectl: no tool of that name; draconform clis builds kind, helm, sonobuoy"},
+		{[]string{"clis"}, "kind, helm, kubectl, sonobuoy"},
+		{[]string{"clis", "kind", "minikube"}, "minikube: no tool of that name; draconform clis builds kind, helm, kubectl, sonobuoy"},
 		{[]string{"image", "--of", "sonobuoi"}, "did you mean sonobuoy"},
 		{[]string{"image", "--print", "digest"}, "--print digest: path or digest-ref"},
 	} {

@@ -62,7 +62,7 @@ func TestEachCLIResolvesToItsPinnedModule(t *testing.T) {
 
 func TestAnUnknownCLIIsRefusedWithTheList(t *testing.T) {
 	root := repoRoot(t)
-	for name, want := range map[string]string{"kubectl": "kubectl: no tool of that name; draconform clis builds kind, helm, sonobuoy", "hlem": "did you mean helm"} {
+	for name, want := range map[string]string{"minikube": "minikube: no tool of that name; draconform clis builds kind, helm, kubectl, sonobuoy", "hlem": "did you mean helm"} {
 		_, err := ResolveCLI(root, name)
 		var r *Refusal
 		if !errors.As(err, &r) || !strings.Contains(err.Error(), want) {
@@ -96,10 +96,10 @@ func TestCLIsPrintsThePATHOfTheNamedTools(t *testing.T) {
 		t.Errorf("sonobuoy built with %+v", o)
 	}
 	built = nil
-	if _, err := CLIs(context.Background(), CLIRequest{Names: []string{"kind", "kubectl"}, ensure: ensure}, Streams{Err: &errs}); err == nil || len(built) != 0 {
-		t.Errorf("kind kubectl: %v, and %d builds before the refusal", err, len(built))
+	if _, err := CLIs(context.Background(), CLIRequest{Names: []string{"kind", "minikube"}, ensure: ensure}, Streams{Err: &errs}); err == nil || len(built) != 0 {
+		t.Errorf("kind minikube: %v, and %d builds before the refusal", err, len(built))
 	}
-	if _, err := CLIs(context.Background(), CLIRequest{ensure: ensure}, Streams{Err: &errs}); err == nil || !strings.Contains(err.Error(), "kind, helm, sonobuoy") {
+	if _, err := CLIs(context.Background(), CLIRequest{ensure: ensure}, Streams{Err: &errs}); err == nil || !strings.Contains(err.Error(), "kind, helm, kubectl, sonobuoy") {
 		t.Errorf("no name: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package bundle
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -84,6 +85,11 @@ func compareVerdicts(a, b []report.Verdict) []string {
 	return out
 }
 
+// runNames are the names a run gives what it creates, dc-<run id>-...
+// (runner.NewRunID: five of [a-z0-9]), which a note may quote: two runs
+// say the same note of their own objects.
+var runNames = regexp.MustCompile(`\bdc-[a-z0-9]{5}-`)
+
 // outcomeKey is what of an outcome two runs must share: its state and
 // the stable words beside it.
 type outcomeKey struct {
@@ -114,7 +120,7 @@ func outcomeKeys(outcomes []report.Outcome) (map[string]outcomeKey, map[string]s
 	keys, msgs := map[string]outcomeKey{}, map[string]string{}
 	for _, o := range outcomes {
 		id := o.ID + " on " + o.Target
-		keys[id] = outcomeKey{State: o.State, Cause: o.Cause, Gap: o.Gap, Note: o.Note, Known: o.Known, Contested: o.Contested, Informing: o.Informing, Inapplies: o.Inapplicable}
+		keys[id] = outcomeKey{State: o.State, Cause: o.Cause, Gap: o.Gap, Note: runNames.ReplaceAllString(o.Note, "dc-<run>-"), Known: o.Known, Contested: o.Contested, Informing: o.Informing, Inapplies: o.Inapplicable}
 		msgs[id] = o.Message
 	}
 	return keys, msgs

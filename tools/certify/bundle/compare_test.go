@@ -18,7 +18,9 @@ import (
 // seconds how long each case took.
 func certifiedRun(run string, seconds float64) []report.Outcome {
 	return []report.Outcome{
-		{ID: "s/a@on", Suite: "s", Cell: "on", Target: "kubeconfig", State: report.Passed, Seconds: seconds},
+		// A note may quote the run's own objects.
+		{ID: "s/a@on", Suite: "s", Cell: "on", Target: "kubeconfig", State: report.Passed, Seconds: seconds, Gap: "closed",
+			Note: "gap closed in this cluster (pod p2 was bound to node dc-" + run + "-a1f142-n1)"},
 		{ID: "s/b@on", Suite: "s", Cell: "on", Target: "kubeconfig", State: report.Failed, Seconds: 2 * seconds,
 			Message: "pod dc-" + run + "-b/p stayed pending", Diagnostics: "events of dc-" + run + "-b", Measurements: []string{"took 3s"}},
 	}
@@ -57,12 +59,12 @@ func writeRunBundle(t *testing.T, outcomes []report.Outcome, verdict report.Verd
 // line and other facts. Each bundle verifies on its own.
 func certifyAndPlugin(t *testing.T, pluginOutcomes []report.Outcome, pluginVerdict func(report.Verdict) report.Verdict) (string, string) {
 	t.Helper()
-	oa := certifiedRun("run1", 1)
+	oa := certifiedRun("run01", 1)
 	va, _, _ := judge("c", oa, nil)
 	va.Target = "kubeconfig"
-	va.Reason, va.Required, va.Blocking = "1 of 2 required cases did not pass", 2, []string{"s/b@on failed: pod dc-run1-b/p stayed pending"}
+	va.Reason, va.Required, va.Blocking = "1 of 2 required cases did not pass", 2, []string{"s/b@on failed: pod dc-run01-b/p stayed pending"}
 	vb := va
-	vb.Blocking = []string{"s/b@on failed: pod dc-run2-b/p stayed pending"}
+	vb.Blocking = []string{"s/b@on failed: pod dc-run02-b/p stayed pending"}
 	if pluginVerdict != nil {
 		vb = pluginVerdict(vb)
 	}
@@ -75,7 +77,7 @@ func certifyAndPlugin(t *testing.T, pluginOutcomes []report.Outcome, pluginVerdi
 // outcomes are the same, however their timings, messages, commands and
 // facts differ.
 func TestCompareSameVerdictAndOutcomes(t *testing.T) {
-	a, b := certifyAndPlugin(t, certifiedRun("run2", 7), nil)
+	a, b := certifyAndPlugin(t, certifiedRun("run02", 7), nil)
 	diffs, n, err := Compare(a, b)
 	if err != nil || len(diffs) > 0 || n != 2 {
 		t.Errorf("Compare: %d outcomes compared, %v, differences:\n%s", n, err, strings.Join(diffs, "\n"))
@@ -85,16 +87,16 @@ func TestCompareSameVerdictAndOutcomes(t *testing.T) {
 // An outcome flipped, the verdict unchanged, is a difference, named by
 // its case.
 func TestCompareAFlippedOutcome(t *testing.T) {
-	flipped := certifiedRun("run2", 1)
+	flipped := certifiedRun("run02", 1)
 	flipped[0].State, flipped[0].Message = report.Skipped, "no node"
 	a, b := certifyAndPlugin(t, flipped, nil)
 	diffs, _, err := Compare(a, b)
-	if err != nil || len(diffs) != 1 || !strings.Contains(diffs[0], "s/a@on on kubeconfig: passed in the first, skipped in the second (no node)") {
+	if err != nil || len(diffs) != 1 || !strings.Contains(diffs[0], "s/a@on on kubeconfig: passed, closed, gap closed") || !strings.Contains(diffs[0], "in the second (no node)") {
 		t.Errorf("Compare: %v, differences:\n%s", err, strings.Join(diffs, "\n"))
 	}
 	// A case the second run has no outcome of is one too.
-	a, b = certifyAndPlugin(t, certifiedRun("run2", 1)[1:], nil)
-	if diffs, _, _ := Compare(a, b); len(diffs) != 1 || !strings.Contains(diffs[0], "s/a@on on kubeconfig: passed in the first, no outcome in the second") {
+	a, b = certifyAndPlugin(t, certifiedRun("run02", 1)[1:], nil)
+	if diffs, _, _ := Compare(a, b); len(diffs) != 1 || !strings.Contains(diffs[0], "s/a@on on kubeconfig: passed, closed") || !strings.Contains(diffs[0], "in the first, no outcome in the second") {
 		t.Errorf("a missing outcome: differences:\n%s", strings.Join(diffs, "\n"))
 	}
 }
@@ -102,7 +104,7 @@ func TestCompareAFlippedOutcome(t *testing.T) {
 // Another verdict by the same outcomes is a difference: of its state, or
 // of its counts and the cases it rests on.
 func TestCompareAnotherVerdict(t *testing.T) {
-	a, b := certifyAndPlugin(t, certifiedRun("run2", 1), func(v report.Verdict) report.Verdict {
+	a, b := certifyAndPlugin(t, certifiedRun("run02", 1), func(v report.Verdict) report.Verdict {
 		v.State, v.Reason, v.Blocking, v.Passed = report.Conformant, "all 2 required cases passed", nil, 2
 		return v
 	})
@@ -110,11 +112,21 @@ func TestCompareAnotherVerdict(t *testing.T) {
 	if err != nil || len(diffs) != 1 || !strings.Contains(diffs[0], "verdict of c on kubeconfig: NOT CONFORMANT in the first") || !strings.Contains(diffs[0], "CONFORMANT in the second") {
 		t.Errorf("Compare: %v, differences:\n%s", err, strings.Join(diffs, "\n"))
 	}
-	a, b = certifyAndPlugin(t, certifiedRun("run2", 1), func(v report.Verdict) report.Verdict {
+	a, b = certifyAndPlugin(t, certifiedRun("run02", 1), func(v report.Verdict) report.Verdict {
 		v.Blocking = []string{"s/a@on failed: x"}
 		return v
 	})
 	if diffs, _, _ := Compare(a, b); len(diffs) != 1 || !strings.Contains(diffs[0], "blocking [s/b@on]") || !strings.Contains(diffs[0], "blocking [s/a@on]") {
 		t.Errorf("other blocking cases: differences:\n%s", strings.Join(diffs, "\n"))
+	}
+}
+
+// A note that differs beyond the run's own names is a difference.
+func TestCompareANoteThatSaysOtherwise(t *testing.T) {
+	other := certifiedRun("run02", 1)
+	other[0].Note = "gap closed in this cluster (pod p2 was bound to node dc-run02-a1f142-n2)"
+	a, b := certifyAndPlugin(t, other, nil)
+	if diffs, _, err := Compare(a, b); err != nil || len(diffs) != 1 || !strings.Contains(diffs[0], "s/a@on on kubeconfig") {
+		t.Errorf("Compare: %v, differences:\n%s", err, strings.Join(diffs, "\n"))
 	}
 }
