@@ -208,5 +208,5 @@ cleanup:
 	$(DRACONFORM) cleanup $(ARGS)
 
 ## certify-example-kind: a vendor's day on plain kind: a node image with KEP-6406 (draconform node-image --kep), kind create cluster with kind-configs/capacity-on-kep.yaml, the example driver's image loaded and its unmodified chart installed with helm, preflight, certify kep6406-gates-on, verify-bundle, the same claim under Sonobuoy; then the cluster deleted (and the engine, if it started one). IMAGE=vanilla: the release's node image, NOT CONFORMANT. kind, helm and sonobuoy are built where missing (draconform clis)
-certify-example-kind:
+certify-example-kind: node-image-deps
 	IMAGE="$(IMAGE)" SONOBUOY="$(SONOBUOY)" tools/certify/example-kind.sh
