@@ -68,12 +68,14 @@ func NodeImage(ctx context.Context, r NodeImageRequest, s Streams) (string, erro
 }
 
 // kepBinaries builds (or finds) the prototype's static kube-apiserver and
-// kube-scheduler, for an image with KEP-6406; "" without --kep.
-func kepBinaries(ctx context.Context, r NodeImageRequest, root, cache string, s Streams) (string, error) {
+// kube-scheduler, for an image with KEP-6406; "" without --kep. The etcd
+// and kube-controller-manager its folder holds beside them are the
+// image's own (kube): a first node image needs no embedded binaries.
+func kepBinaries(ctx context.Context, r NodeImageRequest, root, cache, kube string, s Streams) (string, error) {
 	if !r.KEP {
 		return "", nil
 	}
-	return prototype.Ensure(ctx, prototype.Options{RepoRoot: root, CacheDir: cache, Static: true, Log: s.Err})
+	return prototype.Ensure(ctx, prototype.Options{RepoRoot: root, CacheDir: cache, VanillaBinDir: kube, Static: true, Log: s.Err})
 }
 
 func buildNodeImage(ctx context.Context, r NodeImageRequest, s Streams) (string, error) {
@@ -119,7 +121,7 @@ func buildNodeImage(ctx context.Context, r NodeImageRequest, s Streams) (string,
 	if err != nil {
 		return "", err
 	}
-	kep, err := kepBinaries(ctx, r, root, cache, s)
+	kep, err := kepBinaries(ctx, r, root, cache, kube, s)
 	if err != nil {
 		return "", err
 	}
