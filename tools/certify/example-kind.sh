@@ -163,7 +163,8 @@ fi
 
 if [ "$SONOBUOY" = 1 ] && [ -d "$OUT/bundle" ]; then
 	say "6/6: the same claim under Sonobuoy (tools/certify/example-sonobuoy.sh)"
-	OUT=$OUT/sonobuoy CLUSTER=$CLUSTER DRACONFORM=$DRACONFORM PROFILE=$PROFILE PRODUCT=$PRODUCT CLAIM=$CLAIM CELL=$CELL \
-		CERTIFY_BUNDLE=$OUT/bundle tools/certify/example-sonobuoy.sh || { v=$?; [ "$rc" != 0 ] || rc=$v; }
+	# (CERTIFY_BUNDLE first: an assignment sees the ones before it.)
+	CERTIFY_BUNDLE=$OUT/bundle OUT=$OUT/sonobuoy CLUSTER=$CLUSTER DRACONFORM=$DRACONFORM PROFILE=$PROFILE PRODUCT=$PRODUCT \
+		CLAIM=$CLAIM CELL=$CELL tools/certify/example-sonobuoy.sh || { v=$?; [ "$rc" != 0 ] || rc=$v; }
 fi
 exit "$rc"
