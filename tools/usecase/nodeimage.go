@@ -96,28 +96,7 @@ func buildNodeImage(ctx context.Context, r NodeImageRequest, s Streams) (string,
 		tag, err := nodeimage.EnsureBase(ctx, nodeimage.Options{WorkDir: work, Mirror: mirror, Log: s.Err})
 		base <- baseResult{tag, err}
 	}()
-	kube, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
-		RepoRoot: root, Version: "kind-node-" + nodeImageVersion, CacheDir: cache, Log: s.Err,
-		Packages: []string{"./etcd", "k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kube-controller-manager",
-			"k8s.io/kubernetes/cmd/kube-scheduler", "k8s.io/kubernetes/cmd/kube-proxy", "k8s.io/kubernetes/cmd/kubelet",
-			"k8s.io/kubernetes/cmd/kubeadm", "k8s.io/kubernetes/cmd/kubectl"},
-		// Version-stamped, as every build of tools/build/k8sbin is: kubeadm
-		// compares its own version with the cluster's. Static
-		// (k8sbuild.CompileEnv): the component images have no C library.
-		What: "Kubernetes " + nodeImageVersion + " for the kind node image (static, version-stamped)",
-	})
-	if err != nil {
-		return "", err
-	}
-	runtimeDir, err := localnode.EnsureRuntimeBinaries(ctx, root, cache, true, s.Err)
-	if err != nil {
-		return "", err
-	}
-	coredns, err := k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
-		RepoRoot: root, Version: "coredns-" + corednsVersion, CacheDir: cache, Log: s.Err,
-		ModuleDir: filepath.Join(root, "tools", "build", "corednsbin"), Packages: []string{"github.com/coredns/coredns"},
-		What: "CoreDNS " + corednsVersion + " for the kind node image (static)",
-	})
+	kube, runtimeDir, coredns, err := nodeImageBinaries(ctx, root, cache, s)
 	if err != nil {
 		return "", err
 	}
@@ -144,4 +123,35 @@ func buildNodeImage(ctx context.Context, r NodeImageRequest, s Streams) (string,
 		Version: nodeImageVersion, KubeBinDir: kube, KEPBinDir: kep, Alias: alias, RuntimeDir: runtimeDir, ToolsDir: tools, KindDir: kindDir, CoreDNSBinDir: coredns,
 		WorkDir: work, Mirror: mirror, Rebuild: rebuild, Log: s.Err,
 	})
+}
+
+// nodeImageBinaries builds (or finds) what every node image holds: the
+// release's Kubernetes binaries, the container runtime and CoreDNS.
+func nodeImageBinaries(ctx context.Context, root, cache string, s Streams) (kube, runtimeDir, coredns string, err error) {
+	kube, err = k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
+		RepoRoot: root, Version: "kind-node-" + nodeImageVersion, CacheDir: cache, Log: s.Err,
+		Packages: []string{"./etcd", "k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kube-controller-manager",
+			"k8s.io/kubernetes/cmd/kube-scheduler", "k8s.io/kubernetes/cmd/kube-proxy", "k8s.io/kubernetes/cmd/kubelet",
+			"k8s.io/kubernetes/cmd/kubeadm", "k8s.io/kubernetes/cmd/kubectl"},
+		// Version-stamped, as every build of tools/build/k8sbin is: kubeadm
+		// compares its own version with the cluster's. Static
+		// (k8sbuild.CompileEnv): the component images have no C library.
+		What: "Kubernetes " + nodeImageVersion + " for the kind node image (static, version-stamped)",
+	})
+	if err != nil {
+		return "", "", "", err
+	}
+	runtimeDir, err = localnode.EnsureRuntimeBinaries(ctx, root, cache, true, s.Err)
+	if err != nil {
+		return "", "", "", err
+	}
+	coredns, err = k8sbuild.EnsureBinaries(ctx, k8sbuild.BuildOptions{
+		RepoRoot: root, Version: "coredns-" + corednsVersion, CacheDir: cache, Log: s.Err,
+		ModuleDir: filepath.Join(root, "tools", "build", "corednsbin"), Packages: []string{"github.com/coredns/coredns"},
+		What: "CoreDNS " + corednsVersion + " for the kind node image (static)",
+	})
+	if err != nil {
+		return "", "", "", err
+	}
+	return kube, runtimeDir, coredns, nil
 }
