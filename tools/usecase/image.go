@@ -154,9 +154,5 @@ func digestRef(archive, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	repo := ref
-	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
-		repo = ref[:i]
-	}
-	return repo + "@" + digest, nil
+	return ociarchive.AtDigest(ref, digest)
 }

@@ -202,11 +202,10 @@ func NameByDigest(p string) (string, error) {
 	if len(entries[0].RepoTags) == 0 {
 		return "", fmt.Errorf("%s names its image by no tag", p)
 	}
-	tag, err := name.NewTag(entries[0].RepoTags[0])
+	ref, err := AtDigest(entries[0].RepoTags[0], digest)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", p, err)
 	}
-	ref := strings.TrimSuffix(entries[0].RepoTags[0], ":"+tag.TagStr()) + "@" + digest
 	if slices.Contains(entries[0].RepoTags, ref) {
 		return ref, nil
 	}
@@ -216,6 +215,16 @@ func NameByDigest(p string) (string, error) {
 		return "", err
 	}
 	return ref, replaceManifest(p, manifest)
+}
+
+// AtDigest is the reference to tagged's repository at digest:
+// repository@sha256:....
+func AtDigest(tagged, digest string) (string, error) {
+	tag, err := name.NewTag(tagged)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(tagged, ":"+tag.TagStr()) + "@" + digest, nil
 }
 
 // replaceManifest writes the archive again with manifest as its
