@@ -57,8 +57,12 @@ func caseIDs(entries []string) string {
 	return strings.Join(ids, ", ")
 }
 
+// verdictName names a verdict by its claim and implementation, as the
+// lines of two runs are matched.
+func verdictName(v report.Verdict) string { return v.Claim + " on " + v.Target }
+
 func compareVerdicts(a, b []report.Verdict) []string {
-	name := func(v report.Verdict) string { return v.Claim + " on " + v.Target }
+	name := verdictName
 	state := func(v report.Verdict) string { return strings.ToUpper(string(v.State)) }
 	bs := map[string]report.Verdict{}
 	for _, v := range b {

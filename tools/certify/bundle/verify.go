@@ -234,7 +234,7 @@ func normal(vs []report.Verdict) []report.Verdict {
 }
 
 func verdictDiff(want, got []report.Verdict) string {
-	key := func(v report.Verdict) string { return v.Claim + " on " + v.Target }
+	key := verdictName
 	have := map[string]report.Verdict{}
 	for _, v := range got {
 		have[key(v)] = v
